@@ -1,0 +1,189 @@
+"""The code description (IR): plain dataclasses, the only thing front ends and the model share.
+
+program -> procedures -> loops -> (scalars, array-component pairs -> accesses, calls, branches).
+
+Counts on a :class:`Body` (a loop level, a branch arm, a procedure's straight-line code) are
+*exclusive*: they describe the statements of that level only, never those of child loops.
+Expressions (loop bounds, strides, symbolic offsets, array extents) are kept as source-like
+strings in lower case (``"lo(3)"``, ``"hi(1)+ng"``); :mod:`sat.frontend.subscripts` turns them
+into sympy when a consumer needs algebra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Literal
+
+AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
+FirstAccess = Literal["load", "store", ""]
+Layout = Literal["column-major", "row-major"]
+
+
+@dataclass
+class Access:
+    """One reference pattern of an array-component pair inside one loop level.
+
+    ``offsets[d]`` is the offset in dimension ``d`` (array dimension order) relative to
+    ``loopvars[d]``; where ``loopvars[d]`` is ``""`` the subscript does not depend on a loop
+    variable and ``offsets[d]`` is the subscript itself (an int or a symbol such as ``"imx"``).
+    """
+
+    offsets: tuple[int | str, ...]
+    loopvars: tuple[str, ...]
+    reads: int = 0
+    writes: int = 0
+
+
+@dataclass
+class Array:
+    """An array-component pair as used in one loop level (``q(:,:,:,qu)`` is ``q``/``qu``)."""
+
+    name: str
+    component: str = ""
+    datatype: str = "double"
+    accesstype: AccessType = "readonly"
+    accesses: list[Access] = field(default_factory=list)
+    firstaccess: FirstAccess = ""
+
+    @property
+    def key(self) -> str:
+        """Display key of the pair, ``name.component`` as in the original sheet."""
+        return f"{self.name}.{self.component}" if self.component else self.name
+
+    @property
+    def reads(self) -> int:
+        return sum(a.reads for a in self.accesses)
+
+    @property
+    def writes(self) -> int:
+        return sum(a.writes for a in self.accesses)
+
+
+@dataclass
+class Scalar:
+    """A scalar (state variable) as used in one loop level."""
+
+    name: str
+    datatype: str = "double"
+    is_constant: bool = False
+    accesstype: AccessType = "readonly"
+    reads: int = 0
+    writes: int = 0
+
+
+@dataclass
+class Call:
+    """A call to a user procedure (or an unknown function) from this level."""
+
+    name: str
+    line: int = 0
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comm:
+    """A communication point (e.g. a ghost-cell exchange) named in the source."""
+
+    name: str
+    line: int = 0
+    arrays: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Body:
+    """Straight-line work at one level: flops by kind, scalars, arrays, calls, branches, loops."""
+
+    adds: int = 0
+    multiplies: int = 0
+    divides: int = 0
+    specials: int = 0
+    scalars: list[Scalar] = field(default_factory=list)
+    arrays: list[Array] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+
+    def all_loops(self) -> Iterator[Loop]:
+        """Every loop below this level, depth first in program order (branches included)."""
+        for loop in self.loops:
+            yield loop
+            yield from loop.all_loops()
+        for branch in self.branches:
+            yield from branch.all_loops()
+
+
+@dataclass
+class Branch(Body):
+    """One arm of a conditional: its work happens with some probability.
+
+    ``arm``/``arms`` place it in its if/else-if/else chain (``arms`` counts an implicit empty
+    else); ``condition`` is the source text of the test (``"else"`` for the else arm).
+    """
+
+    condition: str = ""
+    line: int = 0
+    arm: int = 0
+    arms: int = 1
+
+
+@dataclass
+class Loop(Body):
+    """One loop level. ``kind`` is ``do``, ``concurrent``, ``while`` or ``array`` (array syntax)."""
+
+    line: int = 0
+    loopvar: str = ""
+    lower: str = "1"
+    upper: str = "1"
+    stride: str = "1"
+    kind: str = "do"
+    file: str = ""
+
+
+@dataclass
+class Variable:
+    """A variable of a procedure, local or nonlocal (dummy argument, module variable)."""
+
+    name: str
+    datatype: str = ""
+    shape: tuple[str, ...] = ()
+    intent: str = ""
+
+
+@dataclass
+class Procedure(Body):
+    """A subroutine or function with its straight-line work, loops, locals and nonlocals."""
+
+    name: str = ""
+    file: str = ""
+    line: int = 0
+    locals: list[Variable] = field(default_factory=list)
+    nonlocals: list[Variable] = field(default_factory=list)
+    comms: list[Comm] = field(default_factory=list)
+    layout: Layout = "column-major"
+
+
+@dataclass
+class Diagnostic:
+    """A diagnostic tied to a place in the sources."""
+
+    message: str
+    file: str = ""
+    line: int = 0
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file and self.line else (
+            f"{self.file}: " if self.file else "")
+        return f"{where}{self.message}"
+
+
+@dataclass
+class Program:
+    """Everything read from the sources of one run."""
+
+    procedures: list[Procedure] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    def procedure(self, name: str) -> Procedure | None:
+        name = name.lower()
+        return next((p for p in self.procedures if p.name.lower() == name), None)

@@ -1,0 +1,303 @@
+"""Model expressions: a tiny immutable expression tree evaluated in Python and printed to Excel.
+
+Every derived number of the model is a :class:`Quantity` whose ``expr`` is built from
+:class:`Num` (literals), :class:`Param` (named parameters, Excel defined names), :class:`Ref`
+(another quantity, an Excel cell reference) and a handful of operators and functions that
+Excel and LibreOffice compute the same way.  Python numbers come from :meth:`Expr.evaluate`;
+workbook formulas from :class:`sat.report.formula.ExcelPrinter`.  Both walk the same tree, so
+the two renderings cannot drift apart.
+
+A small class of our own instead of sympy: a 400-nest program has tens of thousands of model
+expressions, and building and evaluating them must stay small beside the Fortran parse.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping, Union
+
+Number = Union[int, float]
+
+
+class Expr:
+    """Base of all expression nodes; arithmetic operators build new nodes."""
+
+    __slots__ = ()
+
+    def __add__(self, other: ExprLike) -> Expr:
+        return add(self, other)
+
+    def __radd__(self, other: ExprLike) -> Expr:
+        return add(other, self)
+
+    def __sub__(self, other: ExprLike) -> Expr:
+        return add(self, mul(-1, other))
+
+    def __rsub__(self, other: ExprLike) -> Expr:
+        return add(other, mul(-1, self))
+
+    def __mul__(self, other: ExprLike) -> Expr:
+        return mul(self, other)
+
+    def __rmul__(self, other: ExprLike) -> Expr:
+        return mul(other, self)
+
+    def __truediv__(self, other: ExprLike) -> Expr:
+        return div(self, other)
+
+    def __rtruediv__(self, other: ExprLike) -> Expr:
+        return div(other, self)
+
+    def __neg__(self) -> Expr:
+        return mul(-1, self)
+
+    def evaluate(self, env: Env) -> float:
+        raise NotImplementedError
+
+
+ExprLike = Union[Expr, int, float]
+
+
+class Env:
+    """Parameter values plus a memo of evaluated quantities for one evaluation pass."""
+
+    __slots__ = ("params", "memo")
+
+    def __init__(self, params: Mapping[str, Number]):
+        self.params = params
+        self.memo: dict[int, float] = {}
+
+    def param(self, name: str) -> float:
+        try:
+            return float(self.params[name])
+        except KeyError:
+            raise KeyError(f"no value for parameter {name!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Num(Expr):
+    value: float
+
+    def evaluate(self, env: Env) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Param(Expr):
+    """A named model input: a row of the Parameters sheet and a workbook defined name."""
+
+    name: str
+
+    def evaluate(self, env: Env) -> float:
+        return env.param(self.name)
+
+
+@dataclass(eq=False, slots=True)
+class Quantity:
+    """A named derived number: one workbook cell, one JSON field.
+
+    ``key`` identifies it (e.g. ``("loop", 3, "time_s")``); ``unit`` is shown in headers.
+    """
+
+    key: tuple
+    expr: Expr
+    unit: str = ""
+    label: str = ""
+
+    def value(self, env: Env) -> float:
+        memo = env.memo
+        ident = id(self)
+        if ident not in memo:
+            memo[ident] = self.expr.evaluate(env)
+        return memo[ident]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Ref(Expr):
+    """A reference to another quantity (printed as its cell)."""
+
+    quantity: Quantity
+
+    def evaluate(self, env: Env) -> float:
+        return self.quantity.value(env)
+
+
+@dataclass(frozen=True, slots=True)
+class Add(Expr):
+    terms: tuple[Expr, ...]
+
+    def evaluate(self, env: Env) -> float:
+        return math.fsum(t.evaluate(env) for t in self.terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Mul(Expr):
+    factors: tuple[Expr, ...]
+
+    def evaluate(self, env: Env) -> float:
+        result = 1.0
+        for f in self.factors:
+            result *= f.evaluate(env)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class Div(Expr):
+    """``num / den``; a zero denominator gives 0 (guarded in the formula too)."""
+
+    num: Expr
+    den: Expr
+
+    def evaluate(self, env: Env) -> float:
+        den = self.den.evaluate(env)
+        return 0.0 if den == 0 else self.num.evaluate(env) / den
+
+
+def _if(args: list[float]) -> float:
+    return args[1] if args[0] else args[2]
+
+
+# name -> Python implementation; the printer emits the same Excel function name.
+# Only functions Excel and LibreOffice compute identically (see docs: TOOLCHAIN).
+FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
+    "MAX": max,
+    "MIN": min,
+    "CEILING": lambda a: float(math.ceil(a[0] / a[1] - 1e-12) * a[1]) if a[1] else 0.0,
+    "FLOOR": lambda a: float(math.floor(a[0] / a[1] + 1e-12) * a[1]) if a[1] else 0.0,
+    "IF": _if,
+    "ABS": lambda a: abs(a[0]),
+    "AND": lambda a: float(all(a)),
+    "OR": lambda a: float(any(a)),
+    "NOT": lambda a: float(not a[0]),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Func(Expr):
+    name: str
+    args: tuple[Expr, ...]
+
+    def evaluate(self, env: Env) -> float:
+        if self.name == "IF":  # lazy: only the taken branch is evaluated
+            cond = self.args[0].evaluate(env)
+            return self.args[1 if cond else 2].evaluate(env)
+        return float(FUNCTIONS[self.name]([a.evaluate(env) for a in self.args]))
+
+
+COMPARISONS: dict[str, Callable[[float, float], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "=": lambda a, b: a == b,
+    "<>": lambda a, b: a != b,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    def evaluate(self, env: Env) -> float:
+        return float(COMPARISONS[self.op](self.left.evaluate(env), self.right.evaluate(env)))
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def as_expr(x: ExprLike | Quantity) -> Expr:
+    if isinstance(x, Expr):
+        return x
+    if isinstance(x, Quantity):
+        return Ref(x)
+    if isinstance(x, bool):
+        return Num(float(x))
+    if isinstance(x, (int, float)):
+        return Num(x)
+    raise TypeError(f"not an expression: {x!r}")
+
+
+def _num(e: Expr) -> float | None:
+    return e.value if isinstance(e, Num) else None
+
+
+def add(*items: ExprLike | Quantity) -> Expr:
+    """Sum, flattening nested sums and folding numeric literals."""
+    terms: list[Expr] = []
+    const = 0.0
+    for item in items:
+        e = as_expr(item)
+        parts = e.terms if isinstance(e, Add) else (e,)
+        for p in parts:
+            if isinstance(p, Num):
+                const += p.value
+            else:
+                terms.append(p)
+    if const or not terms:
+        terms.append(Num(const))
+    return terms[0] if len(terms) == 1 else Add(tuple(terms))
+
+
+def mul(*items: ExprLike | Quantity) -> Expr:
+    """Product, flattening nested products and folding numeric literals."""
+    factors: list[Expr] = []
+    const = 1.0
+    for item in items:
+        e = as_expr(item)
+        parts = e.factors if isinstance(e, Mul) else (e,)
+        for p in parts:
+            if isinstance(p, Num):
+                const *= p.value
+            else:
+                factors.append(p)
+    if const == 0:
+        return Num(0)
+    if const != 1 or not factors:
+        factors.insert(0, Num(const))
+    return factors[0] if len(factors) == 1 else Mul(tuple(factors))
+
+
+def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
+    n, d = as_expr(num), as_expr(den)
+    if _num(d) == 1:
+        return n
+    if _num(n) == 0:
+        return Num(0)
+    return Div(n, d)
+
+
+def func(name: str, *args: ExprLike | Quantity) -> Expr:
+    if name not in FUNCTIONS:
+        raise ValueError(f"unsupported function {name}")
+    return Func(name, tuple(as_expr(a) for a in args))
+
+
+def maximum(*args: ExprLike | Quantity) -> Expr:
+    return args[0] if len(args) == 1 else func("MAX", *args)
+
+
+def minimum(*args: ExprLike | Quantity) -> Expr:
+    return args[0] if len(args) == 1 else func("MIN", *args)
+
+
+def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Expr:
+    """Round ``x`` up to a multiple of ``significance`` (Excel CEILING, positive arguments)."""
+    return func("CEILING", x, significance)
+
+
+def if_(cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity) -> Expr:
+    return func("IF", cond, then, otherwise)
+
+
+def compare(op: str, left: ExprLike | Quantity, right: ExprLike | Quantity) -> Expr:
+    if op not in COMPARISONS:
+        raise ValueError(f"unsupported comparison {op}")
+    return Compare(op, as_expr(left), as_expr(right))
+
+
+def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
+    """Evaluate one expression with fresh memo (convenience for tests)."""
+    return as_expr(expr).evaluate(Env(params))

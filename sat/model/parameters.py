@@ -1,0 +1,73 @@
+"""Model inputs: named parameters with unit, group, value and source.
+
+The names are a contract shared by the workbook's defined names, ``--set`` and the JSON
+(see docs: parameter names).  Problem parameters are named after code symbols with ``(k)``
+written ``_k``: ``hi(1)`` -> ``hi_1``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Group = Literal["machine", "problem", "software"]
+Kind = Literal["number", "integer", "boolean"]
+
+
+@dataclass
+class Parameter:
+    """One row of the Parameters sheet."""
+
+    name: str
+    value: float
+    unit: str = ""
+    group: Group = "machine"
+    label: str = ""
+    source: str = "default"
+    kind: Kind = "number"
+    symbol: str = ""  # the code symbol of a problem parameter, e.g. "hi(1)"
+    defaulted: bool = False  # a problem symbol nobody gave a value: a documented default
+
+
+@dataclass
+class ParameterSet:
+    """Parameters in sheet order, plus the problem knowledge read from ExaSAT's files.
+
+    ``symbol_values`` maps code symbols (``"hi(1)"``, ``"ng"``) to ``(value, source)`` given by
+    ``--params`` or ``--set``; the model turns the symbols it meets into problem
+    :class:`Parameter` rows.  ``symsubs`` maps symbols to expressions (``"dlo(1)"`` ->
+    ``"lo(1) - ng"``): they become derived quantities, not inputs.  ``block_bounds`` maps a
+    ``(lo, hi)`` symbol pair to block bounds; ``conds`` maps a condition's text to the
+    probability the branch is taken.
+    """
+
+    parameters: dict[str, Parameter] = field(default_factory=dict)
+    symbol_values: dict[str, tuple[float, str]] = field(default_factory=dict)
+    symsubs: dict[str, str] = field(default_factory=dict)
+    block_bounds: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    conds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, parameter: Parameter) -> Parameter:
+        self.parameters[parameter.name] = parameter
+        return parameter
+
+    def values(self) -> dict[str, float]:
+        """Name -> numeric value (booleans as 1/0), the environment expressions evaluate in."""
+        return {name: float(p.value) for name, p in self.parameters.items()}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.parameters
+
+    def __getitem__(self, name: str) -> Parameter:
+        return self.parameters[name]
+
+
+_SUBSCRIPT = re.compile(r"\(\s*([^()]*?)\s*\)")
+
+
+def symbol_to_name(symbol: str) -> str:
+    """Code symbol -> parameter name: ``hi(1)`` -> ``hi_1``, ``a(1,2)`` -> ``a_1_2``."""
+    name = _SUBSCRIPT.sub(lambda m: "_" + "_".join(p.strip() for p in m.group(1).split(",")),
+                          symbol.strip().lower())
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)

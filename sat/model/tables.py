@@ -1,0 +1,71 @@
+"""What the model hands to the renderers: tables of quantities, totals, notes.
+
+The model decides *what* each row and column is (and builds every number as an expression);
+the renderers decide only *where* it goes.  A cell value is either a :class:`Quantity` (a
+formula in the workbook, an evaluated number elsewhere) or a plain constant (text or a number
+taken from the code, e.g. a line number or a flop count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from sat.model.expr import Env, Quantity
+from sat.model.parameters import Parameter
+
+CellValue = Union[Quantity, str, int, float, bool, None]
+
+
+@dataclass
+class Column:
+    """One column: ``key`` is the JSON field name (units in the name: ``time_s``)."""
+
+    key: str
+    header: str
+    unit: str = ""
+    comment: str = ""  # one sentence shown as the header's comment in the workbook
+    number_format: str = "General"
+    band: str = ""  # a header band grouping several columns ("Working set (actual)")
+
+
+@dataclass
+class Table:
+    """One sheet (or one section of a sheet): columns, rows, optional totals row."""
+
+    name: str
+    title: str
+    columns: list[Column]
+    rows: list[dict[str, CellValue]] = field(default_factory=list)
+    totals: dict[str, CellValue] | None = None
+    description: str = ""
+
+    def column(self, key: str) -> Column:
+        return next(c for c in self.columns if c.key == key)
+
+
+@dataclass
+class Note:
+    """An assumption, a default that was used, or a source warning (file:line)."""
+
+    message: str
+    kind: str = "assumption"  # "warning", "assumption", "default"
+    file: str = ""
+    line: int = 0
+
+
+@dataclass
+class ModelResult:
+    """Everything the renderers need; nothing here is recomputed by them."""
+
+    parameters: list[Parameter]
+    tables: dict[str, Table]
+    totals: dict[str, Quantity]  # defined name (Total_Time_s, ...) -> quantity
+    notes: list[Note] = field(default_factory=list)
+
+    def env(self, overrides: dict[str, float] | None = None) -> Env:
+        """A fresh evaluation environment over the parameter values (plus overrides)."""
+        values = {p.name: float(p.value) for p in self.parameters}
+        if overrides:
+            values.update(overrides)
+        return Env(values)
