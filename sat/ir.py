@@ -11,8 +11,9 @@ into sympy when a consumer needs algebra.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Literal
+from typing import Literal
 
 AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
 FirstAccess = Literal["load", "store", ""]

@@ -14,8 +14,9 @@ expressions, and building and evaluating them must stay small beside the Fortran
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, Union
+from typing import Union
 
 Number = Union[int, float]
 
@@ -288,7 +289,9 @@ def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Ex
     return func("CEILING", x, significance)
 
 
-def if_(cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity) -> Expr:
+def if_(
+    cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity
+) -> Expr:
     return func("IF", cond, then, otherwise)
 
 

@@ -62,6 +62,7 @@ class ModelResult:
     tables: dict[str, Table]
     totals: dict[str, Quantity]  # defined name (Total_Time_s, ...) -> quantity
     notes: list[Note] = field(default_factory=list)
+    derived: list[Quantity] = field(default_factory=list)  # symsubs symbols, e.g. dlo(1)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

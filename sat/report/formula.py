@@ -7,7 +7,7 @@ Only constructs that Excel and LibreOffice evaluate identically are emitted.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sat.model.expr import Add, Compare, Div, Expr, Func, Mul, Num, Param, Quantity, Ref
 

@@ -1,0 +1,155 @@
+"""Shared state while the model is built: code symbols -> parameters, derived symbols, notes.
+
+Loop bounds and array extents arrive from the IR as source text (``"hi(1)+ng"``).
+:meth:`ModelContext.expr` turns such text into a model expression: a symbol with a value
+(``--params``, ``--set``) or without one becomes a problem :class:`Parameter`; a symbol defined
+by ``--symsubs`` becomes a derived :class:`Quantity` over other symbols.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Literal
+
+from sat.model import expr as E
+from sat.model.parameters import Parameter, ParameterSet, symbol_to_name
+from sat.model.tables import Note
+
+Role = Literal["lower", "upper", "other"]
+
+# Documented defaults for problem symbols nobody gave a value (also listed in Notes).
+DEFAULT_LOWER = 1.0
+DEFAULT_UPPER = 128.0
+DEFAULT_OTHER = 1.0
+
+_FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
+_ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
+
+
+def _default_value(name: str, role: Role) -> float:
+    """Lower-bound-like names (``lo_1``, ``ilo1``) get 1, upper-bound-like ones 128."""
+    stem = re.sub(r"[_\d]+$", "", name)
+    if stem.startswith("lo") or stem.endswith("lo"):
+        return DEFAULT_LOWER
+    if stem.startswith("hi") or stem.endswith("hi"):
+        return DEFAULT_UPPER
+    return {"lower": DEFAULT_LOWER, "upper": DEFAULT_UPPER}.get(role, DEFAULT_OTHER)
+
+
+class ExpressionError(ValueError):
+    """Text that is not an arithmetic expression over symbols."""
+
+
+class ModelContext:
+    """Collects problem parameters, derived symbol quantities and notes while building."""
+
+    def __init__(self, params: ParameterSet):
+        self.params = params
+        self.notes: list[Note] = []
+        self.derived: dict[str, E.Quantity] = {}  # symbol -> quantity (symsubs)
+        self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
+        self._values = {symbol_to_name(k): (k, v) for k, v in params.symbol_values.items()}
+        self._cache: dict[tuple[str, str], E.Expr] = {}
+
+    # ------------------------------------------------------------ parameters
+
+    def param(self, name: str) -> E.Param:
+        """A machine or software parameter by its contract name (must exist)."""
+        if name not in self.params:
+            raise KeyError(f"unknown parameter {name}")
+        return E.Param(name)
+
+    def note(self, message: str, kind: str = "assumption", file: str = "", line: int = 0) -> None:
+        if not any(n.message == message for n in self.notes):
+            self.notes.append(Note(message, kind, file, line))
+
+    def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
+        """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""
+        name = symbol_to_name(symbol)
+        if name in self._symsubs:
+            return self._derived(name)
+        if name in self.params:
+            return E.Param(name)
+        original, given = self._values.get(name, (symbol, None))
+        if given is not None:
+            value, source = given
+            defaulted = False
+        else:
+            value = _default_value(name, role)
+            source, defaulted = "default", True
+            self.note(f"problem symbol {original} has no value: assumed {value:g} "
+                      f"(give it with --params or --set '{original}=VALUE')", "default")
+        self.params.add(Parameter(name, value, "", "problem", f"code symbol {original}",
+                                  source, "number", original, defaulted))
+        return E.Param(name)
+
+    def _derived(self, name: str) -> E.Expr:
+        if name not in self.derived:
+            symbol, text = self._symsubs[name]
+            self.derived[name] = None  # type: ignore[assignment]  # cycle guard
+            quantity = E.Quantity(("symbol", symbol), self.expr(text), "", f"{symbol} = {text}")
+            self.derived[name] = quantity
+        quantity = self.derived[name]
+        if quantity is None:
+            raise ExpressionError(f"symbol substitution for {name} refers to itself")
+        return E.Ref(quantity)
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, text: str, role: Role = "other") -> E.Expr:
+        """Source text of a bound, stride or extent -> expression over parameters."""
+        key = (text, role)
+        if key not in self._cache:
+            self._cache[key] = self._convert(text, role)
+        return self._cache[key]
+
+    def _convert(self, text: str, role: Role) -> E.Expr:
+        symbols: dict[str, str] = {}
+
+        def rename(match: re.Match[str]) -> str:
+            if match.group(1).lower() in _FUNCTIONS:
+                return match.group(0)
+            original = f"{match.group(1)}({match.group(2).replace(' ', '')})"
+            name = symbol_to_name(original)
+            symbols[name] = original
+            return name
+
+        source = text.strip().lower()
+        previous = None
+        while previous != source:  # innermost array symbols first: a(b(1)) is unusual but legal
+            previous, source = source, _ARRAY_SYMBOL.sub(rename, source)
+        try:
+            tree = ast.parse(source, mode="eval").body
+        except SyntaxError:
+            raise ExpressionError(f"cannot read expression {text!r}") from None
+        return self._node(tree, symbols, role, text)
+
+    def _node(self, node: ast.AST, symbols: dict[str, str], role: Role, text: str) -> E.Expr:
+        def rec(n: ast.AST) -> E.Expr:
+            return self._node(n, symbols, role, text)
+
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return E.Num(node.value)
+        if isinstance(node, ast.Name):
+            return self.symbol(symbols.get(node.id, node.id), role)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = rec(node.operand)
+            return -operand if isinstance(node.op, ast.USub) else operand
+        if isinstance(node, ast.BinOp):
+            left, right = rec(node.left), rec(node.right)
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            if isinstance(node.op, ast.Div):
+                return left / right
+            if (isinstance(node.op, ast.Pow) and isinstance(right, E.Num)
+                    and float(right.value).is_integer() and 0 <= right.value <= 8):
+                return E.mul(*([left] * int(right.value)))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in _FUNCTIONS and not node.keywords):
+            return _FUNCTIONS[node.func.id](*[rec(a) for a in node.args])
+        raise ExpressionError(f"cannot model expression {text!r}")
