@@ -16,9 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Union
 
-Number = Union[int, float]
+Number = int | float
 
 
 class Expr:
@@ -57,7 +56,7 @@ class Expr:
         raise NotImplementedError
 
 
-ExprLike = Union[Expr, int, float]
+ExprLike = Expr | int | float
 
 
 class Env:

@@ -9,12 +9,11 @@ taken from the code, e.g. a line number or a flop count).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from sat.model.expr import Env, Quantity
 from sat.model.parameters import Parameter
 
-CellValue = Union[Quantity, str, int, float, bool, None]
+CellValue = Quantity | str | int | float | bool | None
 
 
 @dataclass
