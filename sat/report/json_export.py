@@ -1,0 +1,76 @@
+"""The JSON export (``--json``): every loop nest, the totals, every parameter, the warnings.
+
+Numbers are the model's quantities evaluated in Python; ``cells`` maps point at the workbook
+cells holding the same quantities (empty when no workbook layout is known).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from sat import __version__
+from sat.ir import Program
+from sat.model.expr import Env, Quantity
+from sat.model.tables import CellValue, ModelResult
+
+CellOf = Callable[[Quantity], "str | None"]
+
+
+def _number(value: float) -> float | int | None:
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+def _row(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    cells: dict[str, str] = {}
+    for key, value in row.items():
+        if isinstance(value, Quantity):
+            out[key] = _number(value.value(env))
+            cell = cell_of(value)
+            if cell:
+                cells[key] = cell
+        else:
+            out[key] = value
+    out["cells"] = cells
+    return out
+
+
+def to_json_data(
+    program: Program,
+    result: ModelResult,
+    env: Env,
+    machine: dict[str, str],
+    cell_of: CellOf = lambda q: None,
+    parameter_cell: Callable[[str], str | None] = lambda name: None,
+) -> dict[str, Any]:
+    """The JSON document of DESIGN §3.2 as plain Python data."""
+    loops = result.tables.get("Loops")
+    warnings = [{"file": w.file, "line": w.line, "message": w.message} for w in program.warnings]
+    warnings += [{"file": n.file, "line": n.line, "message": n.message}
+                 for n in result.notes if n.kind == "warning"]
+    return {
+        "satreport": __version__,
+        "sources": list(program.sources),
+        "machine": machine,
+        "parameters": [
+            {"name": p.name, "label": p.label, "unit": p.unit, "group": p.group,
+             "value": bool(p.value) if p.kind == "boolean" else _number(env.param(p.name)),
+             "source": p.source, "symbol": p.symbol, "defaulted": p.defaulted,
+             "cell": parameter_cell(p.name)}
+            for p in result.parameters
+        ],
+        "loops": [_row(row, env, cell_of) for row in (loops.rows if loops else [])],
+        "totals": _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}},
+        "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
+                  for n in result.notes],
+        "warnings": warnings,
+    }
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
