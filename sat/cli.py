@@ -1,0 +1,243 @@
+"""``satreport``: the command line (argument parsing, stages, exit statuses).
+
+Exit status 0: done (warnings on stderr and in the workbook's Notes); 2: usage error or
+nothing could be analysed.  No Python traceback reaches a user: an unexpected exception is a
+bug and is reported in one line (the traceback only with ``-v``), exit status 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from sat import __version__
+
+FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
+SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="satreport",
+        description="Analytic performance model of the loop nests of Fortran or C sources, "
+        "written as a live Excel workbook (formulas over a Parameters sheet), JSON and XML.",
+        epilog="Outputs: the workbook is written when -o is given or when no other output "
+        "is asked for (default name: the first source's stem + .xlsx). "
+        "Example: satreport examples/hypterm.f90 -o hypterm.xlsx --json hypterm.json",
+    )
+    parser.add_argument("sources", nargs="*", metavar="SOURCE",
+                        help="Fortran (.f90 .F90 .f .F .f03 .f08 .for .ftn), C (.c) or a code "
+                        "description (.xml); several sources form one program")
+    out = parser.add_argument_group("outputs")
+    out.add_argument("-o", "--output", metavar="FILE.xlsx", help="the workbook")
+    out.add_argument("--json", metavar="FILE", help="JSON export ('-' for standard output)")
+    out.add_argument("--xml", metavar="FILE", help="code description (ExaSAT XML schema)")
+    model = parser.add_argument_group("model inputs")
+    model.add_argument("-m", "--machine", metavar="NAME|FILE",
+                       help="built-in machine name (see --list-machines) or machine file; "
+                       "default: the exascale node of the ExaSAT paper")
+    model.add_argument("--params", metavar="FILE", help="ExaSAT params.xml: problem symbols")
+    model.add_argument("--block-params", metavar="FILE", help="ExaSAT block_params.xml")
+    model.add_argument("--symsubs", metavar="FILE", help="ExaSAT symsubs.xml: derived symbols")
+    model.add_argument("--conds", metavar="FILE", help="ExaSAT conds.xml: branch probabilities")
+    model.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
+                       help="override a parameter (e.g. CacheKB=512, 'hi(1)=256'); repeatable")
+    front = parser.add_argument_group("front end")
+    front.add_argument("--functions", metavar="NAME[,NAME...]",
+                       help="analyse only these procedures")
+    front.add_argument("-D", dest="defines", action="append", default=[],
+                       metavar="NAME[=VALUE]", help="preprocessor definition (.F90, .F, .c)")
+    front.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                       help="preprocessor include directory")
+    misc = parser.add_argument_group("other")
+    misc.add_argument("--list-machines", action="store_true", help="list built-in machines")
+    misc.add_argument("--version", action="version", version=f"satreport {__version__}")
+    misc.add_argument("-q", "--quiet", action="store_true", help="no warnings on stderr")
+    misc.add_argument("-v", "--verbose", action="store_true",
+                      help="progress and timings on stderr")
+    return parser
+
+
+class Run:
+    """One invocation: holds the options and reports progress."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.start = time.perf_counter()
+
+    def progress(self, message: str) -> None:
+        if self.args.verbose:
+            print(f"satreport: [{time.perf_counter() - self.start:6.2f} s] {message}",
+                  file=sys.stderr)
+
+    def warn(self, message: str) -> None:
+        if not self.args.quiet:
+            print(f"satreport: warning: {message}", file=sys.stderr)
+
+
+def _list_machines() -> int:
+    from sat.machine import list_machines
+
+    for name, description in list_machines():
+        print(f"{name:24s} {description}")
+    return 0
+
+
+def _check_sources(sources: list[str]) -> None:
+    if not sources:
+        raise UsageError("no SOURCE given (try satreport --help)")
+    for source in sources:
+        path = Path(source)
+        if not path.is_file():
+            raise UsageError(f"{source}: no such file")
+        if path.suffix.lower() not in SOURCE_SUFFIXES:
+            raise UsageError(f"{source}: unknown source type {path.suffix or '(none)'} "
+                             f"(expected one of {' '.join(SOURCE_SUFFIXES)})")
+
+
+def _outputs(args: argparse.Namespace) -> str | None:
+    """The workbook path, or None when only other outputs were asked for."""
+    if args.output:
+        return args.output
+    if args.json or args.xml:
+        return None
+    return Path(args.sources[0]).stem + ".xlsx"
+
+
+def run(args: argparse.Namespace) -> int:
+    from sat.outputs import check_output_path
+
+    run = Run(args)
+    if args.list_machines:
+        return _list_machines()
+    _check_sources(args.sources)
+    workbook = _outputs(args)
+    # Fail on unwritable outputs before the (possibly long) analysis.
+    if workbook:
+        check_output_path(workbook, ".xlsx")
+    for path in (args.json, args.xml):
+        if path and path != "-":
+            check_output_path(path)
+
+    from sat.frontend import read_sources
+
+    functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
+        if args.functions else None
+    run.progress(f"reading {len(args.sources)} source(s)")
+    program = read_sources(args.sources, args.defines, args.include_dirs, functions)
+    for diagnostic in program.warnings:
+        run.warn(str(diagnostic))
+    loops = sum(1 for p in program.procedures for _ in p.all_loops())
+    run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")
+
+    if args.xml:
+        from sat.xmlio import program_to_xml, write_program
+
+        if args.xml == "-":
+            sys.stdout.write(program_to_xml(program))
+        else:
+            write_program(program, args.xml)
+            run.progress(f"wrote {args.xml}")
+
+    if not (workbook or args.json):
+        return 0
+    return _model_and_reports(run, program, workbook)
+
+
+def _model_and_reports(run: Run, program, workbook: str | None) -> int:
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.model.validate import check
+    from sat.params import build_parameters, unknown_sets, validate
+
+    args = run.args
+    machine = load_machine(args.machine)
+    params = build_parameters(machine, args.params, args.block_params, args.symsubs,
+                              args.conds, args.sets)
+    validate(params)
+    run.progress(f"building the model on machine {machine.name}")
+    result = build_model(program, params)
+    unknown = unknown_sets(params, [s.split("=", 1)[0] for s in args.sets])
+    if unknown:
+        raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
+    validate(params)  # problem parameters now exist too
+    errors = check(result)
+    if errors:
+        raise UsageError(errors[0])
+    for note in result.notes:
+        if note.kind == "warning":
+            run.warn(note.message)
+    env = result.env()
+
+    cell_of = parameter_cell = lambda _: None  # noqa: E731
+    if workbook:
+        from sat.report.workbook import WorkbookMeta, write_workbook
+
+        meta = WorkbookMeta(sources=list(args.sources), machine_name=machine.name,
+                            machine_source=machine.source, version=__version__,
+                            created=datetime.date.today().isoformat())
+        cells = write_workbook(result, workbook, meta)
+        cell_of, parameter_cell = cells.cell, cells.parameter_cell
+        run.progress(f"wrote {workbook}")
+    if args.json:
+        from sat.outputs import atomic_write_text
+        from sat.report.json_export import dumps, to_json_data
+
+        data = to_json_data(program, result, env,
+                            {"name": machine.name, "source": machine.source},
+                            cell_of, parameter_cell)
+        if args.json == "-":
+            sys.stdout.write(dumps(data))
+        else:
+            atomic_write_text(args.json, dumps(data))
+            run.progress(f"wrote {args.json}")
+    return 0
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    """Exception types that carry a one-line message for the user (exit status 2)."""
+    from sat.outputs import OutputError
+
+    errors: list[type[BaseException]] = [UsageError, OutputError]
+    for module, name in (("sat.frontend", "FrontendError"), ("sat.xmlio", "XMLFormatError"),
+                         ("sat.machine", "MachineError"), ("sat.params", "ParameterError"),
+                         ("sat.report.workbook", "WorkbookError"),
+                         ("sat.model.context", "ExpressionError")):
+        try:
+            errors.append(getattr(__import__(module, fromlist=[name]), name))
+        except (ImportError, AttributeError):
+            pass
+    return tuple(errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        print("satreport: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # noqa: BLE001 - the single place errors reach the user
+        if isinstance(error, _known_errors()):
+            print(f"satreport: error: {error}", file=sys.stderr)
+            return 2
+        if args.verbose:
+            traceback.print_exc()
+        print(f"satreport: internal error: {type(error).__name__}: {error} "
+              "(this is a bug; rerun with -v for details)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

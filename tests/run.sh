@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh Debian machine, then run it.
+#   bash tests/run.sh [pytest options]
+# Debian packages (LibreOffice for recalculating workbooks, gfortran and valgrind for the
+# cache-simulator validation, graphviz, poppler for PDF rendering) are installed when missing
+# and we are root; otherwise the tests that need them are skipped with a reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+declare -A package_of=(
+    [soffice]=libreoffice-calc-nogui [gfortran]=gfortran [valgrind]=valgrind
+    [dot]=graphviz [pdftoppm]=poppler-utils [cpp]=cpp
+)
+missing=()
+for tool in "${!package_of[@]}"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")
+done
+if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing Debian packages: ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "warning: not installed (tests needing them are skipped): ${missing[*]}" >&2
+    fi
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+python3 -m ruff check .
+python3 -m pytest -q "$@"
