@@ -1,0 +1,414 @@
+"""Machine files: load, validate, list the built-ins in ``machines/``.
+
+Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… val=…/>``:
+
+* **ExaSAT's** ``machine.xml``, read as is::
+
+      <machine>
+        <prop key="core_n" desc="Cores" val="1024"/>
+        <prop key="ld_sf" desc="Load Scale Factor" val="1"/>
+        …
+      </machine>
+
+  ``core_n`` → ``Cores``, ``core_gflops`` → ``GflopsPerCore``, ``core_gbs`` → ``GBsPerCore``,
+  ``core_int_reg_n`` / ``core_fp_reg_n`` → ``IntRegs`` / ``FPRegs``, ``cache_kbytes`` →
+  ``CacheKB``, ``double_byte_n`` → ``WordBytes``, ``line_byte_n`` → ``LineBytes``, ``div_sf`` /
+  ``spc_sf`` → ``DivCost`` / ``SpecialCost``, ``nic_bw_gbs`` / ``nic_lat_us`` → ``NICGBs`` /
+  ``NICLatencyUs``.  The scale factors ``ld_sf``, ``ls_sf``, ``st_sf`` count words moved per
+  element read, read-and-written, written, so ``ReadCost = ld_sf × WordBytes``,
+  ``ReadWriteCost = ls_sf × WordBytes``, ``WriteCost = st_sf × WordBytes``.
+  ``bool/int/long/float_byte_n`` are recognised and ignored (the model moves one word size).
+  The keys of the ExaSAT paper's Listing 1 (``Cores``, ``Gflop/s/core``, ``GB/s/core``,
+  ``Cache/core (kB)``, ``Division Cost``, ``Transcendental Cost``, ``NIC BW (GB/s)``) and the row
+  labels of ExaSAT's Parameters sheet (``Threads``, ``R cost``, ``CPU/DRAM Overlap``, …) are
+  accepted too, as are satreport's parameter names (``CacheKB``), all case-insensitively.
+
+* **satreport's own** format, a superset: the root carries a ``name`` and a ``description``,
+  each ``prop`` may say where its number comes from, and a ``<memory>`` element lists the
+  memory levels from the core outwards::
+
+      <machine name="xeon-e5-2680" description="Intel Xeon E5-2680 (Sandy Bridge-EP)">
+        <prop key="Cores" val="8" source="Intel ARK: 8 cores"/>
+        …
+        <memory>
+          <level name="L1" size_kib="32" line_bytes="64" shared_by_cores="1"
+                 bandwidth_gbs="86.4" source="…"/>
+          <level name="memory" shared_by_cores="8" bandwidth_gbs="51.2" source="…"/>
+        </memory>
+      </machine>
+
+  ``size_kib`` is the capacity of one instance of the level (KiB), ``shared_by_cores`` how many
+  cores share that instance, ``bandwidth_gbs`` the peak bandwidth of one instance (GB/s = 10⁹
+  B/s) towards the cores; ``size_kib`` and ``bandwidth_gbs`` may be left out when unknown.
+
+A key the file does not give takes the default of the exascale node (the ``DEFAULT`` column of
+:data:`MACHINE_SPECS`) and the machine records a note saying so.  Every value remembers where it
+came from: ``"machine file <path>"`` plus the ``source`` attribute, or ``"default"``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from lxml import etree
+
+from sat.model.parameters import Kind
+
+MACHINES_DIR = Path(__file__).resolve().parent.parent / "machines"
+DEFAULT_MACHINE = "exascale"
+
+Rule = Literal["positive", "nonnegative", "count", "flag"]
+
+
+class MachineError(ValueError):
+    """A machine file that cannot be used; the message is one line, ``path:line: …``."""
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """A named model input: unit, kind, allowed values and the value assumed when none is given."""
+
+    name: str
+    unit: str
+    label: str
+    default: float
+    rule: Rule
+    kind: Kind = "number"
+
+
+# Sheet order.  Defaults are the exascale node: the ExaSAT paper's Listing 1 (Cores,
+# GflopsPerCore, GBsPerCore, CacheKB, DivCost, SpecialCost, NICGBs) completed with ExaSAT's own
+# reference machine.xml (registers, line, word, scale factors, NIC latency); Overlap = 1 is the
+# paper's T = max(T_cpu, T_dram) (section 3.3).  machines/exascale.xml states each source.
+MACHINE_SPECS: tuple[ParameterSpec, ...] = (
+    ParameterSpec("Cores", "cores", "Number of cores (threads) working on the problem in parallel.",
+                  1000, "positive"),
+    ParameterSpec("GflopsPerCore", "Gflop/s",
+                  "Peak speed of one core, in billions of additions or multiplications per second.",
+                  10, "positive"),
+    ParameterSpec("GBsPerCore", "GB/s",
+                  "Main-memory bandwidth per core: the machine's memory bandwidth divided by its "
+                  "cores.", 1, "positive"),
+    ParameterSpec("CacheKB", "KiB",
+                  "On-chip memory (cache) that one core, or one group of cores working on the same "
+                  "data, can keep data in.", 64, "positive"),
+    ParameterSpec("LineBytes", "B",
+                  "Size of a cache line, the smallest piece of memory the cache moves.",
+                  64, "positive"),
+    ParameterSpec("WordBytes", "B", "Size of one array element (8 for double precision).",
+                  8, "positive"),
+    ParameterSpec("IntRegs", "registers", "Number of integer (general-purpose) registers per core.",
+                  16, "count", "integer"),
+    ParameterSpec("FPRegs", "registers",
+                  "Number of floating-point (vector) registers per core.", 16, "count", "integer"),
+    ParameterSpec("DivCost", "flop-equivalents",
+                  "How many additions' worth of time one division takes.", 39, "nonnegative"),
+    ParameterSpec("SpecialCost", "flop-equivalents",
+                  "How many additions' worth of time one special function (exp, log, sqrt, …) "
+                  "takes.", 125, "nonnegative"),
+    ParameterSpec("ReadCost", "B/element",
+                  "Bytes moved between memory and cache for an array element that is only read.",
+                  8, "nonnegative"),
+    ParameterSpec("ReadWriteCost", "B/element",
+                  "Bytes moved between memory and cache for an array element that is read and then "
+                  "written.", 16, "nonnegative"),
+    ParameterSpec("WriteCost", "B/element",
+                  "Bytes moved for an array element that is only written (its cache line is read "
+                  "first, then written back).", 16, "nonnegative"),
+    ParameterSpec("NICGBs", "GB/s", "Network bandwidth of one node (injection bandwidth).",
+                  100, "positive"),
+    ParameterSpec("NICLatencyUs", "µs",
+                  "Time a message takes to cross the network, whatever its size.",
+                  0.4, "nonnegative"),
+    ParameterSpec("Overlap", "",
+                  "1 if computation and memory transfers overlap (time = the larger of the two), "
+                  "0 if their times add up.", 1, "flag", "integer"),
+)
+MACHINE_PARAMETERS = tuple(spec.name for spec in MACHINE_SPECS)
+_SPECS = {spec.name: spec for spec in MACHINE_SPECS}
+
+# ExaSAT machine.xml keys -> satreport names.
+_EXASAT_KEYS = {
+    "core_n": "Cores", "core_gflops": "GflopsPerCore", "core_gbs": "GBsPerCore",
+    "core_int_reg_n": "IntRegs", "core_fp_reg_n": "FPRegs", "cache_kbytes": "CacheKB",
+    "double_byte_n": "WordBytes", "line_byte_n": "LineBytes", "div_sf": "DivCost",
+    "spc_sf": "SpecialCost", "nic_bw_gbs": "NICGBs", "nic_lat_us": "NICLatencyUs",
+}
+# Scale factors: words moved per element; the cost is factor × WordBytes.
+_SCALE_FACTORS = {"ld_sf": "ReadCost", "ls_sf": "ReadWriteCost", "st_sf": "WriteCost"}
+_IGNORED_KEYS = {"bool_byte_n", "int_byte_n", "long_byte_n", "float_byte_n"}
+# The paper's Listing 1 keys and the row labels of ExaSAT's Parameters sheet (lower case).
+_LABEL_KEYS = {
+    "cores": "Cores", "threads": "Cores",
+    "gflop/s/core": "GflopsPerCore", "gflop/s/thread": "GflopsPerCore",
+    "gb/s/core": "GBsPerCore", "gb/s/thread": "GBsPerCore",
+    "cache/core (kb)": "CacheKB", "$/thread group (kb)": "CacheKB",
+    "int regs/core": "IntRegs", "int regs/thread": "IntRegs",
+    "fp regs/core": "FPRegs", "fp regs/thread": "FPRegs",
+    "word size": "WordBytes", "cache line size": "LineBytes",
+    "division cost": "DivCost", "transcendental cost": "SpecialCost", "special cost": "SpecialCost",
+    "r cost": "ReadCost", "rw cost": "ReadWriteCost", "w cost": "WriteCost",
+    "nic bw (gb/s)": "NICGBs", "nic latency (us)": "NICLatencyUs", "cpu/dram overlap": "Overlap",
+}
+_NAME_KEYS = {name.lower(): name for name in MACHINE_PARAMETERS}
+
+
+@dataclass
+class MemoryLevel:
+    """One level of the memory hierarchy, from the core outwards."""
+
+    name: str
+    size_kib: float | None
+    line_bytes: float | None  # None in a file: the machine's LineBytes
+    shared_by_cores: float
+    bandwidth_gbs: float | None
+    source: str = ""
+
+
+@dataclass
+class Machine:
+    """A machine description: every machine parameter with its value and where it came from."""
+
+    name: str
+    description: str
+    source: str  # the file it was read from, as shown to users
+    values: dict[str, tuple[float, str]]  # parameter name -> (value, provenance)
+    memory_levels: list[MemoryLevel] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # defaults taken, keys ignored
+
+    def value(self, name: str) -> float:
+        return self.values[name][0]
+
+
+def check_value(spec: ParameterSpec, value: float) -> str | None:
+    """What is wrong with ``value`` for ``spec`` (``None`` if nothing)."""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    if spec.rule == "positive" and value <= 0:
+        return "must be positive"
+    if spec.rule in ("nonnegative", "count") and value < 0:
+        return "must not be negative"
+    if spec.rule == "count" and not float(value).is_integer():
+        return "must be a whole number"
+    if spec.rule == "flag" and value not in (0, 1):
+        return "must be 0 or 1"
+    return None
+
+
+# ------------------------------------------------------------------ safe XML
+
+_DOCTYPE = re.compile(rb"<!DOCTYPE|<!ENTITY", re.IGNORECASE)
+_LXML_POSITION = re.compile(r",? line \d+, column \d+$")
+
+
+def read_xml(path: Path, display: str, error: type[Exception]) -> etree._Element:
+    """Parse an XML file safely (no DTD, entities or network); errors as ``display:line: …``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"{display}: cannot read file: {exc.strerror or exc}") from None
+    found = _DOCTYPE.search(data)
+    if found:
+        line = data.count(b"\n", 0, found.start()) + 1
+        raise error(f"{display}:{line}: DOCTYPE and entity declarations are not allowed")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                             dtd_validation=False, huge_tree=False, remove_comments=True,
+                             remove_pis=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        line = exc.lineno or (exc.position[0] if exc.position else 1)
+        message = _LXML_POSITION.sub("", str(exc.msg or exc))
+        raise error(f"{display}:{line}: malformed XML: {message}") from None
+    if root.getroottree().docinfo.doctype:  # e.g. a UTF-16 file the byte search missed
+        raise error(f"{display}:1: DOCTYPE and entity declarations are not allowed")
+    return root
+
+
+def parse_number(text: str | None) -> float | None:
+    """A finite number in any float syntax (Fortran ``1.0d3`` too), else ``None``."""
+    if text is None:
+        return None
+    cleaned = text.strip()
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)[dD][+-]?\d+", cleaned):
+        cleaned = cleaned.replace("d", "e").replace("D", "e")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+# ------------------------------------------------------------------ loading
+
+
+def builtin_path(name: str) -> Path:
+    return MACHINES_DIR / f"{name}.xml"
+
+
+def _display(path: Path) -> str:
+    """Built-ins are shown as ``machines/<name>.xml``, other files as given."""
+    try:
+        return str(Path("machines") / path.resolve().relative_to(MACHINES_DIR.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_machine(name_or_path: str | None) -> Machine:
+    """A built-in machine by name (``None``: the exascale node) or a machine file by path."""
+    if name_or_path is None:
+        name_or_path = DEFAULT_MACHINE
+    text = str(name_or_path)
+    looks_like_path = text.lower().endswith(".xml") or "/" in text or "\\" in text
+    if not looks_like_path and builtin_path(text).is_file():
+        path = builtin_path(text)
+    else:
+        path = Path(text)
+        if not path.is_file():
+            names = ", ".join(name for name, _ in list_machines())
+            raise MachineError(f"{text}: no such machine file or built-in machine "
+                               f"(built-ins: {names})")
+    return _load(path, _display(path))
+
+
+def list_machines() -> list[tuple[str, str]]:
+    """(name, description) of every built-in machine, for ``--list-machines``."""
+    result = []
+    for path in sorted(MACHINES_DIR.glob("*.xml")):
+        try:
+            machine = _load(path, _display(path))
+        except MachineError as exc:
+            result.append((path.stem, f"(unusable: {exc})"))
+            continue
+        result.append((path.stem, machine.description))
+    return result
+
+
+def _key_name(key: str) -> str | None:
+    lowered = " ".join(key.split()).lower()
+    return _EXASAT_KEYS.get(lowered) or _NAME_KEYS.get(lowered) or _LABEL_KEYS.get(lowered)
+
+
+def _load(path: Path, display: str) -> Machine:
+    root = read_xml(path, display, MachineError)
+    if root.tag != "machine":
+        raise MachineError(f"{display}:{root.sourceline}: expected a <machine> root element, "
+                           f"found <{root.tag}>")
+    given: dict[str, tuple[float, str, int]] = {}  # name -> (value, provenance, line)
+    factors: dict[str, tuple[float, str, int]] = {}
+    notes: list[str] = []
+    levels: list[MemoryLevel] = []
+    origin = f"machine file {display}"
+
+    for element in root:
+        line = element.sourceline or 0
+        if element.tag == "memory":
+            levels.extend(_levels(element, display))
+            continue
+        if element.tag != "prop":
+            raise MachineError(f"{display}:{line}: unexpected <{element.tag}>: a machine file "
+                               "holds <prop key=… val=…/> and <memory> elements")
+        key = (element.get("key") or "").strip()
+        if not key:
+            raise MachineError(f"{display}:{line}: <prop> without a key")
+        raw = element.get("val")
+        if raw is None or not raw.strip():
+            raise MachineError(f"{display}:{line}: {key}: no value (val attribute)")
+        value = parse_number(raw)
+        if value is None:
+            raise MachineError(f"{display}:{line}: {key}: {raw.strip()!r} is not a number")
+        cited = (element.get("source") or "").strip()
+        prov = f"{origin} ({cited})" if cited else origin
+        lowered = key.lower()
+        if lowered in _IGNORED_KEYS:
+            if value <= 0:
+                raise MachineError(f"{display}:{line}: {key} must be positive, got {value:g}")
+            continue
+        if lowered in _SCALE_FACTORS:
+            if value < 0:
+                raise MachineError(f"{display}:{line}: {key} must not be negative, "
+                                   f"got {value:g}")
+            target = _SCALE_FACTORS[lowered]
+            if target in given or target in factors:
+                other = (given.get(target) or factors[target])[2]
+                raise MachineError(f"{display}:{line}: {key}: {target} is given twice "
+                                   f"(also line {other})")
+            factors[target] = (value, prov, line)
+            continue
+        name = _key_name(key)
+        if name is None:
+            notes.append(f"{display}:{line}: unknown machine key {key!r} ignored")
+            continue
+        if name in given or name in factors:
+            other = (given.get(name) or factors[name])[2]
+            raise MachineError(f"{display}:{line}: {key}: {name} is given twice "
+                               f"(also line {other})")
+        problem = check_value(_SPECS[name], value)
+        if problem:
+            raise MachineError(f"{display}:{line}: {key} ({name}) {problem}, got {value:g}")
+        given[name] = (value, prov, line)
+
+    values: dict[str, tuple[float, str]] = {}
+    for spec in MACHINE_SPECS:
+        if spec.name in given:
+            value, prov, _ = given[spec.name]
+            values[spec.name] = (value, prov)
+    word = values.get("WordBytes", (_SPECS["WordBytes"].default, "default"))[0]
+    for name, (factor, prov, _line) in factors.items():
+        key = next(k for k, v in _SCALE_FACTORS.items() if v == name)
+        values[name] = (factor * word, f"{prov}: {key} {factor:g} × word {word:g} B")
+    for spec in MACHINE_SPECS:  # sheet order, defaults for what the file leaves out
+        if spec.name not in values:
+            values[spec.name] = (spec.default, "default")
+            notes.append(f"{display}: no {spec.name} given: assumed {spec.default:g} "
+                         f"{spec.unit}".rstrip())
+    ordered = {spec.name: values[spec.name] for spec in MACHINE_SPECS}
+    for level in levels:
+        if level.line_bytes is None:
+            level.line_bytes = ordered["LineBytes"][0]
+    name = (root.get("name") or "").strip() or path.stem
+    description = " ".join((root.get("description") or "").split())
+    return Machine(name, description, display, ordered, levels, notes)
+
+
+_LEVEL_ATTRIBUTES = ("name", "size_kib", "line_bytes", "shared_by_cores", "bandwidth_gbs",
+                     "source")
+
+
+def _levels(memory: etree._Element, display: str) -> list[MemoryLevel]:
+    levels = []
+    for element in memory:
+        line = element.sourceline or 0
+        if element.tag != "level":
+            raise MachineError(f"{display}:{line}: unexpected <{element.tag}> in <memory>: "
+                               "expected <level name=… size_kib=… line_bytes=… "
+                               "shared_by_cores=… bandwidth_gbs=…/>")
+        unknown = sorted(set(element.attrib) - set(_LEVEL_ATTRIBUTES))
+        if unknown:
+            raise MachineError(f"{display}:{line}: <level> has unknown attribute {unknown[0]!r}")
+        name = (element.get("name") or "").strip()
+        if not name:
+            raise MachineError(f"{display}:{line}: <level> without a name")
+        where = f"{display}:{line}: level {name}"
+        levels.append(MemoryLevel(
+            name, _level_number(element, "size_kib", where),
+            _level_number(element, "line_bytes", where),
+            _level_number(element, "shared_by_cores", where) or 1.0,
+            _level_number(element, "bandwidth_gbs", where),
+            (element.get("source") or "").strip()))
+    return levels
+
+
+def _level_number(element: etree._Element, attribute: str, where: str) -> float | None:
+    """A positive number attribute of a <level>, or None when it is left out."""
+    raw = element.get(attribute)
+    if raw is None:
+        return None
+    value = parse_number(raw)
+    if value is None or value <= 0:
+        raise MachineError(f"{where}: {attribute} must be a positive number, got {raw.strip()!r}")
+    return value
