@@ -76,6 +76,9 @@ def read_program_text(text: str | bytes, filename: str = "") -> Program:
     """Read a code description from XML text; ``filename`` only names it in errors."""
     where = filename or "<xml>"
     data = text.encode("utf-8") if isinstance(text, str) else text
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        # Refused before parsing, so that no entity is ever declared, let alone expanded.
+        raise _doctype_error(where, data)
     parser = etree.XMLParser(
         resolve_entities=False,
         no_network=True,
@@ -96,17 +99,17 @@ def read_program_text(text: str | bytes, filename: str = "") -> Program:
         raise XMLFormatError(f"{where}:1: unreadable XML: {exc}") from None
     docinfo = root.getroottree().docinfo
     if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
-        # Entity declarations (billion laughs, external entities) can only come with a DOCTYPE.
-        line = _doctype_line(data)
-        raise XMLFormatError(
-            f"{where}:{line}: DOCTYPE and entity declarations are not allowed in a code description"
-        )
+        # Entity declarations (billion laughs, external entities) can only come with a DOCTYPE;
+        # this catches encodings the byte scan above cannot see (e.g. UTF-16).
+        raise _doctype_error(where, data)
     return _Reader(where).program(root)
 
 
-def _doctype_line(data: bytes) -> int:
-    index = data.find(b"<!DOCTYPE")
-    return data.count(b"\n", 0, index) + 1 if index >= 0 else 1
+def _doctype_error(where: str, data: bytes) -> XMLFormatError:
+    indexes = [i for i in (data.find(b"<!DOCTYPE"), data.find(b"<!ENTITY")) if i >= 0]
+    line = data.count(b"\n", 0, min(indexes)) + 1 if indexes else 1
+    return XMLFormatError(
+        f"{where}:{line}: DOCTYPE and entity declarations are not allowed in a code description")
 
 
 class _Reader:
@@ -210,7 +213,7 @@ class _Reader:
 
     def body(self, element: etree._Element, body: Body, proc: Procedure,
              extra: dict[str, Callable[[etree._Element], None]] | None = None) -> None:
-        """Fill ``body`` from the children of ``element``; ``comm`` below a loop goes to ``proc``."""
+        """Fill ``body`` from ``element``'s children; a ``comm`` below a loop goes to ``proc``."""
         for child in _elements(element):
             tag = child.tag
             if tag == "scalar":
@@ -377,6 +380,7 @@ def write_program(program: Program, path: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
+        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
         os.replace(temp, path)
     except BaseException:
         try:
@@ -384,6 +388,12 @@ def write_program(program: Program, path: str) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def program_to_xml(program: Program) -> str:
