@@ -1,0 +1,98 @@
+"""Front ends: source files -> :class:`sat.ir.Program`.
+
+:func:`read_sources` reads several sources as one program and dispatches on the suffix:
+Fortran to :mod:`sat.frontend.fortran`, ``.xml`` code descriptions to :mod:`sat.xmlio`, ``.c``
+to :mod:`sat.frontend.c` when that front end is installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Sequence
+
+from sat import ir
+
+__all__ = ["FrontendError", "read_sources"]
+
+# fparser logs through the logging module; satreport reports problems as diagnostics instead.
+logging.getLogger("fparser").addHandler(logging.NullHandler())
+logging.getLogger("fparser").propagate = False
+
+
+class FrontendError(Exception):
+    """Nothing could be analysed (the CLI prints the one-line message and exits with 2)."""
+
+
+def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
+                 functions: list[str] | None = None) -> ir.Program:
+    """Read ``paths`` as one program; keep only ``functions`` (case-insensitive) if given."""
+    from sat.frontend.fortran import is_fortran, read_fortran
+
+    program = ir.Program(sources=list(paths))
+    analysed = 0
+    fortran = [p for p in paths if is_fortran(p)]
+    if fortran:
+        try:
+            part, parsed = read_fortran(fortran, defines, include_dirs)
+        except Exception as exc:  # never a traceback: the run reports what went wrong
+            program.warnings.append(ir.Diagnostic(
+                f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))
+        else:
+            analysed += parsed
+            program.procedures.extend(part.procedures)
+            program.warnings.extend(part.warnings)
+    for path in paths:
+        if is_fortran(path):
+            continue
+        suffix = os.path.splitext(path)[1].lower()
+        try:
+            if suffix == ".xml":
+                part = _read_xml(path)
+            elif suffix == ".c":
+                part = _read_c(path, defines, include_dirs)
+                if part is None:
+                    program.warnings.append(ir.Diagnostic("C front end not available", path))
+                    continue
+            else:
+                program.warnings.append(ir.Diagnostic(
+                    f"unknown source type '{suffix or path}': skipped", path))
+                continue
+        except FrontendError as exc:
+            program.warnings.append(ir.Diagnostic(str(exc), path))
+            continue
+        except Exception as exc:  # a reader's failure is this file's diagnostic only
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            program.warnings.append(ir.Diagnostic(f"cannot read: {message}", path))
+            continue
+        analysed += 1
+        program.procedures.extend(part.procedures)
+        program.warnings.extend(part.warnings)
+    if not analysed:
+        reasons = "; ".join(str(d) for d in program.warnings[:3]) or "no sources given"
+        raise FrontendError(f"nothing could be analysed: {reasons}".replace("\n", " "))
+    if functions is not None:
+        _keep(program, functions)
+    return program
+
+
+def _read_xml(path: str) -> ir.Program:
+    xmlio = importlib.import_module("sat.xmlio")
+    return xmlio.read_program(path)
+
+
+def _read_c(path: str, defines: Sequence[str], include_dirs: Sequence[str]) -> ir.Program | None:
+    try:
+        module = importlib.import_module("sat.frontend.c")
+    except ImportError:
+        return None
+    return module.read_c(path, list(defines), list(include_dirs))
+
+
+def _keep(program: ir.Program, functions: list[str]) -> None:
+    wanted = {name.strip().lower() for name in functions if name.strip()}
+    present = {proc.name.lower() for proc in program.procedures}
+    for name in sorted(wanted - present):
+        program.warnings.append(ir.Diagnostic(f"procedure '{name}' not found in the sources"))
+    program.procedures = [p for p in program.procedures if p.name.lower() in wanted]

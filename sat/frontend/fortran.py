@@ -1,0 +1,1450 @@
+"""The Fortran front end: fparser parse trees -> :mod:`sat.ir`.
+
+Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py``):
+
+- Flops are counted per loop level, *exclusive* of child loops, and only for floating-point
+  operations: an operation is floating-point when one of its operands is real or complex
+  (complex arithmetic counts like real, one flop per operator). Index arithmetic on integers
+  (``i+1``, ``lo(1)-ng``) is free.
+- ``a + b`` and ``a - b`` are one add; a unary minus is not counted (as in ExaSAT's reference
+  data: a negation folds into the neighbouring add or is a sign-bit flip). ``*`` is a multiply,
+  ``/`` a divide. A comparison of real operands (``x > y``) is one add, like ``max``.
+- ``x**n`` with a constant integer ``n >= 2`` is ``n - 1`` multiplies, ``x**1`` and ``x**0`` are
+  free, ``x**(-n)`` is one divide and ``n - 1`` multiplies; any other exponent (``x**0.5``,
+  ``x**y``) is one special. A real literal with an integral value (``x**2.0``) counts as integral.
+- Intrinsic functions cost what :mod:`sat.frontend.intrinsics` says.
+- Array syntax (``a(:,:) = b + c``, ``a = 2*a``) is an implicit loop nest of kind ``array``: one
+  loop per section dimension, the last dimension outermost (column-major), loop variables
+  ``_i1`` (first, fastest dimension), ``_i2``, … The element work goes to the innermost level.
+- Subscripts: ``v ± c`` with ``v`` a loop variable is an offset ``±c`` on ``v``; a subscript
+  not involving a loop variable is kept as itself (an int or text) with no loop variable. When
+  an array reference involves at least one loop variable, its subscripts that are a single name
+  or integer literal (``q(i,j,k,qu)``) select an array *component* (``q``/``qu``). Whole arrays
+  or sections outside array syntax are accesses with ``":"`` (or the section text) in each
+  dimension.
+- Scalars (including loop variables and named constants used as subscripts) count one read per
+  use and one write per assignment; a loop's own variable is written once at its level. Loop
+  bounds are evaluated at the *enclosing* level. IF/ELSE IF/ELSE, SELECT CASE and WHERE arms
+  are :class:`sat.ir.Branch` bodies; their conditions are counted at the enclosing level.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import sympy
+from fparser.common.readfortran import FortranFileReader
+from fparser.two import Fortran2003 as F
+from fparser.two.parser import ParserFactory
+from fparser.two.utils import walk
+
+from sat import ir
+from sat.frontend import intrinsics, subscripts
+from sat.frontend.preprocess import (
+    Preprocessed,
+    PreprocessError,
+    needs_preprocessing,
+    preprocess,
+)
+from sat.frontend.symbols import Scope, Symbol, type_of
+
+_DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
+_QUIET = frozenset("""Comment Continue_Stmt End_Do_Stmt Return_Stmt Stop_Stmt Error_Stop_Stmt
+Exit_Stmt Cycle_Stmt Format_Stmt Write_Stmt Print_Stmt Read_Stmt Open_Stmt Close_Stmt
+Allocate_Stmt Deallocate_Stmt Nullify_Stmt Inquire_Stmt Rewind_Stmt Backspace_Stmt Endfile_Stmt
+Flush_Stmt Wait_Stmt Data_Stmt Entry_Stmt Sync_All_Stmt Sync_Images_Stmt Sync_Memory_Stmt
+Lock_Stmt Unlock_Stmt Event_Post_Stmt Event_Wait_Stmt Fail_Image_Stmt End_If_Stmt End_Select_Stmt
+End_Where_Stmt End_Forall_Stmt""".split())
+_GOTO = frozenset("Goto_Stmt Computed_Goto_Stmt Assigned_Goto_Stmt Arithmetic_If_Stmt".split())
+_CPP = ("Cpp_If_Stmt", "Cpp_Elif_Stmt", "Cpp_Else_Stmt", "Cpp_Endif_Stmt", "Cpp_Macro_Stmt",
+        "Cpp_Undef_Stmt", "Cpp_Line_Stmt", "Cpp_Error_Stmt", "Cpp_Warning_Stmt",
+        "Cpp_Null_Stmt", "Cpp_Include_Stmt")
+_FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn", ".f95", ".f77")
+
+# Kinds of the intrinsic modules, so that real(real64) or real(c_double) resolve.
+_INTRINSIC_MODULE_KINDS = {
+    "iso_fortran_env": {"real32": 4, "real64": 8, "real128": 16, "int8": 1, "int16": 2,
+                        "int32": 4, "int64": 8},
+    "iso_c_binding": {"c_float": 4, "c_double": 8, "c_long_double": 16, "c_int": 4,
+                      "c_long": 8, "c_size_t": 8, "c_bool": 1},
+}
+_SILENT_MODULES = frozenset({"ieee_arithmetic", "ieee_exceptions", "ieee_features", "omp_lib",
+                             "omp_lib_kinds", "openacc"})
+
+
+class ParseFailure(Exception):
+    """A source file that could not be read or parsed (``file:line: message``)."""
+
+    def __init__(self, message: str, file: str, line: int = 0):
+        super().__init__(message)
+        self.diagnostic = ir.Diagnostic(message, file, line)
+
+
+# --------------------------------------------------------------------------- sources
+
+
+class Source:
+    """One parsed source file and its line map back to the original text."""
+
+    def __init__(self, path: str, tree: object, parsed_id: str,
+                 pre: Preprocessed | None):
+        self.path = path
+        self.tree = tree
+        self._parsed_id = parsed_id
+        self._pre = pre
+
+    def where(self, node: object) -> tuple[str, int]:
+        """``(file, line)`` of a statement node in the original sources (``(path, 0)`` if none)."""
+        item = getattr(node, "item", None)
+        if item is None:
+            return self.path, 0
+        line = item.span[0]
+        reader = getattr(item, "reader", None)
+        reader_id = getattr(reader, "id", self._parsed_id)
+        if reader_id != self._parsed_id:  # a line from an included file
+            return str(reader_id), line
+        if self._pre is not None:
+            file, original = self._pre.origin(line)
+            return (file or self.path), original
+        return self.path, line
+
+    def line_of(self, node: object) -> int:
+        return self.where(node)[1]
+
+
+def _fortran_parser():
+    return ParserFactory().create(std="f2008")
+
+
+def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence[str],
+               warnings: list[ir.Diagnostic]) -> Source:
+    """Parse one Fortran file (preprocessing upper-case suffixes); raises :class:`ParseFailure`."""
+    import fparser.two.symbol_table as symbol_table
+
+    if not os.path.isfile(path):
+        raise ParseFailure("cannot read file: no such file", path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise ParseFailure(f"cannot read file: {exc.strerror or exc}", path) from None
+    _check_encoding(raw, path, warnings)
+    dirs = [os.path.dirname(os.path.abspath(path)), *include_dirs]
+    pre: Preprocessed | None = None
+    tmpdir = None
+    parse_path = path
+    try:
+        if needs_preprocessing(path):
+            try:
+                pre = preprocess(path, defines, include_dirs)
+            except PreprocessError as exc:
+                raise ParseFailure(str(exc), path, exc.line) from None
+            tmpdir = tempfile.mkdtemp(prefix="satreport-")
+            stem, suffix = os.path.splitext(os.path.basename(path))
+            parse_path = os.path.join(tmpdir, stem + suffix.lower())
+            with open(parse_path, "w", encoding="utf-8") as handle:
+                handle.write(pre.text)
+        elif raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark fparser cannot read
+            tmpdir = tempfile.mkdtemp(prefix="satreport-")
+            parse_path = os.path.join(tmpdir, os.path.basename(path))
+            with open(parse_path, "wb") as handle:
+                handle.write(raw[3:])
+        else:
+            directive = re.search(rb"(?m)^#\s*(if|ifdef|ifndef|define|include)\b", raw)
+            if directive:
+                warnings.append(ir.Diagnostic(
+                    "preprocessor directives in a file with a lower-case suffix are not "
+                    "processed (all branches of #if are counted); name it .F90/.F to "
+                    "preprocess it", path, raw[: directive.start()].count(b"\n") + 1))
+        symbol_table.SYMBOL_TABLES.clear()
+        try:
+            reader = FortranFileReader(parse_path, include_dirs=dirs, ignore_comments=False)
+            tree = parser(reader)
+        except RecursionError:
+            raise ParseFailure("expression nesting too deep to parse", path) from None
+        except Exception as exc:  # fparser raises many kinds; every one is a parse failure
+            raise _parse_failure(exc, path, pre) from None
+        return Source(path, tree, getattr(reader, "id", parse_path), pre)
+    finally:
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _parse_failure(exc: Exception, path: str, pre: Preprocessed | None) -> ParseFailure:
+    text = str(exc)
+    match = re.search(r"line (\d+)", text)
+    line = int(match.group(1)) if match else 0
+    file = path
+    if pre is not None and line:
+        file, line = pre.origin(line)
+        file = file or path
+    code = ""
+    code_match = re.search(r">>>\s*(.*)", text)
+    if code_match:
+        code = code_match.group(1).strip()
+    kind = type(exc).__name__
+    if kind == "FortranSyntaxError":
+        message = "Fortran syntax error" + (f" near '{code[:60]}'" if code else "")
+    else:
+        first = next((t.strip() for t in text.splitlines() if t.strip()), kind)
+        message = f"cannot parse: {first[:120]}"
+    return ParseFailure(message, file, line)
+
+
+def _check_encoding(raw: bytes, path: str, warnings: list[ir.Diagnostic]) -> None:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        warnings.append(ir.Diagnostic(
+            "bytes that are not UTF-8 were ignored (comments or strings are assumed)", path,
+            line))
+
+
+# --------------------------------------------------------------------------- units
+
+
+@dataclass
+class Unit:
+    """A procedure or main program found in the sources."""
+
+    name: str
+    kind: str  # "subroutine", "function", "program"
+    node: object
+    scope: Scope
+    source: Source
+    line: int
+    result: str = ""  # function result variable
+
+
+@dataclass
+class _Module:
+    name: str
+    node: object
+    scope: Scope
+    source: Source
+    declared: bool = False
+    uses: list[str] = field(default_factory=list)
+
+
+class FortranProgram:
+    """All Fortran sources of one run: modules, procedures and their analysis."""
+
+    def __init__(self) -> None:
+        self.sources: list[Source] = []
+        self.modules: dict[str, Scope] = {}
+        self._module_units: dict[str, _Module] = {}
+        self.units: list[Unit] = []
+        self.procedures: dict[str, Unit] = {}
+        self.warnings: list[ir.Diagnostic] = []
+        self._warned: set[tuple[str, str, int]] = set()
+        for name, kinds in _INTRINSIC_MODULE_KINDS.items():
+            scope = Scope(name, "module", None, self.modules)
+            for const, value in kinds.items():
+                scope.symbols[const] = Symbol(const, "int", "int", is_parameter=True,
+                                              value=value)
+            self.modules[name] = scope
+
+    def warn(self, message: str, file: str, line: int) -> None:
+        key = (message, file, line)
+        if key not in self._warned:
+            self._warned.add(key)
+            self.warnings.append(ir.Diagnostic(message, file, line))
+
+    # ------------------------------------------------------------ collection
+
+    def add_source(self, source: Source) -> None:
+        self.sources.append(source)
+        found = False
+        for node in getattr(source.tree, "content", ()) or ():
+            kind = type(node).__name__
+            if kind in ("Module", "Submodule"):
+                self._add_module(node, source)
+                found = True
+            elif kind in ("Subroutine_Subprogram", "Function_Subprogram", "Main_Program",
+                          "Main_Program0"):
+                self._add_unit(node, source, None)
+                found = True
+        if not found:
+            self.warn("no procedures found in this file", source.path, 0)
+
+    def _add_module(self, node: object, source: Source) -> None:
+        stmt = _head(node)
+        name = _stmt_name(stmt) or "module"
+        scope = Scope(name, "module", None, self.modules)
+        spec = _child(node, F.Specification_Part)
+        uses = [str(u.items[2]).lower() for u in walk(spec, F.Use_Stmt)] if spec else []
+        if name in self._module_units:
+            self.warn(f"module '{name}' is defined twice: the first definition is used",
+                      *source.where(stmt))
+            return
+        self.modules[name] = scope
+        self._module_units[name] = _Module(name, node, scope, source, uses=uses)
+        part = _child(node, F.Module_Subprogram_Part)
+        for sub in (part.content if part is not None else ()):
+            if isinstance(sub, (F.Subroutine_Subprogram, F.Function_Subprogram)):
+                self._add_unit(sub, source, scope)
+
+    def _add_unit(self, node: object, source: Source, host: Scope | None) -> None:
+        stmt = _head(node)
+        if isinstance(node, F.Main_Program0) or not hasattr(stmt, "items"):
+            name, kind = "main", "program"
+        elif isinstance(node, F.Main_Program):
+            name, kind = (_stmt_name(stmt) or "main"), "program"
+        elif isinstance(node, F.Function_Subprogram):
+            name, kind = _stmt_name(stmt), "function"
+        else:
+            name, kind = _stmt_name(stmt), "subroutine"
+        scope = Scope(name, "procedure" if kind != "program" else "program", host, self.modules)
+        file, line = source.where(stmt)
+        unit = Unit(name, kind, node, scope, source, line)
+        if kind != "program" and len(stmt.items) > 2 and stmt.items[2] is not None:
+            scope.dummies = [str(n).lower() for n in stmt.items[2].items]
+        if kind == "function":
+            unit.result = name
+            for suffix in walk(stmt, F.Suffix):
+                if suffix.items[0] is not None:
+                    unit.result = str(suffix.items[0]).lower()
+        if name in self.procedures:
+            self.warn(f"procedure '{name}' is defined twice: both are analysed",
+                      file, line)
+        else:
+            self.procedures[name] = unit
+        self.units.append(unit)
+        inner = _child(node, F.Internal_Subprogram_Part)
+        for sub in (inner.content if inner is not None else ()):
+            if isinstance(sub, (F.Subroutine_Subprogram, F.Function_Subprogram)):
+                self._add_unit(sub, source, scope)
+
+    def declare(self) -> None:
+        """Read every specification part (modules first, in ``use`` order)."""
+        for name in list(self._module_units):
+            self._declare_module(name, set())
+        for unit in self.units:
+            self._declare_unit(unit)
+        for scope, source in self._scopes_with_sources():
+            for use in scope.uses:
+                if use.module in self.modules:
+                    continue
+                scope.unknown_modules.append(use)
+                if use.module in _SILENT_MODULES:
+                    continue
+                self.warn(f"module '{use.module}' is not among the sources: names from it are "
+                          f"treated as unknown (assumed real when used as data)",
+                          source.path, use.line)
+
+    def _scopes_with_sources(self) -> Iterable[tuple[Scope, Source]]:
+        for module in self._module_units.values():
+            yield module.scope, module.source
+        for unit in self.units:
+            yield unit.scope, unit.source
+
+    def _declare_module(self, name: str, visiting: set[str]) -> None:
+        module = self._module_units.get(name)
+        if module is None or module.declared or name in visiting:
+            return
+        visiting.add(name)
+        for used in module.uses:
+            self._declare_module(used, visiting)
+        module.declared = True
+        self._declare_spec(module.scope, _child(module.node, F.Specification_Part),
+                           module.source)
+
+    def _declare_unit(self, unit: Unit) -> None:
+        stmt = _head(unit.node)
+        scope = unit.scope
+        if unit.kind == "function":
+            prefix = next(iter(walk(stmt, F.Prefix)), None)
+            spec = next((s for s in (prefix.items if prefix else ())
+                         if isinstance(s, (F.Intrinsic_Type_Spec, F.Declaration_Type_Spec))),
+                        None)
+            if spec is not None:
+                base, datatype = type_of(spec, scope)
+                scope.symbols[unit.result] = Symbol(unit.result, base, datatype)
+        self._declare_spec(scope, _child(unit.node, F.Specification_Part), unit.source)
+        for dummy in scope.dummies:
+            sym = scope.symbols.get(dummy)
+            if sym is None:
+                sym = scope.implicit_symbol(dummy)
+            sym.dummy = True
+        if unit.kind == "function" and unit.result not in scope.symbols:
+            scope.implicit_symbol(unit.result)
+
+    def _declare_spec(self, scope: Scope, spec: object, source: Source) -> None:
+        def warn(message: str, node: object) -> None:
+            self.warn(message, *source.where(node))
+
+        try:
+            scope.declare_spec(spec, source.line_of, warn)
+        except Exception as exc:  # a declaration we cannot read must not stop the run
+            self.warn(f"declarations of '{scope.name}' only partly read ({type(exc).__name__})",
+                      source.path, source.line_of(spec))
+        for node in walk(spec, F.Include_Stmt) if spec is not None else ():
+            self.warn(f"include file {str(node.items[0])!r} not found: its declarations are "
+                      "unknown", *source.where(node))
+
+    def result_base(self, name: str) -> str:
+        """Base type of a user function's result."""
+        unit = self.procedures.get(name)
+        if unit is None or unit.kind != "function":
+            return "real"
+        sym = unit.scope.symbols.get(unit.result)
+        return sym.base if sym is not None else "real"
+
+    # -------------------------------------------------------------- analysis
+
+    def analyse(self) -> list[ir.Procedure]:
+        procedures: list[ir.Procedure] = []
+        for unit in self.units:
+            try:
+                procedures.append(_ProcedureAnalyser(self, unit).run())
+            except RecursionError:
+                self.warn(f"procedure '{unit.name}' skipped: expressions nested too deeply",
+                          unit.source.path, unit.line)
+            except Exception as exc:  # a bug or an unforeseen construct: skip, say so
+                self.warn(f"procedure '{unit.name}' skipped: cannot analyse "
+                          f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
+                          unit.line)
+        return procedures
+
+
+def _child(node: object, cls: type) -> object | None:
+    for sub in getattr(node, "content", ()) or ():
+        if isinstance(sub, cls):
+            return sub
+    return None
+
+
+def _head(node: object) -> object:
+    """A construct's opening statement: fparser may put comments and blank lines before it."""
+    return next(c for c in node.content if not isinstance(c, F.Comment))
+
+
+def _stmt_name(stmt: object) -> str:
+    for item in getattr(stmt, "items", ()) or ():
+        if isinstance(item, F.Name):
+            return str(item).lower()
+    return ""
+
+
+# --------------------------------------------------------------------------- levels
+
+
+class _Level:
+    """One body being filled: scalars and array-component pairs in first-access order."""
+
+    __slots__ = ("body", "scalars", "arrays")
+
+    def __init__(self, body: ir.Body):
+        self.body = body
+        self.scalars: dict[str, tuple[ir.Scalar, list[bool]]] = {}
+        self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, list[bool]]] = {}
+
+    def scalar(self, name: str, sym: Symbol, write: bool) -> None:
+        entry = self.scalars.get(name)
+        if entry is None:
+            entry = self.scalars[name] = (
+                ir.Scalar(name, sym.datatype, sym.is_parameter), [write])
+        if write:
+            entry[0].writes += 1
+        else:
+            entry[0].reads += 1
+
+    def array(self, name: str, component: str, datatype: str, offsets: tuple,
+              loopvars: tuple[str, ...], reads: int, writes: int) -> None:
+        key = (name, component)
+        entry = self.arrays.get(key)
+        if entry is None:
+            entry = self.arrays[key] = (ir.Array(name, component, datatype), {}, [writes > 0
+                                                                               and not reads])
+        array, accesses, _first = entry
+        akey = (offsets, loopvars)
+        access = accesses.get(akey)
+        if access is None:
+            access = accesses[akey] = ir.Access(offsets, loopvars)
+            array.accesses.append(access)
+        access.reads += reads
+        access.writes += writes
+
+    def finish(self) -> None:
+        for scalar, (first_write,) in self.scalars.values():
+            scalar.accesstype = _access_type(scalar.reads, scalar.writes, first_write, True)
+            self.body.scalars.append(scalar)
+        for array, _accesses, (first_write,) in self.arrays.values():
+            array.accesstype = _access_type(array.reads, array.writes, first_write, False)
+            array.firstaccess = "store" if first_write else "load"
+            self.body.arrays.append(array)
+
+
+def _access_type(reads: int, writes: int, first_write: bool, scalar: bool) -> str:
+    if reads and writes:
+        return "writeread" if (scalar and first_write) else "readwrite"
+    return "writeonly" if writes else "readonly"
+
+
+@dataclass
+class _ArrayContext:
+    """The implicit loop nest of an array-syntax statement."""
+
+    loopvars: list[str]
+    lowers: list[sympy.Expr]
+    outer: _Level  # where section bounds are evaluated
+    position: int = 0
+
+
+# --------------------------------------------------------------------------- analyser
+
+
+class _ProcedureAnalyser:
+    """Walks one procedure's statements once and fills its IR (visitor: ``_s_<Node>``)."""
+
+    def __init__(self, program: FortranProgram, unit: Unit):
+        self.program = program
+        self.unit = unit
+        self.scope = unit.scope
+        self.source = unit.source
+        self.file, self.line = unit.source.path, unit.line
+        self.proc = ir.Procedure(name=unit.name, file=unit.source.path, line=unit.line)
+        self.levels: list[_Level] = [_Level(self.proc)]
+        self.loopvars: list[str] = []
+        self.array_ctx: _ArrayContext | None = None
+        self.nonlocal_used: dict[str, Symbol] = {}
+        self._lookups: dict[str, tuple[Symbol, str]] = {}
+        self._expanding: set[str] = set()
+
+    @property
+    def level(self) -> _Level:
+        return self.levels[-1]
+
+    def warn(self, message: str, line: int | None = None) -> None:
+        self.program.warn(message, self.file, self.line if line is None else line)
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> ir.Procedure:
+        execution = _child(self.unit.node, F.Execution_Part)
+        if execution is not None:
+            self._block(execution.content)
+        self.level.finish()
+        self._variables()
+        return self.proc
+
+    def _variables(self) -> None:
+        scope = self.scope
+        by_name = scope.symbols
+        for dummy in scope.dummies:
+            sym = by_name.get(dummy)
+            if sym is not None and not sym.procedure:
+                self.proc.nonlocals.append(_variable(sym))
+        seen = set(scope.dummies)
+        for name, sym in by_name.items():
+            if name in seen or sym.procedure or sym.is_parameter:
+                continue
+            seen.add(name)
+            if sym.common or (sym.unknown and scope.has_unknown_modules()):
+                self.proc.nonlocals.append(_variable(sym))
+            else:
+                self.proc.locals.append(_variable(sym))
+        for name, sym in self.nonlocal_used.items():
+            if name not in seen and not sym.is_parameter and not sym.procedure:
+                seen.add(name)
+                self.proc.nonlocals.append(_variable(sym))
+
+    # --------------------------------------------------------------- symbols
+
+    def lookup(self, name: str) -> tuple[Symbol, str]:
+        """Symbol and origin (``local``/``module``/``host``), declaring undeclared names."""
+        hit = self._lookups.get(name)
+        if hit is not None:
+            return hit
+        sym, origin = self.scope.lookup(name)
+        if sym is None:
+            sym = self.scope.implicit_symbol(name)
+            origin = "local"
+            if self.scope.has_unknown_modules():
+                # Probably a name from a module we cannot see (warned once per use statement).
+                origin = "module"
+                if sym.unknown:
+                    sym.base, sym.datatype = "real", "double"
+                sym.unknown = True
+            elif sym.unknown:
+                self.warn(f"'{name}' is not declared (implicit none): assumed real")
+        if origin != "local" and not sym.is_parameter and not sym.procedure:
+            self.nonlocal_used.setdefault(name, sym)
+        self._lookups[name] = (sym, origin)
+        return sym, origin
+
+    def is_function_name(self, name: str) -> bool:
+        return name in self.program.procedures
+
+    # ------------------------------------------------------------ statements
+
+    def _block(self, nodes: Sequence[object]) -> None:
+        for index, node in enumerate(nodes):
+            if isinstance(node, _DO_STMTS):
+                # A DO statement not wrapped in a construct: shared-label DO loops in fixed
+                # form come out flat; the rest of the block is this loop's body.
+                self._loop(node, list(nodes[index + 1:]))
+                return
+            self._statement(node)
+
+    def _statement(self, node: object) -> None:
+        kind = type(node).__name__
+        if getattr(node, "item", None) is not None:
+            self.file, self.line = self.source.where(node)
+        handler = getattr(self, "_s_" + kind, None)
+        if handler is not None:
+            handler(node)
+        elif kind in _QUIET:
+            return
+        elif kind in _GOTO:
+            self.warn(f"{_readable(kind)}: jumps are not followed (a GO TO loop is not seen as a "
+                      "loop); statements are counted once, as written")
+        elif kind in _CPP:  # already reported once for the file
+            return
+        elif kind == "Include_Stmt":
+            self.warn(f"include file {str(node.items[0])!r} not found: its statements are not "
+                      "counted")
+        elif kind.endswith("_Construct") and hasattr(node, "content"):
+            self._block(node.content[1:-1])
+        else:
+            self.warn(f"statement not analysed ({_readable(kind)})")
+
+    def _s_Assignment_Stmt(self, node: object) -> None:
+        lhs, _op, rhs = node.items
+        if isinstance(lhs, F.Part_Ref):
+            sym, _ = self.scope.lookup(str(lhs.items[0]).lower())
+            if sym is not None and not sym.is_array and sym.base != "char" \
+                    and not self.loopvars and sym.name != self.unit.result:
+                # f(x) = expr on a scalar: a statement function definition, not work.
+                sym.procedure = True
+                sym.definition = (tuple(subscripts.compact(a) for a in _subscript_list(lhs)),
+                                  rhs)
+                return
+        section = self._section_dims(lhs)
+        if section is not None:
+            self._array_assignment(node, lhs, rhs, *section)
+            return
+        self.expr(rhs)
+        self.target(lhs)
+
+    def _s_Pointer_Assignment_Stmt(self, node: object) -> None:
+        self.warn("pointer assignment: aliasing is not modelled, the statement is ignored")
+
+    def _s_Call_Stmt(self, node: object) -> None:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        if name in intrinsics.INTRINSIC_SUBROUTINES:
+            return
+        if intrinsics.is_comm_call(name):
+            arrays = [str(a).lower() for a in args
+                      if isinstance(a, F.Name) and self.lookup(str(a).lower())[0].is_array]
+            self.proc.comms.append(ir.Comm(name, self.line, arrays))
+            return
+        self._call(name, args, "call")
+
+    def _s_If_Stmt(self, node: object) -> None:
+        condition, action = node.items
+        self.expr(condition)
+        with _Arm(self, ir.Branch(condition=_text(condition), line=self.line, arm=0, arms=2)):
+            self._statement_inline(action)
+
+    def _statement_inline(self, node: object) -> None:
+        line = self.line
+        self._statement(node)
+        self.line = line
+
+    def _s_If_Construct(self, node: object) -> None:
+        arms: list[tuple[str, object | None, list[object], int]] = []
+        for sub in node.content:
+            if isinstance(sub, (F.If_Then_Stmt, F.Else_If_Stmt)):
+                arms.append(("if", sub.items[0], [], self.source.line_of(sub)))
+            elif isinstance(sub, F.Else_Stmt):
+                arms.append(("else", None, [], self.source.line_of(sub)))
+            elif isinstance(sub, F.End_If_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        self._arms(arms)
+
+    def _arms(self, arms: list[tuple[str, object | None, list[object], int]]) -> None:
+        total = len(arms) + (0 if arms and arms[-1][0] == "else" else 1)
+        for index, (kind, condition, body, line) in enumerate(arms):
+            self.line = line or self.line
+            if condition is not None:
+                self.expr(condition)
+            text = _text(condition) if kind == "if" else "else"
+            branch = ir.Branch(condition=text, line=self.line, arm=index, arms=total)
+            with _Arm(self, branch):
+                self._block(body)
+
+    def _s_Case_Construct(self, node: object) -> None:
+        arms: list = []
+        for sub in node.content:
+            if isinstance(sub, F.Select_Case_Stmt):
+                self.line = self.source.line_of(sub) or self.line
+                self.expr(sub.items[0])
+            elif isinstance(sub, F.Case_Stmt):
+                selector = sub.items[0]
+                is_default = selector is None or selector.items[0] is None
+                line = self.source.line_of(sub)
+                if is_default:
+                    arms.append(("else", None, [], line))
+                else:
+                    arms.append(("case", "case " + _text(selector), [], line))
+            elif isinstance(sub, F.End_Select_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        # A default arm may come first in the source; "arms" counts an implicit empty default.
+        has_default = any(kind == "else" for kind, *_ in arms)
+        total = len(arms) + (0 if has_default else 1)
+        for index, (kind, condition, body, line) in enumerate(arms):
+            self.line = line or self.line
+            branch = ir.Branch(condition=condition if kind == "case" else "else",
+                               line=self.line, arm=index, arms=total)
+            with _Arm(self, branch):
+                self._block(body)
+
+    def _s_Where_Construct(self, node: object) -> None:
+        arms: list = []
+        for sub in node.content:
+            if isinstance(sub, (F.Where_Construct_Stmt, F.Masked_Elsewhere_Stmt)):
+                arms.append(("if", sub.items[0], [], self.source.line_of(sub)))
+            elif isinstance(sub, F.Elsewhere_Stmt):
+                arms.append(("else", None, [], self.source.line_of(sub)))
+            elif isinstance(sub, F.End_Where_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        self._arms(arms)
+
+    def _s_Where_Stmt(self, node: object) -> None:
+        mask, action = node.items
+        self.expr(mask)
+        with _Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0, arms=2)):
+            self._statement_inline(action)
+
+    def _s_Associate_Construct(self, node: object) -> None:
+        saved = dict(self._lookups)
+        for association in walk(_head(node), F.Association):
+            name = str(association.items[0]).lower()
+            target = association.items[2]
+            if isinstance(target, F.Name):  # an alias: accesses go to the target
+                self._lookups[name] = self.lookup(str(target).lower())
+            else:  # an expression, evaluated once; the name then reads like a scalar
+                kind = self.expr(target)
+                datatype = {"real": "double", "int": "int", "bool": "bool"}.get(kind, kind)
+                self._lookups[name] = (Symbol(name, kind, datatype), "local")
+        try:
+            self._block(node.content[1:-1])
+        finally:
+            self._lookups = saved
+
+    def _s_Block_Construct(self, node: object) -> None:
+        spec = _child(node, F.Specification_Part)
+        if spec is not None:
+            self.program._declare_spec(self.scope, spec, self.source)
+        self._block([n for n in node.content[1:-1] if not isinstance(n, F.Specification_Part)])
+
+    # ------------------------------------------------------------------ loops
+
+    def _s_Block_Nonlabel_Do_Construct(self, node: object) -> None:
+        self._do_construct(node)
+
+    _s_Block_Label_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Action_Term_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Outer_Shared_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Inner_Shared_Do_Construct = _s_Block_Nonlabel_Do_Construct
+
+    def _do_construct(self, node: object) -> None:
+        content = list(node.content)
+        start = next((i for i, n in enumerate(content) if isinstance(n, _DO_STMTS)), None)
+        if start is None:
+            self.warn("DO construct without a DO statement: body counted once")
+            self._block(content)
+            return
+        for comment in content[:start]:
+            self._statement(comment)
+        self._loop(content[start], content[start + 1:])
+
+    def _loop(self, stmt: object, body: list[object]) -> None:
+        self.file, self.line = self.source.where(stmt)
+        control = stmt.items[-1] if isinstance(stmt.items[-1], F.Loop_Control) else None
+        if control is None:
+            self.warn("DO without control (endless loop): trip count unknown, counted as one "
+                      "iteration")
+            self._open_loop("", "1", "1", "1", "while", body)
+            return
+        while_expr, counter, _, concurrent = control.items
+        if concurrent is not None:
+            self._concurrent(concurrent, body, "concurrent")
+        elif counter is not None:
+            var = str(counter[0]).lower()
+            bounds = list(counter[1])
+            for bound in bounds:
+                self.expr(bound)
+            lower = subscripts.expr_text(bounds[0])
+            upper = subscripts.expr_text(bounds[1])
+            stride = subscripts.expr_text(bounds[2]) if len(bounds) > 2 else "1"
+            self._open_loop(var, lower, upper, stride, "do", body)
+        else:
+            self.warn("DO WHILE: trip count unknown, counted as one iteration (upper = 1)")
+            self._open_loop("", "1", "1", "1", "while", body, condition=while_expr)
+
+    def _concurrent(self, header: object, body: list[object], kind: str) -> None:
+        triplets = list(walk(header.items[0], F.Forall_Triplet_Spec))
+        mask = header.items[1] if len(header.items) > 1 else None
+        specs = []
+        for triplet in triplets:
+            var, lower, upper, stride = triplet.items
+            for bound in (lower, upper, stride):
+                if bound is not None:
+                    self.expr(bound)
+            specs.append((str(var).lower(), subscripts.expr_text(lower),
+                          subscripts.expr_text(upper),
+                          subscripts.expr_text(stride) if stride is not None else "1"))
+        self._nest(specs, body, kind, mask)
+
+    def _nest(self, specs: list, body: list[object], kind: str, mask: object) -> None:
+        if not specs:
+            self._block(body)
+            return
+        var, lower, upper, stride = specs[0]
+        if len(specs) == 1 and mask is not None:
+            def inner() -> None:
+                self.expr(mask)
+                with _Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0,
+                                          arms=2)):
+                    self._block(body)
+            self._open_loop(var, lower, upper, stride, kind, None, run=inner)
+            return
+        self._open_loop(var, lower, upper, stride, kind, None,
+                        run=lambda: self._nest(specs[1:], body, kind, mask))
+
+    def _s_Forall_Construct(self, node: object) -> None:
+        header = next(iter(walk(_head(node), F.Forall_Header)))
+        self._concurrent(header, list(node.content[1:-1]), "concurrent")
+
+    def _s_Forall_Stmt(self, node: object) -> None:
+        header, action = node.items
+        self._concurrent(header, [action], "concurrent")
+
+    def _open_loop(self, var: str, lower: str, upper: str, stride: str, kind: str,
+                   body: list[object] | None, condition: object = None, run=None) -> None:
+        loop = ir.Loop(line=self.line, loopvar=var, lower=lower, upper=upper, stride=stride,
+                       kind=kind, file=self.file)
+        self.level.body.loops.append(loop)
+        self.levels.append(_Level(loop))
+        if var:
+            self.level.scalar(var, self.lookup_loopvar(var), write=True)
+            self.loopvars.append(var)
+        try:
+            if condition is not None:
+                self.expr(condition)
+            if run is not None:
+                run()
+            else:
+                self._block(body or [])
+        finally:
+            if var:
+                self.loopvars.pop()
+            self.levels.pop().finish()
+
+    # ----------------------------------------------------------- array syntax
+
+    def _section_dims(self, lhs: object) -> tuple[Symbol, list] | None:
+        """For an array-valued left-hand side: its symbol and, per dimension, the section."""
+        if isinstance(lhs, F.Name):
+            sym, _ = self.lookup(str(lhs).lower())
+            if sym.is_array and sym.rank:
+                return sym, [None] * sym.rank
+            return None
+        if isinstance(lhs, F.Part_Ref):
+            sym, _ = self.lookup(str(lhs.items[0]).lower())
+            subs = _subscript_list(lhs)
+            if sym.is_array and any(isinstance(s, F.Subscript_Triplet) for s in subs):
+                return sym, subs
+        return None
+
+    def _array_assignment(self, node: object, lhs: object, rhs: object, sym: Symbol,
+                          subs: list) -> None:
+        name = sym.name
+        specs = []  # (var, lower text, upper text, stride text, lower sympy), first dim first
+        for dim, sub in enumerate(subs):
+            if sub is not None and not isinstance(sub, F.Subscript_Triplet):
+                continue
+            declared = sym.dims[dim] if sym.dims and dim < len(sym.dims) else ("1", "")
+            lower_node, upper_node, stride_node = (sub.items if sub is not None
+                                                   else (None, None, None))
+            for bound in (lower_node, upper_node, stride_node):
+                if bound is not None:
+                    self.expr(bound)
+            lower = (subscripts.expr_text(lower_node) if lower_node is not None
+                     else declared[0])
+            upper = (subscripts.expr_text(upper_node) if upper_node is not None
+                     else (declared[1] or f"ubound({name},{dim + 1})"))
+            stride = subscripts.expr_text(stride_node) if stride_node is not None else "1"
+            var = f"_i{len(specs) + 1}"
+            specs.append((var, lower, upper, stride, subscripts.as_expr(lower)))
+        outer = self.level
+        context = _ArrayContext([s[0] for s in specs], [s[4] for s in specs], outer)
+
+        def innermost() -> None:
+            saved = self.array_ctx
+            self.array_ctx = context
+            try:
+                context.position = 0
+                self.expr(rhs)
+                context.position = 0
+                self.target(lhs)
+            finally:
+                self.array_ctx = saved
+
+        def open_from(index: int) -> None:
+            if index < 0:
+                innermost()
+                return
+            var, lower, upper, stride, _ = specs[index]
+            self._open_loop(var, lower, upper, stride, "array", None,
+                            run=lambda: open_from(index - 1))
+
+        open_from(len(specs) - 1)  # last dimension outermost: Fortran is column-major
+
+    # ------------------------------------------------------------- references
+
+    def target(self, lhs: object) -> None:
+        """The left-hand side of an assignment: subscripts are read, the element written."""
+        if isinstance(lhs, F.Name):
+            name = str(lhs).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._whole_array(sym, reads=0, writes=1)
+            else:
+                self.level.scalar(name, sym, write=True)
+        elif isinstance(lhs, F.Part_Ref):
+            name = str(lhs.items[0]).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._array_ref(sym, _subscript_list(lhs), reads=0, writes=1)
+            else:  # a character substring, or a statement we do not understand
+                for sub in _subscript_list(lhs):
+                    self.expr(sub)
+                self.level.scalar(name, sym, write=True)
+        elif isinstance(lhs, F.Data_Ref):
+            self._data_ref(lhs, reads=0, writes=1)
+        else:
+            self.expr(lhs)
+
+    def _whole_array(self, sym: Symbol, reads: int, writes: int) -> None:
+        ctx = self.array_ctx
+        rank = sym.rank
+        if ctx is not None and ctx.loopvars:
+            offsets: list = []
+            loopvars: list[str] = []
+            for dim in range(rank):
+                if ctx.position < len(ctx.loopvars):
+                    var = ctx.loopvars[ctx.position]
+                    lower = subscripts.as_expr(sym.dims[dim][0])
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    self.level.scalar(var, self.lookup_loopvar(var), write=False)
+                    ctx.position += 1
+                else:
+                    offsets.append(":")
+                    loopvars.append("")
+            ctx.position = 0
+            self.level.array(sym.name, "", sym.datatype, tuple(offsets), tuple(loopvars),
+                             reads, writes)
+            return
+        self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, reads,
+                         writes)
+
+    def lookup_loopvar(self, var: str) -> Symbol:
+        """A loop variable's symbol; the synthetic ``_iN`` of array syntax are integers."""
+        if var in _SYNTHETIC_NAMES:  # Fortran names cannot start with "_"
+            return _SYNTHETIC
+        return self.lookup(var)[0]
+
+    def _array_ref(self, sym: Symbol, subs: list, reads: int, writes: int) -> None:
+        offsets: list = []
+        loopvars: list[str] = []
+        simple: list[bool] = []
+        ctx = self.array_ctx
+        active = tuple(self.loopvars)
+        for dim, sub in enumerate(subs):
+            if isinstance(sub, F.Subscript_Triplet):
+                lower_node = sub.items[0]
+                if ctx is not None and ctx.position < len(ctx.loopvars):
+                    outer, self.levels = self.levels, self.levels + [ctx.outer]
+                    try:
+                        for bound in sub.items:
+                            if bound is not None:
+                                self.expr(bound)
+                    finally:
+                        self.levels = outer
+                    var = ctx.loopvars[ctx.position]
+                    declared = (sym.dims[dim][0] if sym.dims and dim < len(sym.dims) else "1")
+                    lower = (subscripts.to_sympy(lower_node) if lower_node is not None
+                             else subscripts.as_expr(declared))
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    self.level.scalar(var, _SYNTHETIC, write=False)
+                    ctx.position += 1
+                else:
+                    for bound in sub.items:
+                        if bound is not None:
+                            self.expr(bound)
+                    offsets.append(subscripts.compact(sub))
+                    loopvars.append("")
+                simple.append(False)
+                continue
+            self.expr(sub)
+            offset, var = subscripts.classify(sub, active)
+            offsets.append(offset)
+            loopvars.append(var)
+            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
+        if ctx is not None:
+            ctx.position = 0
+        component = ""
+        if any(loopvars):
+            parts = zip(offsets, loopvars, simple, strict=True)
+            component = ",".join(str(off) for off, var, plain in parts if not var and plain)
+        self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
+                         reads, writes)
+
+    def _data_ref(self, node: object, reads: int, writes: int) -> str:
+        """``t%x(i)``: an array (or scalar) named by its component path."""
+        parts = list(node.items)
+        names = []
+        for part in parts:
+            if isinstance(part, F.Part_Ref):
+                names.append(str(part.items[0]).lower())
+            else:
+                names.append(subscripts.compact(part))
+        head = parts[0]
+        if isinstance(head, F.Name):
+            sym, _ = self.lookup(str(head).lower())
+        elif isinstance(head, F.Part_Ref):
+            sym, _ = self.lookup(str(head.items[0]).lower())
+        for part in parts[:-1]:
+            if isinstance(part, F.Part_Ref):
+                for sub in _subscript_list(part):
+                    if not isinstance(sub, F.Subscript_Triplet):
+                        self.expr(sub)
+        name = "%".join(names)
+        last = parts[-1]
+        component = Symbol(name, "real", "double")
+        if isinstance(last, F.Part_Ref):
+            subs = _subscript_list(last)
+            component.dims = [("1", "")] * len(subs)
+            self._array_ref(component, subs, reads, writes)
+        else:
+            self.level.scalar(name, component, write=writes > 0)
+        return "real"
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, name: str, args: list[object], how: str) -> str:
+        """A user (or unknown) procedure called with ``args``; returns the result's base type."""
+        sym, _ = self.scope.lookup(name)
+        if sym is not None and sym.definition is not None:
+            return self._statement_function(sym, args)
+        if sym is not None and name not in self.program.procedures:
+            # A generic interface: the first of its module procedures stands for it.
+            name = next((s for s in sym.specifics if s in self.program.procedures), name)
+        known = name in self.program.procedures
+        self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+        if not known:
+            what = "call to" if how == "call" else "reference to"
+            self.warn(f"{what} unknown procedure '{name}': its array arguments are assumed "
+                      "read and written" + ("" if how == "call" else ", its result real"))
+        for arg in args:
+            value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \
+                else arg
+            if not self._is_array_argument(value):
+                self.expr(value)
+            elif not known:
+                self._array_argument(value)
+            elif isinstance(value, F.Part_Ref) and not any(
+                    isinstance(sub, F.Subscript_Triplet) for sub in _subscript_list(value)):
+                self.expr(value)  # an element passed by reference: read here
+            # A whole array or a section passed to a known procedure: the callee's own
+            # description counts what it does with it.
+        if known:
+            return self.program.result_base(name)
+        if sym is not None and not sym.implicit:
+            return sym.base
+        return "real"
+
+    def _statement_function(self, sym: Symbol, args: list[object]) -> str:
+        """A statement function reference: its arguments, then its expression's flops."""
+        kinds = [self.expr(arg) for arg in args]
+        dummies, expression = sym.definition
+        if sym.name in self._expanding:
+            return sym.base
+        # The expression's flops are charged here; its accesses are to the dummies.
+        self._expanding.add(sym.name)
+        scratch = _Level(ir.Body())
+        self.levels.append(scratch)
+        saved = dict(self._lookups)
+        for dummy, kind in zip(dummies, kinds, strict=False):
+            self._lookups[dummy] = (Symbol(dummy, kind, "double" if kind == "real" else kind),
+                                    "local")
+        try:
+            self.expr(expression)
+        finally:
+            self.levels.pop()
+            self._lookups = saved
+            self._expanding.discard(sym.name)
+        body = self.level.body
+        body.adds += scratch.body.adds
+        body.multiplies += scratch.body.multiplies
+        body.divides += scratch.body.divides
+        body.specials += scratch.body.specials
+        return sym.base
+
+    def _is_array_argument(self, node: object) -> bool:
+        if isinstance(node, F.Name):
+            sym, _ = self.lookup(str(node).lower())
+            return sym.is_array
+        if isinstance(node, F.Part_Ref):
+            sym, _ = self.lookup(str(node.items[0]).lower())
+            return sym.is_array
+        return False
+
+    def _array_argument(self, node: object) -> None:
+        """An array passed to an unknown procedure: conservatively read and written."""
+        saved, self.array_ctx = self.array_ctx, None
+        try:
+            if isinstance(node, F.Name):
+                sym, _ = self.lookup(str(node).lower())
+                self._whole_array(sym, reads=1, writes=1)
+            else:
+                sym, _ = self.lookup(str(node.items[0]).lower())
+                self._array_ref(sym, _subscript_list(node), reads=1, writes=1)
+        finally:
+            self.array_ctx = saved
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node: object) -> str:
+        """Count the flops and accesses of an expression; return its base type."""
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            handler = _expression_handler(type(node))
+        return handler(self, node)
+
+    def _e_name(self, node: object) -> str:
+        name = str(node).lower()
+        sym, _ = self.lookup(name)
+        if sym.procedure:
+            return sym.base
+        if sym.is_array:
+            self._whole_array(sym, reads=1, writes=0)
+        else:
+            self.level.scalar(name, sym, write=False)
+        return sym.base
+
+    def _e_part_ref(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        sym, _ = self.scope.lookup(name)
+        if sym is None or sym.procedure or name in self.program.procedures:
+            return self._call(name, _subscript_list(node), "function")
+        sym, _ = self.lookup(name)  # records a module/host variable as used
+        if sym.is_array:
+            self._array_ref(sym, _subscript_list(node), reads=1, writes=0)
+            return sym.base
+        if sym.base == "char" and not sym.procedure and not self.is_function_name(name):
+            for sub in _subscript_list(node):  # a substring s(1:3)
+                self.expr(sub)
+            self.level.scalar(name, sym, write=False)
+            return "char"
+        return self._call(name, _subscript_list(node), "function")
+
+    def _e_structure_constructor(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        return self._call(name, args, "function")
+
+    def _e_intrinsic(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        sym, _ = self.scope.lookup(name)
+        if sym is not None and sym.is_array:  # a local array shadowing an intrinsic name
+            self._array_ref(sym, args, reads=1, writes=0)
+            return sym.base
+        if name in self.program.procedures:  # a user procedure shadowing an intrinsic
+            return self._call(name, args, "function")
+        entry = intrinsics.lookup(name)
+        saved = self.array_ctx
+        if name in intrinsics.TRANSFORMATIONAL:
+            self.array_ctx = None
+        try:
+            types = []
+            for arg in args:
+                value = arg.items[1] if isinstance(arg, F.Actual_Arg_Spec) else arg
+                types.append(self.expr(value))
+        finally:
+            self.array_ctx = saved
+        floating = any(t == "real" for t in types)
+        if entry is not None and entry.reduction and floating:
+            self.warn(f"array reduction '{name}' is not counted as flops (its element count "
+                      "is not known here)")
+        if entry is not None and (floating or entry.specials):
+            adds, muls, divs, specials = intrinsics.cost(name, len(args))
+            body = self.level.body
+            body.adds += adds
+            body.multiplies += muls
+            body.divides += divs
+            body.specials += specials
+        result = entry.result if entry is not None else "arg"
+        if result == "arg":
+            return types[0] if types else "real"
+        return result
+
+    def _e_add(self, node: object) -> str:  # Level_2_Expr: a + b, a - b
+        left, _op, right = node.items
+        kind = _combine(self.expr(left), self.expr(right))
+        if kind == "real":
+            self.level.body.adds += 1
+        return kind
+
+    def _e_mul(self, node: object) -> str:  # Add_Operand: a * b, a / b
+        left, op, right = node.items
+        kind = _combine(self.expr(left), self.expr(right))
+        if kind == "real":
+            if op == "/":
+                self.level.body.divides += 1
+            else:
+                self.level.body.multiplies += 1
+        return kind
+
+    def _e_power(self, node: object) -> str:  # Mult_Operand: a ** b
+        base_node, _op, exponent = node.items
+        base = self.expr(base_node)
+        exp_kind = self.expr(exponent)
+        kind = _combine(base, exp_kind)
+        if kind != "real":
+            return kind
+        body = self.level.body
+        value = self.scope.evaluate(exponent)
+        if isinstance(value, float) and value.is_integer() and abs(value) <= 64:
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value >= 2:
+                body.multiplies += value - 1
+            elif value <= -1:
+                body.divides += 1
+                body.multiplies += -value - 1
+        else:
+            body.specials += 1
+        return kind
+
+    def _e_unary(self, node: object) -> str:  # -x is not a flop (see module docstring)
+        return self.expr(node.items[1])
+
+    def _e_paren(self, node: object) -> str:
+        return self.expr(node.items[1])
+
+    def _e_compare(self, node: object) -> str:  # Level_4_Expr
+        left, _op, right = node.items
+        if _combine(self.expr(left), self.expr(right)) == "real":
+            self.level.body.adds += 1
+        return "bool"
+
+    def _e_logical(self, node: object) -> str:
+        for item in node.items:
+            if not isinstance(item, str) and item is not None:
+                self.expr(item)
+        return "bool"
+
+    def _e_concat(self, node: object) -> str:
+        self._e_logical(node)
+        return "char"
+
+    def _e_data_ref(self, node: object) -> str:
+        return self._data_ref(node, reads=1, writes=0)
+
+    def _e_arg(self, node: object) -> str:
+        return self.expr(node.items[1])
+
+    def _e_generic(self, node: object) -> str:
+        kinds = [self.expr(child) for child in _children(node)]
+        return next((k for k in kinds if k == "real"), kinds[0] if kinds else "real")
+
+
+class _Arm:
+    """Context manager: the statements inside are one arm of a conditional."""
+
+    def __init__(self, analyser: _ProcedureAnalyser, branch: ir.Branch):
+        self.analyser = analyser
+        self.branch = branch
+
+    def __enter__(self) -> ir.Branch:
+        self.analyser.level.body.branches.append(self.branch)
+        self.analyser.levels.append(_Level(self.branch))
+        return self.branch
+
+    def __exit__(self, *exc: object) -> None:
+        self.analyser.levels.pop().finish()
+
+
+_SYNTHETIC = Symbol("_i", "int", "int")
+_SYNTHETIC_NAMES = frozenset(f"_i{n}" for n in range(1, 16))
+
+
+def _combine(a: str, b: str) -> str:
+    if a == "real" or b == "real":
+        return "real"
+    if a == "char" or b == "char":
+        return "char"
+    if a == "bool" and b == "bool":
+        return "bool"
+    return "int"
+
+
+def _children(node: object) -> list[object]:
+    items = getattr(node, "items", None)
+    if items is None:
+        items = getattr(node, "content", None) or ()
+    return [c for c in items if c is not None and not isinstance(c, (str, list, tuple))]
+
+
+def _literal(kind: str):
+    return lambda self, node: kind
+
+
+_HANDLERS_BY_NAME = {
+    "Name": _ProcedureAnalyser._e_name,
+    "Part_Ref": _ProcedureAnalyser._e_part_ref,
+    "Function_Reference": _ProcedureAnalyser._e_part_ref,
+    "Structure_Constructor": _ProcedureAnalyser._e_structure_constructor,
+    "Intrinsic_Function_Reference": _ProcedureAnalyser._e_intrinsic,
+    "Level_2_Expr": _ProcedureAnalyser._e_add,
+    "Add_Operand": _ProcedureAnalyser._e_mul,
+    "Mult_Operand": _ProcedureAnalyser._e_power,
+    "Level_2_Unary_Expr": _ProcedureAnalyser._e_unary,
+    "Parenthesis": _ProcedureAnalyser._e_paren,
+    "Level_4_Expr": _ProcedureAnalyser._e_compare,
+    "Level_5_Expr": _ProcedureAnalyser._e_logical,
+    "Equiv_Operand": _ProcedureAnalyser._e_logical,
+    "Or_Operand": _ProcedureAnalyser._e_logical,
+    "And_Operand": _ProcedureAnalyser._e_logical,
+    "Not_Operand": _ProcedureAnalyser._e_logical,
+    "Level_3_Expr": _ProcedureAnalyser._e_concat,
+    "Data_Ref": _ProcedureAnalyser._e_data_ref,
+    "Actual_Arg_Spec": _ProcedureAnalyser._e_arg,
+    "Component_Spec": _ProcedureAnalyser._e_arg,
+    "Int_Literal_Constant": _literal("int"),
+    "Signed_Int_Literal_Constant": _literal("int"),
+    "Boz_Literal_Constant": _literal("int"),
+    "Binary_Constant": _literal("int"),
+    "Octal_Constant": _literal("int"),
+    "Hex_Constant": _literal("int"),
+    "Real_Literal_Constant": _literal("real"),
+    "Signed_Real_Literal_Constant": _literal("real"),
+    "Complex_Literal_Constant": _literal("real"),
+    "Logical_Literal_Constant": _literal("bool"),
+    "Char_Literal_Constant": _literal("char"),
+}
+_EXPRESSIONS: dict[type, object] = {}
+
+
+def _expression_handler(cls: type):
+    handler = _HANDLERS_BY_NAME.get(cls.__name__, _ProcedureAnalyser._e_generic)
+    _EXPRESSIONS[cls] = handler
+    return handler
+
+
+def _subscript_list(node: object) -> list[object]:
+    subs = node.items[1] if len(node.items) > 1 else None
+    if subs is None:
+        return []
+    return list(getattr(subs, "items", (subs,)))
+
+
+def _text(node: object) -> str:
+    return str(node).lower() if node is not None else ""
+
+
+def _readable(kind: str) -> str:
+    return kind.replace("_Stmt", "").replace("_", " ").lower()
+
+
+def _variable(sym: Symbol) -> ir.Variable:
+    return ir.Variable(sym.name, sym.datatype, tuple(sym.shape) if sym.is_array else (),
+                       sym.intent)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def is_fortran(path: str) -> bool:
+    return os.path.splitext(path)[1].lower() in _FORTRAN_SUFFIXES
+
+
+_STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: only deep expressions touch it
+_RECURSION_LIMIT = 60000
+
+
+def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
+                 include_dirs: Sequence[str] = ()) -> tuple[ir.Program, int]:
+    """Read Fortran sources as one program; returns it and the number of files parsed.
+
+    fparser and the analysis recurse once per operator of an expression: a statement with a
+    few hundred terms needs a deeper stack than Python's default, so the work runs in a thread
+    with a large stack and a raised recursion limit.
+    """
+    outcome: list = []
+
+    def work() -> None:
+        try:
+            outcome.append(_read_fortran(paths, defines, include_dirs))
+        except BaseException as exc:  # handed to the calling thread
+            outcome.append(exc)
+
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+        worker = threading.Thread(target=work, name="satreport-fortran")
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    worker.join()
+    sys.setrecursionlimit(old_limit)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def _read_fortran(paths: Sequence[str], defines: Sequence[str],
+                  include_dirs: Sequence[str]) -> tuple[ir.Program, int]:
+    program = FortranProgram()
+    parsed = 0
+    parser = _fortran_parser() if paths else None
+    for path in paths:
+        try:
+            source = parse_file(path, parser, defines, include_dirs, program.warnings)
+        except ParseFailure as failure:
+            program.warnings.append(failure.diagnostic)
+            continue
+        parsed += 1
+        program.add_source(source)
+    program.declare()
+    procedures = program.analyse()
+    result = ir.Program(procedures=procedures, sources=list(paths), warnings=program.warnings)
+    if parsed and not any(True for p in procedures for _ in p.all_loops()):
+        result.warnings.append(ir.Diagnostic("no loops found in the Fortran sources",
+                                             paths[0] if len(paths) == 1 else "", 0))
+    return result, parsed

@@ -1,0 +1,465 @@
+"""Symbol tables for the Fortran front end: declarations, implicit typing, parameters, ``use``.
+
+A :class:`Scope` belongs to a module, a procedure or a main program. Lookups go through the
+scope's own declarations, then the modules it ``use``s (found among the sources, in any order),
+then its host (a module for module procedures, the containing procedure for internal ones).
+Only what the flop and access counts need is kept: base type (``real``/``int``/``bool``/
+``char``/``struct``; complex counts as ``real``), the IR datatype name, the declared dimensions,
+parameter values and intents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fparser.two import Fortran2003 as F
+from fparser.two.utils import walk
+
+from sat.frontend import subscripts
+
+Warn = Callable[[str, object], None]
+
+_DEFAULT_IMPLICIT = {c: (("int", "int") if "i" <= c <= "n" else ("real", "float"))
+                     for c in "abcdefghijklmnopqrstuvwxyz"}
+
+
+@dataclass
+class Symbol:
+    """A declared (or implicitly typed) name."""
+
+    name: str
+    base: str = "real"
+    datatype: str = "float"
+    dims: list[tuple[str, str]] | None = None  # (lower, upper) per dimension; None: scalar
+    shape: tuple[str, ...] = ()  # declared "lower:upper" text per dimension
+    is_parameter: bool = False
+    value: int | float | None = None
+    intent: str = ""
+    dummy: bool = False
+    common: bool = False
+    procedure: bool = False  # external, interface or statement-function name
+    implicit: bool = False  # typed by implicit rules, not declared
+    unknown: bool = False  # not declared anywhere we can see (e.g. from an unknown module)
+    specifics: tuple[str, ...] = ()  # module procedures of a generic interface
+    definition: object = None  # (dummy names, expression) of a statement function
+
+    @property
+    def is_array(self) -> bool:
+        return self.dims is not None
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims) if self.dims is not None else 0
+
+
+@dataclass
+class Use:
+    module: str
+    line: int
+    only: dict[str, str] | None = None  # local name -> module name (None: everything)
+    renames: dict[str, str] = field(default_factory=dict)  # local -> module name
+
+
+class Scope:
+    """Names visible in one program unit."""
+
+    def __init__(self, name: str, kind: str, parent: Scope | None,
+                 modules: dict[str, Scope]):
+        self.name = name
+        self.kind = kind  # "module", "procedure", "program"
+        self.parent = parent
+        self.modules = modules
+        self.symbols: dict[str, Symbol] = {}
+        self.implicit: dict[str, tuple[str, str]] | None = None  # None: inherit from host
+        self.implicit_none = False
+        self.uses: list[Use] = []
+        self.unknown_modules: list[Use] = []
+        self.dummies: list[str] = []
+
+    # ------------------------------------------------------------------ lookups
+
+    def lookup(self, name: str) -> tuple[Symbol | None, str]:
+        """The symbol for ``name`` and where it lives: ``local``, ``module`` or ``host``."""
+        return self._lookup(name, set())
+
+    def _lookup(self, name: str, seen: set[int]) -> tuple[Symbol | None, str]:
+        if id(self) in seen:
+            return None, ""
+        seen.add(id(self))
+        sym = self.symbols.get(name)
+        if sym is not None:
+            return sym, ("module" if self.kind == "module" else "local")
+        for use in self.uses:
+            remote = use.renames.get(name, name)
+            if use.only is not None:
+                if name not in use.only:
+                    continue
+                remote = use.only[name]
+            module = self.modules.get(use.module)
+            if module is not None:
+                found, _ = module._lookup(remote, seen)
+                if found is not None:
+                    return found, "module"
+        if self.parent is not None:
+            found, where = self.parent._lookup(name, seen)
+            if found is not None:
+                return found, ("module" if where == "module" else "host")
+        return None, ""
+
+    def implicit_rules(self) -> dict[str, tuple[str, str]] | None:
+        """The implicit typing map in force (``None``: ``implicit none``)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.implicit_none:
+                return None
+            if scope.implicit is not None:
+                return scope.implicit
+            scope = scope.parent
+        return _DEFAULT_IMPLICIT
+
+    def has_unknown_modules(self) -> bool:
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.unknown_modules:
+                return True
+            scope = scope.parent
+        return False
+
+    def implicit_symbol(self, name: str) -> Symbol:
+        """Declare ``name`` in this scope from the implicit rules (real if there are none)."""
+        rules = self.implicit_rules()
+        if rules is not None and name[:1] in rules:
+            base, datatype = rules[name[0]]
+            sym = Symbol(name, base, datatype, implicit=True)
+        else:
+            sym = Symbol(name, "real", "double", implicit=True, unknown=True)
+        self.symbols[name] = sym
+        return sym
+
+    def parameter_value(self, name: str) -> int | float | None:
+        sym, _ = self.lookup(name)
+        return sym.value if sym is not None and sym.is_parameter else None
+
+    def _get(self, name: str) -> Symbol:
+        sym = self.symbols.get(name)
+        if sym is None:
+            rules = self.implicit_rules()
+            base, datatype = (rules or {}).get(name[:1], ("real", "double"))
+            sym = self.symbols[name] = Symbol(name, base, datatype, implicit=True)
+        return sym
+
+    # ------------------------------------------------------------ declarations
+
+    def declare_spec(self, spec: object, line_of: Callable[[object], int], warn: Warn) -> None:
+        """Read a ``Specification_Part`` into this scope."""
+        if spec is None:
+            return
+        for node in _statements(spec):
+            handler = _DECLARATIONS.get(type(node).__name__)
+            if handler is not None:
+                handler(self, node, line_of, warn)
+
+    def evaluate(self, node: object) -> int | float | None:
+        """Value of a constant expression (literals, parameters, + - * / **), else ``None``."""
+        try:
+            return _evaluate(node, self)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+
+
+def _statements(spec: object):
+    """Statements of a specification part, flattening ``Implicit_Part``."""
+    for node in getattr(spec, "content", ()) or ():
+        if isinstance(node, F.Implicit_Part):
+            yield from _statements(node)
+        else:
+            yield node
+
+
+def _names(node: object) -> list[str]:
+    return [str(n).lower() for n in walk(node, F.Name)]
+
+
+def type_of(spec: object, scope: Scope) -> tuple[str, str]:
+    """``(base, datatype)`` of a type specification."""
+    if isinstance(spec, F.Declaration_Type_Spec):
+        return "struct", "struct"
+    if not isinstance(spec, F.Intrinsic_Type_Spec):
+        return "real", "double"
+    name = str(spec.items[0]).upper()
+    selector = spec.items[1]
+    kind = None
+    if isinstance(selector, F.Kind_Selector):
+        kind_node = selector.items[1]
+        kind = scope.evaluate(kind_node)
+        if kind is None:
+            kind = -1  # a kind we cannot resolve (e.g. from a module not among the sources)
+    if name == "DOUBLE PRECISION":
+        return "real", "double"
+    if name == "DOUBLE COMPLEX":
+        return "real", "complex"
+    if name == "REAL":
+        # Unresolved kinds are taken as double: scientific codes name their double kind.
+        return "real", ("float" if kind in (None, 4) else "double")
+    if name == "COMPLEX":
+        return "real", "complex"
+    if name == "INTEGER":
+        return "int", "int"
+    if name == "LOGICAL":
+        return "bool", "bool"
+    if name == "CHARACTER":
+        return "char", "char"
+    return "real", "double"
+
+
+def _dims(spec: object) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """Dimensions ``(lower, upper)`` and declared ``"lower:upper"`` text of an array spec."""
+    dims: list[tuple[str, str]] = []
+    shape: list[str] = []
+    items = list(getattr(spec, "items", ()) or ())
+    if isinstance(spec, F.Assumed_Size_Spec):
+        explicit, last_lower = spec.items
+        for sub in (explicit.items if explicit is not None else ()):
+            _explicit(sub, dims, shape)
+        lower = subscripts.expr_text(last_lower) if last_lower is not None else "1"
+        dims.append((lower, ""))
+        shape.append(f"{subscripts.compact(last_lower) if last_lower is not None else '1'}:*")
+        return dims, tuple(shape)
+    for sub in items:
+        if isinstance(sub, F.Explicit_Shape_Spec):
+            _explicit(sub, dims, shape)
+        elif isinstance(sub, (F.Assumed_Shape_Spec, F.Deferred_Shape_Spec)):
+            lower = sub.items[0] if getattr(sub, "items", None) else None
+            dims.append((subscripts.expr_text(lower) if lower is not None else "1", ""))
+            shape.append(f"{subscripts.compact(lower)}:" if lower is not None else ":")
+        else:  # a single deferred ':' or something unusual: keep its text
+            dims.append(("1", ""))
+            shape.append(subscripts.compact(sub))
+    return dims, tuple(shape)
+
+
+def _explicit(sub: object, dims: list, shape: list) -> None:
+    lower, upper = sub.items
+    low_text = subscripts.expr_text(lower) if lower is not None else "1"
+    dims.append((low_text, subscripts.expr_text(upper)))
+    low_src = subscripts.compact(lower) if lower is not None else "1"
+    shape.append(f"{low_src}:{subscripts.compact(upper)}")
+
+
+def _set_dims(sym: Symbol, spec: object) -> None:
+    sym.dims, sym.shape = _dims(spec)
+
+
+def _type_declaration(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    spec, attrs, entities = node.items[0], node.items[1], node.items[2]
+    base, datatype = type_of(spec, scope)
+    is_param = False
+    intent = ""
+    dim_spec = None
+    is_external = False
+    for attr in (attrs.items if attrs is not None else ()):
+        text = str(attr).upper()
+        if isinstance(attr, F.Intent_Attr_Spec):
+            intent = str(attr.items[1]).lower().replace(" ", "")
+        elif isinstance(attr, F.Dimension_Attr_Spec):
+            dim_spec = attr.items[1]
+        elif text == "PARAMETER":
+            is_param = True
+        elif text == "EXTERNAL":
+            is_external = True
+        elif text == "POINTER":
+            warn("pointer variables are analysed as ordinary variables (no aliasing)", node)
+    for entity in (entities.items if entities is not None else ()):
+        name = str(entity.items[0]).lower()
+        sym = scope.symbols.get(name)
+        if sym is None or sym.implicit:
+            old = sym
+            sym = Symbol(name, base, datatype)
+            if old is not None:  # a dimension/intent statement came first
+                sym.dims, sym.shape, sym.intent = old.dims, old.shape, old.intent
+                sym.dummy, sym.common = old.dummy, old.common
+            scope.symbols[name] = sym
+        else:
+            sym.base, sym.datatype, sym.implicit = base, datatype, False
+        if name in scope.dummies:
+            sym.dummy = True
+        if intent:
+            sym.intent = intent
+        if is_external:
+            sym.procedure = True
+        shape = entity.items[1] if len(entity.items) > 1 else None
+        if shape is not None:
+            _set_dims(sym, shape)
+        elif dim_spec is not None:
+            _set_dims(sym, dim_spec)
+        init = entity.items[3] if len(entity.items) > 3 else None
+        if is_param:
+            sym.is_parameter = True
+            if init is not None:
+                sym.value = scope.evaluate(init.items[1])
+
+
+def _dimension(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    for name, spec in node.items[0]:
+        _set_dims(scope._get(str(name).lower()), spec)
+
+
+def _parameter(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    for definition in node.items[1].items:
+        name, value = definition.items
+        sym = scope._get(str(name).lower())
+        sym.is_parameter = True
+        sym.value = scope.evaluate(value)
+
+
+def _intent(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    intent = str(node.items[0]).lower().replace(" ", "")
+    for name in _names(node.items[1]):
+        scope._get(name).intent = intent
+
+
+def _common(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    for _block, objects in node.items[0]:
+        for obj in (objects.items if objects is not None else ()):
+            if isinstance(obj, F.Name):
+                scope._get(str(obj).lower()).common = True
+            else:  # name(dims)
+                items = getattr(obj, "items", ())
+                sym = scope._get(str(items[0]).lower())
+                sym.common = True
+                if len(items) > 1 and items[1] is not None:
+                    _set_dims(sym, items[1])
+
+
+def _external(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    for name in _names(node.items[1]):
+        scope._get(name).procedure = True
+
+
+def _interface(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    for stmt in walk(node, (F.Subroutine_Stmt, F.Function_Stmt, F.Interface_Stmt)):
+        if isinstance(stmt, F.Interface_Stmt):
+            generic = stmt.items[0] if stmt.items else None
+            if isinstance(generic, (F.Name, F.Generic_Spec)) and str(generic).strip():
+                sym = scope._get(str(generic).lower())
+                sym.procedure = True
+                sym.specifics = tuple(name for procedure in walk(node, F.Procedure_Stmt)
+                                      for name in _names(procedure))
+            continue
+        scope._get(str(stmt.items[1]).lower()).procedure = True
+
+
+def _implicit(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    if "NONE" in str(node).upper() and not walk(node, F.Implicit_Spec):
+        scope.implicit_none = True
+        return
+    rules = dict(scope.implicit if scope.implicit is not None else _DEFAULT_IMPLICIT)
+    for spec in walk(node, F.Implicit_Spec):
+        typed = type_of(spec.items[0], scope)
+        for letters in walk(spec, F.Letter_Spec):
+            first = str(letters.items[0]).lower()
+            last = str(letters.items[1] or letters.items[0]).lower()
+            for code in range(ord(first), ord(last) + 1):
+                rules[chr(code)] = typed
+    scope.implicit = rules
+
+
+def _use(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    module = str(node.items[2]).lower()
+    use = Use(module, line_of(node))
+    listing = node.items[4]
+    if listing is not None:
+        entries: dict[str, str] = {}
+        for item in listing.items:
+            if isinstance(item, F.Rename):
+                entries[str(item.items[1]).lower()] = str(item.items[2]).lower()
+            elif isinstance(item, F.Name):
+                entries[str(item).lower()] = str(item).lower()
+        if "ONLY" in str(node.items[3]).upper():
+            use.only = entries
+        else:
+            use.renames = entries
+    scope.uses.append(use)
+
+
+def _stmt_function(scope: Scope, node: object, line_of, warn: Warn) -> None:
+    sym = scope._get(str(node.items[0]).lower())
+    sym.procedure = True
+    dummies = tuple(_names(node.items[1])) if node.items[1] is not None else ()
+    sym.definition = (dummies, node.items[2])
+
+
+_DECLARATIONS: dict[str, Callable] = {
+    "Type_Declaration_Stmt": _type_declaration,
+    "Dimension_Stmt": _dimension,
+    "Parameter_Stmt": _parameter,
+    "Intent_Stmt": _intent,
+    "Common_Stmt": _common,
+    "External_Stmt": _external,
+    "Interface_Block": _interface,
+    "Implicit_Stmt": _implicit,
+    "Use_Stmt": _use,
+    "Stmt_Function_Stmt": _stmt_function,
+}
+
+
+def _evaluate(node: object, scope: Scope) -> int | float | None:
+    if isinstance(node, F.Int_Literal_Constant):
+        return int(str(node.items[0]))
+    if isinstance(node, (F.Real_Literal_Constant, F.Signed_Real_Literal_Constant)):
+        text = str(node.items[0]).lower()
+        # The kind of a real literal: d exponent means double precision.
+        return float(text.replace("d", "e"))
+    if isinstance(node, F.Name):
+        return scope.parameter_value(str(node).lower())
+    if isinstance(node, F.Parenthesis):
+        return _evaluate(node.items[1], scope)
+    if isinstance(node, F.Level_2_Unary_Expr):
+        value = _evaluate(node.items[1], scope)
+        if value is None:
+            return None
+        return -value if node.items[0] == "-" else value
+    if isinstance(node, (F.Level_2_Expr, F.Add_Operand, F.Mult_Operand)):
+        left, op, right = node.items
+        a, b = _evaluate(left, scope), _evaluate(right, scope)
+        if a is None or b is None:
+            return None
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a // b if isinstance(a, int) and isinstance(b, int) else a / b
+        if op == "**":
+            return a ** b
+        return None
+    if isinstance(node, F.Intrinsic_Function_Reference):
+        name = str(node.items[0]).lower()
+        args = node.items[1].items if node.items[1] is not None else ()
+        if name == "kind" and args:
+            arg = args[0]
+            if isinstance(arg, F.Real_Literal_Constant):
+                text = str(arg.items[0]).lower()
+                return 8 if "d" in text else _literal_kind(arg, scope, 4)
+            if isinstance(arg, F.Int_Literal_Constant):
+                return 4
+            return None
+        if name == "selected_real_kind" and args:
+            precision = _evaluate(args[0], scope)
+            return None if precision is None else (4 if precision <= 6 else 8)
+        if name == "selected_int_kind":
+            return 4
+    return None
+
+
+def _literal_kind(node: object, scope: Scope, default: int) -> int | None:
+    kind = node.items[1]
+    if kind is None:
+        return default
+    try:
+        return int(str(kind))
+    except ValueError:
+        return scope.parameter_value(str(kind).lower())
