@@ -155,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
 def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     from sat.machine import load_machine
     from sat.model.build import build_model
+    from sat.model.tables import Note
     from sat.model.validate import check
     from sat.params import build_parameters, unknown_sets, validate
 
@@ -172,6 +173,9 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     errors = check(result)
     if errors:
         raise UsageError(errors[0])
+    for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
+        run.progress(message)
+        result.notes.append(Note(message, "assumption"))
     for note in result.notes:
         if note.kind == "warning":
             run.warn(note.message)
