@@ -7,7 +7,8 @@ Only constructs that Excel and LibreOffice evaluate identically are emitted.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Collection
 
 from sat.model.expr import Add, Compare, Div, Expr, Func, Mul, Num, Param, Quantity, Ref
 
@@ -17,7 +18,9 @@ _CMP, _ADD, _MUL, _ATOM = 1, 2, 3, 5
 
 def format_number(value: float) -> str:
     """Shortest exact literal; exponents written ``1E+09`` (some engines reject ``1e9``)."""
-    if value == int(value) and abs(value) < 1e15:
+    if not math.isfinite(value):
+        raise ValueError(f"no Excel literal for {value!r}")
+    if value == int(value) and abs(value) < 1e16:
         return str(int(value))
     text = repr(float(value))
     if "e" in text:
@@ -27,23 +30,58 @@ def format_number(value: float) -> str:
     return text
 
 
+# Functions whose arguments must be numbers: Excel's MAX/MIN skip a logical value held in a
+# referenced cell (a boolean parameter), so a logical argument is coerced with ``1*``.
+_NUMERIC_FUNCTIONS = frozenset({"MAX", "MIN", "CEILING", "FLOOR", "ABS"})
+_LOGICAL_FUNCTIONS = frozenset({"AND", "OR", "NOT"})
+
+# Excel refuses longer formulas.
+MAX_FORMULA_LENGTH = 8192
+
+
 class ExcelPrinter:
-    """Prints an :class:`~sat.model.expr.Expr` as the text of an Excel formula (no ``=``)."""
+    """Prints an :class:`~sat.model.expr.Expr` as the text of an Excel formula (no ``=``).
+
+    ``booleans`` names the parameters whose cells hold TRUE/FALSE.  Excel and LibreOffice agree
+    on TRUE/FALSE in arithmetic (``2*StreamingWrites``) and as conditions, but not in comparisons
+    (Excel: ``TRUE=1`` is FALSE) nor inside MAX/MIN (Excel ignores a logical cell): there a
+    logical operand is printed as ``1*x``.  A cell's formula never yields a logical either, so
+    that every model cell holds a number, exactly as the Python evaluation does.
+    """
 
     def __init__(
         self,
         cell_of: Callable[[Quantity], str | None],
         name_of: Callable[[str], str] = str,
+        booleans: Collection[str] = (),
     ):
         # cell_of gives a quantity's cell address, or None to inline its expression.
         self.cell_of = cell_of
         self.name_of = name_of
+        self.booleans = frozenset(booleans)
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
 
     def formula(self, expr: Expr) -> str:
-        return "=" + self.doprint(expr)
+        """The cell formula ``=...``; a logical result is turned into 1 or 0."""
+        return "=" + (self._numeric(expr)[0] if self.is_logical(expr) else self.doprint(expr))
+
+    def is_logical(self, expr: Expr) -> bool:
+        """True when Excel would compute TRUE/FALSE (not a number) for ``expr``."""
+        if isinstance(expr, Param):
+            return expr.name in self.booleans
+        if isinstance(expr, Compare):
+            return True
+        if isinstance(expr, Func):
+            if expr.name in _LOGICAL_FUNCTIONS:
+                return True
+            if expr.name == "IF":
+                return any(self.is_logical(a) for a in expr.args[1:])
+            return False
+        if isinstance(expr, Ref) and self.cell_of(expr.quantity) is None:
+            return self.is_logical(expr.quantity.expr)
+        return False  # placed quantities hold numbers; arithmetic gives numbers
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
@@ -51,6 +89,16 @@ class ExcelPrinter:
 
     def _wrap(self, expr: Expr, level: int) -> str:
         text, prec = self._print(expr)
+        return f"({text})" if prec < level else text
+
+    def _numeric(self, expr: Expr) -> tuple[str, int]:
+        """``expr`` where a number is required (comparison operand, MAX argument, a cell)."""
+        if self.is_logical(expr):
+            return "1*" + self._wrap(expr, _ATOM), _MUL
+        return self._print(expr)
+
+    def _wrap_numeric(self, expr: Expr, level: int) -> str:
+        text, prec = self._numeric(expr)
         return f"({text})" if prec < level else text
 
     def _print_Num(self, expr: Num) -> tuple[str, int]:
@@ -84,12 +132,18 @@ class ExcelPrinter:
         num = self._wrap(expr.num, _MUL)
         den = self._wrap(expr.den, _ATOM)
         if isinstance(expr.den, Num):
-            return f"{num}/{den}", _MUL
+            return ("0", _ATOM) if expr.den.value == 0 else (f"{num}/{den}", _MUL)
         # Guard: a zero denominator (an edited parameter) gives 0, exactly as in Python.
-        return f"IF({self.doprint(expr.den)}=0,0,{num}/{den})", _ATOM
+        return f"IF({self._wrap_numeric(expr.den, _ADD)}=0,0,{num}/{den})", _ATOM
 
     def _print_Func(self, expr: Func) -> tuple[str, int]:
-        return f"{expr.name}({','.join(self.doprint(a) for a in expr.args)})", _ATOM
+        if expr.name in _NUMERIC_FUNCTIONS:
+            args = [self._numeric(a)[0] for a in expr.args]
+        else:
+            args = [self.doprint(a) for a in expr.args]
+        return f"{expr.name}({','.join(args)})", _ATOM
 
     def _print_Compare(self, expr: Compare) -> tuple[str, int]:
-        return f"{self._wrap(expr.left, _ADD)}{expr.op}{self._wrap(expr.right, _ADD)}", _CMP
+        left = self._wrap_numeric(expr.left, _ADD)
+        right = self._wrap_numeric(expr.right, _ADD)
+        return f"{left}{expr.op}{right}", _CMP

@@ -1,0 +1,722 @@
+"""The live Excel workbook: a Parameters sheet of inputs and every model number as a formula.
+
+Layout first, then writing: every quantity gets a home cell (Parameters for derived symbols,
+its table sheet, or the Summary for a total no table shows) before any formula is printed, so
+a formula can refer to a quantity on any sheet.  Each formula cell also carries the value
+Python computed for it, for viewers that do not recalculate.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+from xlsxwriter.exceptions import XlsxWriterException
+from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.workbook import Format
+from xlsxwriter.worksheet import Worksheet
+
+from sat.model import expr as E
+from sat.model.expr import Env, Quantity
+from sat.model.parameters import Parameter
+from sat.model.tables import CellValue, Column, ModelResult, Table
+from sat.outputs import OutputError, atomic_write, check_output_path
+from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
+from sat.report.names import NameTable
+
+
+class WorkbookError(OutputError):
+    """The workbook cannot be written (one-line message)."""
+
+
+@dataclass
+class WorkbookMeta:
+    """What the Summary sheet says about the run."""
+
+    sources: list[str]
+    machine_name: str
+    machine_source: str
+    version: str
+    created: str  # ISO date
+
+
+Location = tuple[str, int, int]  # sheet, row, column (0-based)
+
+
+def _address(location: Location, absolute: bool = True) -> str:
+    sheet, row, col = location
+    return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
+
+
+class CellMap:
+    """Where each quantity and parameter lives in the written workbook."""
+
+    def __init__(self) -> None:
+        self._homes: dict[int, Location] = {}
+        self._quantities: dict[int, Quantity] = {}  # keeps ids valid while the map lives
+        self._parameters: dict[str, Location] = {}
+        self.names: dict[str, str] = {}  # parameter or total name -> workbook defined name
+
+    def place(self, quantity: Quantity, location: Location) -> bool:
+        """Make ``location`` the quantity's home unless it already has one."""
+        if id(quantity) in self._homes:
+            return False
+        self._homes[id(quantity)] = location
+        self._quantities[id(quantity)] = quantity
+        return True
+
+    def home(self, quantity: Quantity) -> Location | None:
+        return self._homes.get(id(quantity))
+
+    def cell(self, quantity: Quantity) -> str | None:
+        """Absolute address (``Loops!$AT$38``) of the cell holding ``quantity``, if placed."""
+        location = self._homes.get(id(quantity))
+        return _address(location) if location else None
+
+    def parameter_cell(self, name: str) -> str:
+        """Absolute address of a parameter's value cell (``Parameters!$B$7``)."""
+        return _address(self._parameters[name])
+
+
+# ------------------------------------------------------------------ styles
+
+_INPUT = {"bg_color": "#FFF2CC", "font_color": "#0000FF", "border": 1, "border_color": "#BFBFBF"}
+_DEFAULTED = {**_INPUT, "bg_color": "#F8CBAD"}
+_HEADER = {"bold": True, "text_wrap": True, "valign": "top", "bg_color": "#D9D9D9",
+           "bottom": 1}
+_BAND = {"bold": True, "align": "center", "bg_color": "#DDEBF7", "border": 1}
+_TOTAL = {"bold": True, "top": 1}
+_TITLE = {"bold": True, "font_size": 14}
+_GROUP = {"bold": True, "bg_color": "#EDEDED"}
+_CPU_BOUND = {"bg_color": "#F4CCCC"}
+_DRAM_BOUND = {"bg_color": "#CFE2F3"}
+
+_GROUPS = (("machine", "Machine"), ("problem", "Problem size (code symbols)"),
+           ("software", "Software and optimisation"))
+
+# The Summary's key results: total name -> (label, unit).
+_TOTAL_LABELS = {
+    "Total_Time_s": ("Total time", "s"),
+    "Total_Traffic_GB": ("Memory traffic", "GB"),
+    "Total_GFlops": ("Work", "Gflop"),
+    "Total_Weighted_GFlops": ("Weighted work (division and special costs)", "Gflop"),
+    "Footprint_GiB": ("Memory footprint", "GiB"),
+}
+
+_HOW_TO = [
+    "Edit the yellow cells on the Parameters sheet (orange ones are defaults nobody set).",
+    "Every other number is a formula over those cells: the whole workbook recalculates.",
+    "LibreOffice shows the values stored in the file: after an edit press Ctrl+Shift+F9 "
+    "(Data > Calculate > Recalculate Hard) if a number looks stale.",
+    "Each column header has a comment explaining it; the Notes sheet lists assumptions.",
+]
+
+# Column width (characters) that still prints legibly on one landscape page.
+_PRINT_WIDTH = 220
+
+_RESERVED_SHEETS = {"summary", "parameters", "notes"}
+
+
+def _sheet_name(name: str, taken: set[str]) -> str:
+    """A valid, unique worksheet name (at most 31 characters, none of ``[]:*?/\\``)."""
+    base = "".join("_" if ch in "[]:*?/\\" else ch for ch in name).strip("'") or "Sheet"
+    base = base[:31]
+    candidate, n = base, 1
+    while candidate.lower() in taken:
+        n += 1
+        candidate = f"{base[:28]} {n}"
+    taken.add(candidate.lower())
+    return candidate
+
+
+def _auto_number_format(values: Iterable[Any]) -> str:
+    """A format showing meaningful digits for a column's numbers."""
+    numbers = [abs(float(v)) for v in values
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    if not numbers:
+        return "General"
+    if all(v.is_integer() for v in numbers) and max(numbers) < 1e12:
+        return "#,##0"
+    nonzero = [v for v in numbers if v]
+    if not nonzero:
+        return "0.00"
+    small, big = min(nonzero), max(nonzero)
+    if small >= 1 and big < 1e9:
+        return "#,##0.00"
+    if small >= 0.1 and big < 1e6:
+        return "0.000"
+    return "0.000E+00"
+
+
+def _header_text(column: Column) -> str:
+    return f"{column.header} ({column.unit})" if column.unit else column.header
+
+
+@dataclass
+class _TableLayout:
+    sheet: str
+    table: Table
+    band_row: int | None
+    header_row: int
+    first_row: int
+    totals_row: int | None
+
+    @property
+    def last_row(self) -> int:
+        return self.first_row + len(self.table.rows) - 1
+
+    def column_index(self, key: str) -> int | None:
+        return next((i for i, c in enumerate(self.table.columns) if c.key == key), None)
+
+
+class _Writer:
+    """Lays out and writes one workbook."""
+
+    def __init__(self, result: ModelResult, meta: WorkbookMeta, env: Env):
+        self.result = result
+        self.meta = meta
+        self.env = env
+        self.cells = CellMap()
+        self.names = NameTable()
+        self.current_sheet = ""
+        self.total_names: dict[int, str] = {}
+        booleans = [p.name for p in result.parameters if p.kind == "boolean"]
+        self.printer = ExcelPrinter(self._reference, self._defined_name, booleans)
+        self._formats: dict[tuple, Format] = {}
+        self.tables: list[_TableLayout] = []
+        self._layout()
+
+    # -------------------------------------------------------------- layout
+
+    def _layout(self) -> None:
+        result = self.result
+        # Valid names keep their identity; only invalid ones are mapped (and numbered on clash).
+        self.names.reserve([p.name for p in result.parameters] + list(result.totals))
+        for p in result.parameters:
+            self.cells.names[p.name] = self.names.name(p.name)
+        for name, quantity in result.totals.items():
+            self.total_names[id(quantity)] = self.names.name(name)
+            self.cells.names[name] = self.names.name(name)
+
+        taken = set(_RESERVED_SHEETS)
+        self.summary_sheet, self.parameters_sheet = "Summary", "Parameters"
+        self._layout_parameters()
+        for key, table in result.tables.items():
+            sheet = _sheet_name(key, taken)
+            has_band = any(c.band for c in table.columns)
+            header_row = 3 if has_band else 2
+            first = header_row + 1
+            totals_row = first + len(table.rows) if table.totals is not None else None
+            layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
+                                  totals_row)
+            self.tables.append(layout)
+            for r, row in enumerate(table.rows):
+                self._place_row(layout, first + r, row)
+            if table.totals is not None:
+                self._place_row(layout, totals_row, table.totals)
+        self.notes_sheet = _sheet_name("Notes", taken - {"notes"})
+        self._layout_summary()
+
+    def _place_row(self, layout: _TableLayout, row: int, values: dict[str, CellValue]) -> None:
+        for col, column in enumerate(layout.table.columns):
+            value = values.get(column.key)
+            if isinstance(value, Quantity):
+                self.cells.place(value, (layout.sheet, row, col))
+
+    def _layout_parameters(self) -> None:
+        row = 4  # title, help, blank, header
+        self.parameter_rows: list[tuple[int, Parameter | str]] = []
+        for group, label in _GROUPS:
+            members = [p for p in self.result.parameters if p.group == group]
+            if not members:
+                continue
+            self.parameter_rows.append((row, label))
+            row += 1
+            for p in members:
+                self.parameter_rows.append((row, p))
+                self.cells._parameters[p.name] = (self.parameters_sheet, row, 1)
+                row += 1
+        self.derived_header_row = row + 1
+        self.derived_rows: list[tuple[int, Quantity]] = []
+        row = self.derived_header_row + 1
+        for quantity in self.result.derived:
+            if self.cells.place(quantity, (self.parameters_sheet, row, 1)):
+                self.derived_rows.append((row, quantity))
+                row += 1
+
+    def _layout_summary(self) -> None:
+        """Key results start at row 15; totals no table shows live there."""
+        self.key_rows: list[tuple[int, str, Quantity]] = []
+        row = 15
+        for name, quantity in self.result.totals.items():
+            self.cells.place(quantity, (self.summary_sheet, row, 1))
+            self.key_rows.append((row, name, quantity))
+            row += 1
+        self.summary_next_row = row
+
+    # -------------------------------------------------------------- printing
+
+    def _defined_name(self, name: str) -> str:
+        return self.names.name(name)
+
+    def _reference(self, quantity: Quantity) -> str | None:
+        """How a formula on the current sheet refers to ``quantity`` (None: inline it)."""
+        name = self.total_names.get(id(quantity))
+        if name:
+            return name
+        location = self.cells.home(quantity)
+        if location is None:
+            return None
+        sheet, row, col = location
+        cell = xl_rowcol_to_cell(row, col)
+        return cell if sheet == self.current_sheet else f"{quote_sheetname(sheet)}!{cell}"
+
+    def _formula(self, expr: E.Expr, what: str) -> str:
+        text = self.printer.formula(expr)
+        if len(text) > MAX_FORMULA_LENGTH:
+            raise WorkbookError(f"the formula for {what} is longer than Excel's limit of "
+                                f"{MAX_FORMULA_LENGTH} characters")
+        return text
+
+    def _value(self, quantity: Quantity) -> float:
+        value = quantity.value(self.env)
+        return value if math.isfinite(value) else 0.0
+
+    def _format(self, **props: Any) -> Format:
+        key = tuple(sorted(props.items()))
+        if key not in self._formats:
+            self._formats[key] = self.book.add_format(props)
+        return self._formats[key]
+
+    def _write_quantity(self, ws: Worksheet, row: int, col: int, quantity: Quantity,
+                        fmt: Format, what: str) -> None:
+        """The quantity's formula at its home, a reference to the home anywhere else."""
+        if self.cells.home(quantity) == (self.current_sheet, row, col):
+            formula = self._formula(quantity.expr, what)
+        else:
+            formula = self._formula(E.Ref(quantity), what)
+        ws.write_formula(row, col, formula, fmt, self._value(quantity))
+
+    def _write_value(self, ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format,
+                     what: str) -> None:
+        if isinstance(value, Quantity):
+            self._write_quantity(ws, row, col, value, fmt, what)
+        elif isinstance(value, bool):
+            ws.write_boolean(row, col, value, fmt)
+        elif isinstance(value, (int, float)):
+            if math.isfinite(value):
+                ws.write_number(row, col, value, fmt)
+        elif isinstance(value, str):
+            ws.write_string(row, col, value, fmt)
+        elif value is not None:
+            ws.write_string(row, col, str(value), fmt)
+
+    # -------------------------------------------------------------- writing
+
+    def write(self, path: str) -> None:
+        self.book = xlsxwriter.Workbook(path, {
+            "in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
+            "strings_to_urls": False})
+        self.book.set_properties({
+            "title": "satreport model of " + ", ".join(self.meta.sources),
+            "comments": f"Written by satreport {self.meta.version}"})
+        summary = self.book.add_worksheet(self.summary_sheet)
+        parameters = self.book.add_worksheet(self.parameters_sheet)
+        sheets = [(self.book.add_worksheet(t.sheet), t) for t in self.tables]
+        notes = self.book.add_worksheet(self.notes_sheet)
+        self._write_parameters(parameters)
+        for ws, layout in sheets:
+            self._write_table(ws, layout)
+        self._write_notes(notes)
+        self._write_summary(summary)
+        for name, quantity in self.result.totals.items():
+            location = self.cells.home(quantity)
+            if location is not None:  # always: unplaced totals live on the Summary
+                self.book.define_name(self.names.name(name), "=" + _address(location))
+        summary.activate()
+        self.book.close()
+
+    def _write_parameters(self, ws: Worksheet) -> None:
+        self.current_sheet = ws.name
+        ws.write_string(0, 0, "Parameters", self._format(**_TITLE))
+        ws.write_string(1, 0, "Yellow cells are inputs: edit them and the whole workbook "
+                              "recalculates. Orange cells are defaults nobody set.")
+        headers = ["Name", "Value", "Unit", "Description", "Source", "Defined name"]
+        comments = [
+            "Parameter name, as used by satreport --set NAME=VALUE and in the JSON output.",
+            "The input value. Formulas everywhere refer to this cell by its defined name.",
+            "Unit of the value.",
+            "What the parameter means.",
+            "Where the value comes from: a machine file, a parameter file, --set, or a default.",
+            "The workbook-level defined name of the value cell. It differs from the parameter "
+            "name only when that name is not a valid Excel name (e.g. NX1 looks like a cell).",
+        ]
+        header = self._format(**_HEADER)
+        for col, (text, comment) in enumerate(zip(headers, comments, strict=True)):
+            ws.write_string(3, col, text, header)
+            ws.write_comment(3, col, comment, {"x_scale": 2})
+        input_fmt = self._format(**_INPUT)
+        default_fmt = self._format(**_DEFAULTED)
+        group_fmt = self._format(**_GROUP)
+        for row, item in self.parameter_rows:
+            if isinstance(item, str):
+                ws.merge_range(row, 0, row, 5, item, group_fmt)
+                continue
+            p = item
+            name = self.names.name(p.name)
+            fmt = default_fmt if p.defaulted else input_fmt
+            ws.write_string(row, 0, p.name)
+            if p.kind == "boolean":
+                ws.write_boolean(row, 1, bool(p.value), fmt)
+                ws.data_validation(row, 1, row, 1, {
+                    "validate": "list", "source": ["TRUE", "FALSE"],
+                    "error_message": "Choose TRUE or FALSE."})
+            else:
+                ws.write_number(row, 1, float(p.value), fmt)
+            ws.write_string(row, 2, p.unit)
+            label = p.label or (f"code symbol {p.symbol}" if p.symbol else "")
+            ws.write_string(row, 3, label)
+            source = "default — please set" if p.defaulted else p.source
+            ws.write_string(row, 4, source, default_fmt if p.defaulted else None)
+            ws.write_string(row, 5, name, None if name == p.name else self._format(italic=True))
+            self.book.define_name(name, "=" + self.cells.parameter_cell(p.name))
+        if self.derived_rows:
+            row = self.derived_header_row
+            ws.merge_range(row, 0, row, 5,
+                           "Derived quantities (symbol substitutions): formulas, not inputs",
+                           group_fmt)
+            values = [q.value(self.env) for _, q in self.derived_rows]
+            number = self._format(num_format=_auto_number_format(values))
+            for row, q in self.derived_rows:
+                name = self._derived_name(q)
+                ws.write_string(row, 0, name)
+                self._write_quantity(ws, row, 1, q, number, f"derived quantity {name}")
+                ws.write_string(row, 2, q.unit)
+                ws.write_string(row, 3, q.label)
+                ws.write_string(row, 4, "formula")
+        names = [p.name for p in self.result.parameters]
+        labels = [p.label for p in self.result.parameters] + [q.label for q in self.result.derived]
+        sources = [p.source for p in self.result.parameters]
+        derived_names = [self._derived_name(q) for q in self.result.derived]
+        ws.set_column(0, 0, min(max(map(len, names + derived_names), default=0) + 2, 40))
+        ws.set_column(1, 1, 14)
+        ws.set_column(2, 2, 10)
+        ws.set_column(3, 3, min(max(map(len, labels), default=0) + 2, 60))
+        ws.set_column(4, 4, min(max(map(len, sources + ["default — please set"])) + 2, 40))
+        ws.set_column(5, 5, min(max(map(len, self.cells.names.values()), default=0) + 2, 40))
+        ws.freeze_panes(4, 1)
+        self._print_setup(ws, 3)
+
+    @staticmethod
+    def _derived_name(quantity: Quantity) -> str:
+        """``("symbol", "dlo(1)")`` -> ``dlo(1)``; otherwise the label."""
+        key = quantity.key
+        return key[1] if len(key) == 2 and isinstance(key[1], str) else quantity.label
+
+    def _write_table(self, ws: Worksheet, layout: _TableLayout) -> None:
+        self.current_sheet = ws.name
+        table = layout.table
+        columns = table.columns
+        ws.write_string(0, 0, table.title or layout.sheet, self._format(**_TITLE))
+        if table.description:
+            ws.write_string(1, 0, table.description)
+        if not columns:
+            return
+        if layout.band_row is not None:
+            self._write_bands(ws, layout.band_row, columns)
+        header = self._format(**_HEADER)
+        widths = []
+        for col, column in enumerate(columns):
+            text = _header_text(column)
+            ws.write_string(layout.header_row, col, text, header)
+            if column.comment:
+                ws.write_comment(layout.header_row, col, column.comment,
+                                 {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
+            widths.append(self._column_width(table, column, text))
+        formats = [self._column_format(table, column) for column in columns]
+        for r, row in enumerate(table.rows):
+            for col, column in enumerate(columns):
+                self._write_value(ws, layout.first_row + r, col, row.get(column.key),
+                                  formats[col][0], f"{layout.sheet} {column.header}")
+        if layout.totals_row is not None:
+            first_key = columns[0].key
+            totals = dict(table.totals or {})
+            if totals.get(first_key) is None:
+                totals[first_key] = "Total"
+            for col, column in enumerate(columns):
+                self._write_value(ws, layout.totals_row, col, totals.get(column.key),
+                                  formats[col][1], f"{layout.sheet} total {column.header}")
+        for col, width in enumerate(widths):
+            ws.set_column(col, col, width)
+        lines = max(math.ceil(len(_header_text(c)) / max(w - 2, 1)) for c, w in
+                    zip(columns, widths, strict=True))
+        ws.set_row(layout.header_row, 15 * min(lines, 6))
+        if table.rows:
+            ws.autofilter(layout.header_row, 0, layout.last_row, len(columns) - 1)
+            self._mark_bottlenecks(ws, layout)
+        frozen = 0
+        while frozen < min(3, len(columns) - 1) and not any(
+                isinstance(row.get(columns[frozen].key), Quantity) for row in table.rows):
+            frozen += 1
+        ws.freeze_panes(layout.header_row + 1, max(frozen, 1))
+        self._print_setup(ws, layout.header_row, layout.band_row)
+        # A wide table fitted to one page prints unreadably small: split it across pages,
+        # each repeating the identifying columns.
+        pages = math.ceil(sum(widths) / _PRINT_WIDTH)
+        if pages > 1:
+            ws.fit_to_pages(pages, 0)
+            ws.repeat_columns(0, max(frozen, 1) - 1)
+        if layout.sheet.lower().startswith("registers"):
+            self._registers_chart(ws, layout)
+
+    def _write_bands(self, ws: Worksheet, row: int, columns: list[Column]) -> None:
+        band = self._format(**_BAND)
+        start = 0
+        for col in range(1, len(columns) + 1):
+            if col == len(columns) or columns[col].band != columns[start].band:
+                text = columns[start].band
+                if text and col - 1 > start:
+                    ws.merge_range(row, start, row, col - 1, text, band)
+                elif text:
+                    ws.write_string(row, start, text, band)
+                start = col
+
+    def _column_values(self, table: Table, column: Column) -> list[Any]:
+        rows = table.rows + ([table.totals] if table.totals else [])
+        values = [row.get(column.key) for row in rows]
+        return [self._value(v) if isinstance(v, Quantity) else v for v in values]
+
+    def _column_format(self, table: Table, column: Column) -> tuple[Format, Format]:
+        """(data format, totals format) for one column."""
+        number = column.number_format
+        if number == "General":
+            number = _auto_number_format(self._column_values(table, column))
+        return self._format(num_format=number), self._format(num_format=number, **_TOTAL)
+
+    def _column_width(self, table: Table, column: Column, header: str) -> float:
+        longest_word = max((len(w) for w in header.split()), default=4)
+        texts = [len(v) for v in self._column_values(table, column) if isinstance(v, str)]
+        numbers = any(isinstance(v, (int, float)) for v in self._column_values(table, column))
+        width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
+        return float(min(width, 45))
+
+    def _mark_bottlenecks(self, ws: Worksheet, layout: _TableLayout) -> None:
+        """Colour the larger of each nest's CPU and DRAM time (by formula: it follows edits)."""
+        cpu, dram = layout.column_index("time_cpu_s"), layout.column_index("time_dram_s")
+        if cpu is None or dram is None:
+            return
+        first, last = layout.first_row, layout.last_row
+        c, d = f"${xl_col_to_name(cpu)}{first + 1}", f"${xl_col_to_name(dram)}{first + 1}"
+        ws.conditional_format(first, cpu, last, cpu, {
+            "type": "formula", "criteria": f"={c}>={d}", "format": self._format(**_CPU_BOUND)})
+        ws.conditional_format(first, dram, last, dram, {
+            "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
+
+    def _registers_chart(self, ws: Worksheet, layout: _TableLayout) -> None:
+        """Histogram of accesses per state variable, beside the table."""
+        table = layout.table
+        accesses = next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
+        if accesses is None or not table.rows:
+            return
+        chart = self.book.add_chart({"type": "column"})
+        sheet = quote_sheetname(layout.sheet)
+        first, last = layout.first_row, layout.last_row
+        chart.add_series({
+            "name": _header_text(table.columns[accesses]),
+            "categories": f"={sheet}!${xl_col_to_name(0)}${first + 1}:"
+                          f"${xl_col_to_name(0)}${last + 1}",
+            "values": f"={sheet}!${xl_col_to_name(accesses)}${first + 1}:"
+                      f"${xl_col_to_name(accesses)}${last + 1}",
+            "fill": {"color": "#5B9BD5"}, "gap": 50})
+        chart.set_title({"name": "Accesses per state variable"})
+        chart.set_legend({"none": True})
+        chart.set_y_axis({"name": "accesses"})
+        chart.set_size({"width": 720, "height": 360})
+        ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
+
+    def _write_notes(self, ws: Worksheet) -> None:
+        self.current_sheet = ws.name
+        ws.write_string(0, 0, "Notes: warnings, defaults and assumptions", self._format(**_TITLE))
+        header = self._format(**_HEADER)
+        wrap = self._format(text_wrap=True, valign="top")
+        top = self._format(valign="top")
+        for col, text in enumerate(["Kind", "File", "Line", "Message"]):
+            ws.write_string(2, col, text, header)
+        notes = self.result.notes
+        for r, note in enumerate(notes, start=3):
+            ws.write_string(r, 0, note.kind, top)
+            ws.write_string(r, 1, note.file, top)
+            if note.line:
+                ws.write_number(r, 2, note.line, top)
+            ws.write_string(r, 3, note.message, wrap)
+        ws.set_column(0, 0, 12)
+        ws.set_column(1, 1, max([len(n.file) for n in notes] + [10]) + 2)
+        ws.set_column(2, 2, 7)
+        ws.set_column(3, 3, 100)
+        if notes:
+            ws.autofilter(2, 0, 2 + len(notes), 3)
+        ws.freeze_panes(3, 0)
+        self._print_setup(ws, 2)
+
+    def _write_summary(self, ws: Worksheet) -> None:
+        self.current_sheet = ws.name
+        meta = self.meta
+        bold = self._format(bold=True)
+        ws.write_string(0, 0, "satreport: performance model of " + ", ".join(meta.sources),
+                        self._format(**_TITLE))
+        facts = [("Sources", ", ".join(meta.sources)), ("Machine", meta.machine_name),
+                 ("Machine file", meta.machine_source), ("Created", meta.created),
+                 ("satreport version", meta.version)]
+        for r, (label, text) in enumerate(facts, start=2):
+            ws.write_string(r, 0, label, bold)
+            ws.write_string(r, 1, text)
+        ws.write_string(8, 0, "How to use this workbook", bold)
+        wrap = self._format(text_wrap=True, valign="top")
+        for r, text in enumerate(_HOW_TO, start=9):
+            ws.merge_range(r, 0, r, 3, "• " + text, wrap)
+            if len(text) > 90:  # widths below hold about 95 characters
+                ws.set_row(r, 30)
+        header = self._format(**_HEADER)
+        ws.write_string(14, 0, "Key results", header)
+        ws.write_string(14, 1, "Value", header)
+        ws.write_string(14, 2, "Unit", header)
+        for row, name, quantity in self.key_rows:
+            label, unit = _TOTAL_LABELS.get(name, (quantity.label or name, quantity.unit))
+            ws.write_string(row, 0, label)
+            value = self._value(quantity)
+            fmt = self._format(num_format=_auto_number_format([value]), bold=True)
+            self._write_quantity(ws, row, 1, quantity, fmt, f"total {name}")
+            ws.write_string(row, 2, unit)
+        row = self._write_ratios(ws, self.summary_next_row)
+        ws.set_column(0, 0, 52)
+        ws.set_column(1, 1, 16)
+        ws.set_column(2, 3, 14)
+        self._write_nest_times(ws, row + 1)
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+
+    def _write_ratios(self, ws: Worksheet, row: int) -> int:
+        """B:F and the compute-/memory-bound shares of the total time."""
+        totals = self.result.totals
+        traffic, gflops = totals.get("Total_Traffic_GB"), totals.get("Total_GFlops")
+        if traffic is not None and gflops is not None:
+            ratio = E.div(E.Ref(traffic), E.Ref(gflops))
+            ws.write_string(row, 0, "Bytes per flop (B:F)")
+            value = ratio.evaluate(self.env)
+            ws.write_formula(row, 1, self._formula(ratio, "B:F"),
+                             self._format(num_format="0.000", bold=True), value)
+            ws.write_string(row, 2, "B/flop")
+            row += 1
+        loops = self._loops_layout()
+        if loops is None:
+            return row
+        cpu_col, dram_col, time_col = (loops.column_index(k)
+                                       for k in ("time_cpu_s", "time_dram_s", "time_s"))
+        if time_col is None or not loops.table.rows:
+            return row
+
+        def column(col: int) -> str:
+            name = xl_col_to_name(col)
+            return f"{quote_sheetname(loops.sheet)}!${name}${loops.first_row + 1}:" \
+                   f"${name}${loops.last_row + 1}"
+
+        cpu, dram, time = column(cpu_col), column(dram_col), column(time_col)
+        formula = f"=IF(SUM({time})=0,0,SUMPRODUCT(({cpu}>={dram})*{time})/SUM({time}))"
+        values = [[self._value(r[k]) if isinstance(r.get(k), Quantity) else 0.0
+                   for k in ("time_cpu_s", "time_dram_s", "time_s")] for r in loops.table.rows]
+        total = math.fsum(v[2] for v in values)
+        share = math.fsum(v[2] for v in values if v[0] >= v[1]) / total if total else 0.0
+        percent = self._format(num_format="0.0%", bold=True)
+        ws.write_string(row, 0, "Share of the time in compute-bound nests (CPU ≥ DRAM)")
+        ws.write_formula(row, 1, formula, percent, share)
+        ws.write_string(row + 1, 0, "Share of the time in memory-bound nests")
+        ws.write_formula(row + 1, 1, f"=1-{xl_rowcol_to_cell(row, 1)}", percent, 1 - share)
+        return row + 2
+
+    def _loops_layout(self) -> _TableLayout | None:
+        for layout in self.tables:
+            if layout.column_index("time_cpu_s") is not None and \
+                    layout.column_index("time_dram_s") is not None:
+                return layout
+        return None
+
+    def _write_nest_times(self, ws: Worksheet, row: int) -> None:
+        """Per-nest CPU and DRAM time (references into Loops) and a bar chart of them."""
+        loops = self._loops_layout()
+        if loops is None or not loops.table.rows:
+            return
+        header = self._format(**_HEADER)
+        ws.write_string(row, 0, "Loop nest", header)
+        ws.write_string(row, 1, "CPU time (s)", header)
+        ws.write_string(row, 2, "DRAM time (s)", header)
+        times = [self._value(r[k]) for r in loops.table.rows for k in ("time_cpu_s", "time_dram_s")
+                 if isinstance(r.get(k), Quantity)]
+        number = self._format(num_format=_auto_number_format(times))
+        first = row + 1
+        for i, values in enumerate(loops.table.rows):
+            r = first + i
+            label = ":".join(str(values[k]) for k in ("procedure", "line") if k in values)
+            ws.write_string(r, 0, label or f"nest {i + 1}")
+            for col, key in ((1, "time_cpu_s"), (2, "time_dram_s")):
+                self._write_value(ws, r, col, values.get(key), number, f"Summary {key}")
+        last = first + len(loops.table.rows) - 1
+        ws.conditional_format(first, 1, last, 1, {
+            "type": "formula", "criteria": f"=$B{first + 1}>=$C{first + 1}",
+            "format": self._format(**_CPU_BOUND)})
+        ws.conditional_format(first, 2, last, 2, {
+            "type": "formula", "criteria": f"=$C{first + 1}>$B{first + 1}",
+            "format": self._format(**_DRAM_BOUND)})
+        chart = self.book.add_chart({"type": "bar"})
+        for col, name, color in ((1, "CPU time", "#E06666"), (2, "DRAM time", "#6FA8DC")):
+            chart.add_series({
+                "name": name,
+                "categories": ["Summary", first, 0, last, 0],
+                "values": ["Summary", first, col, last, col],
+                "fill": {"color": color}, "gap": 60})
+        chart.set_title({"name": "Time per loop nest: CPU vs DRAM"})
+        chart.set_x_axis({"name": "time (s)", "num_format": "0.0E+00"})
+        chart.set_y_axis({"reverse": True})
+        chart.set_legend({"position": "top"})
+        n = len(loops.table.rows)
+        chart.set_size({"width": 640, "height": max(320, min(6000, 60 + 22 * n))})
+        ws.insert_chart(1, 4, chart)
+
+    @staticmethod
+    def _print_setup(ws: Worksheet, header_row: int, band_row: int | None = None) -> None:
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        ws.repeat_rows(band_row if band_row is not None else header_row, header_row)
+
+
+def _lock_file(target: Path) -> Path | None:
+    """The lock file Excel (``~$name``) or LibreOffice (``.~lock.name#``) keeps beside it."""
+    for name in (f"~${target.name}", f".~lock.{target.name}#"):
+        candidate = target.parent / name
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta) -> CellMap:
+    """Write the live workbook for ``result`` to ``path`` atomically; return where things are."""
+    try:
+        target = check_output_path(path, ".xlsx")
+    except OutputError as error:
+        raise WorkbookError(str(error)) from None
+    lock = _lock_file(target)
+    if lock is not None:
+        raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
+                            "close it first")
+    writer = _Writer(result, meta, result.env())
+    try:
+        atomic_write(os.fspath(target), writer.write)
+    except OutputError as error:
+        raise WorkbookError(str(error)) from None
+    except XlsxWriterException as error:
+        raise WorkbookError(f"{path}: {error}") from None
+    return writer.cells
