@@ -1,0 +1,233 @@
+"""Build the model of a program: the tables of the workbook, every number an expression.
+
+The pipeline per reported nest: iteration space (:mod:`~sat.model.iteration`), flops
+(:mod:`~sat.model.flops`), working sets and traffic (:mod:`~sat.model.memory`), times; then
+the alternative block scheme (:mod:`~sat.model.blocking`) and the tables of the other
+analyses (registers, occupancy, communication, dependences).
+"""
+
+from __future__ import annotations
+
+from sat.ir import Program
+from sat.model import expr as E
+from sat.model.blocking import (
+    ALT_COLUMNS,
+    FLOP_COLUMNS,
+    SPACE_COLUMNS,
+    TIME_COLUMNS,
+    NestRecord,
+    overlap_time,
+    procedure_rows,
+)
+from sat.model.comm import comm_table
+from sat.model.context import ExpressionError, ModelContext
+from sat.model.dependences import dependences_table
+from sat.model.flops import KINDS, FlopCounter, gflop_exprs
+from sat.model.iteration import analyse_nest, nest_space
+from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
+from sat.model.nests import levels, program_nests, setup_reason
+from sat.model.occupancy import footprint, occupancy_table
+from sat.model.parameters import ParameterSet
+from sat.model.registers import register_counts, registers_table
+from sat.model.tables import CellValue, Column, ModelResult, Table
+
+UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
+              "(10^9 bytes) and bandwidth in GB/s (10^9 bytes/s). The original ExaSAT sheet "
+              "divided bytes by 2^30 for its 'GBytes' but by a 10^9-based bandwidth, so its "
+              "DRAM times are 10^9/2^30 (0.931) of the time for the bytes it counts.")
+REUSE_NOTE = ("Loops 'reuse' column: 1 = reuse between planes, 2 = between pencils, 3 = "
+              "within pencils, 4 = none (the best case whose actual working set fits in "
+              "CacheKB); the actual traffic is the least traffic among that case and the "
+              "worse ones. 'Reuse between blocks' is the compulsory traffic, for comparison.")
+
+
+def _c(key: str, header: str, unit: str, comment: str, band: str = "",
+       fmt: str = "General") -> Column:
+    return Column(key, header, unit, comment, fmt, band)
+
+
+_VARIANTS = (("naive", "Working set (naive)", "all arrays held in cache"),
+             ("stream", "Working set (streaming writes)", "read-only arrays only: RW and W "
+              "arrays bypass the cache"),
+             ("reuse", "Working set (reuse only)", "only read data that is reused (NTA "
+              "hints keep streamed-only reads out)"),
+             ("actual", "Working set (actual)", "the variant StreamingWrites/NTAHints select; "
+              "a level whose reuse saves no traffic takes the next level's working set"))
+
+LOOP_COLUMNS: list[Column] = [
+    *SPACE_COLUMNS,
+    _c("block_x", "X", "iterations", "Block size along X: MIN(BlockX, X), or X when BlockX "
+       "is 0.", "Block iteration space"),
+    _c("block_y", "Y", "iterations", "Block size along Y.", "Block iteration space"),
+    _c("block_z", "Z", "iterations", "Block size along Z.", "Block iteration space"),
+    _c("block_x_lines", "X (cache lines)", "elements", "Block X rounded up to whole cache "
+       "lines (LineBytes / WordBytes elements each).", "Block iteration space"),
+    _c("blocks", "Blocks", "blocks", "Number of blocks: product of extent / block (partial "
+       "edge blocks count by the fraction they fill)."),
+    *FLOP_COLUMNS,
+    _c("gp_regs", "GP regs", "registers", "Integer registers the innermost iteration needs "
+       "(see Registers).", "Registers"),
+    _c("fp_regs", "FP regs", "registers", "Floating-point registers the innermost iteration "
+       "needs.", "Registers"),
+    _c("rw_arrays", "RW arrays", "arrays", "Array-components read and written.", "Arrays"),
+    _c("w_arrays", "W arrays", "arrays", "Array-components only (or first) written.",
+       "Arrays"),
+    _c("rww_planes", "RW/W planes", "", "Planes of RW and W arrays held for reuse between "
+       "planes.", "RW/W working set"),
+    _c("rww_pencils", "RW/W pencils", "", "Pencils of RW and W arrays held.",
+       "RW/W working set"),
+    _c("rww_cells", "RW/W cells", "", "Cells of RW and W arrays held.", "RW/W working set"),
+    *[_c(f"ws_{v}_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s "
+         f"({c}).", band) for v, band, c in _VARIANTS for k in ("plane", "pencil", "cell")],
+    *[_c(f"traffic_{k}_gb", h, "GB", f"Traffic of the nest, {c}.", "Memory traffic",
+         "0.000000") for k, h, c in TRAFFIC_CASES],
+    _c("traffic_gb", "Actual", "GB", "Traffic for the reuse the cache allows: the least of "
+       "the cases whose working sets fit in CacheKB.", "Memory traffic", "0.000000"),
+    _c("reuse", "Reuse", "level", "1 planes, 2 pencils, 3 within pencils, 4 none: the best "
+       "reuse whose actual working set is below CacheKB."),
+    *TIME_COLUMNS,
+]
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def _loop_rows(program: Program, ctx: ModelContext):
+    """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest."""
+    counter = FlopCounter(program, ctx)
+    write_cost = effective_write_cost(ctx)
+    cores = ctx.param("Cores")
+    for procedure, loop in program_nests(program):
+        file = loop.file or procedure.file
+        reason = setup_reason(loop)
+        if reason:
+            flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in levels(loop))
+            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
+                     f"{reason} ({flops} flops per iteration)", "assumption", file, loop.line)
+            continue
+        try:
+            shape = analyse_nest(procedure, loop)
+            space = nest_space(shape, ctx)
+            perfect = all(len(a) <= 1 for a in shape.axis_loops)
+            sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None)
+            memory = nest_memory(shape, space, ctx, write_cost)
+        except ExpressionError as error:
+            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
+                     f"{error}", "warning", file, loop.line)
+            continue
+        for message in shape.notes:
+            ctx.note(f"{procedure.name}:{loop.line}: {message}", "assumption", file, loop.line)
+        ident = shape.ident
+        q = memory.q
+
+        def quantity(name: str, expr: E.Expr, unit: str, label: str,
+                     _q: dict = q, _ident: str = ident) -> E.Quantity:
+            _q[name] = E.Quantity(("loop", _ident, name), expr, unit, label)
+            return _q[name]
+
+        gflops_expr, weighted_expr = gflop_exprs(sums, ctx)
+        quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
+        weighted = quantity("weighted_gflops", weighted_expr, "Gflop", "weighted Gflop")
+        traffic = q["traffic_gb"]
+        quantity("bytes_per_flop", E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
+                 "bytes per weighted flop")
+        cpu = quantity("time_cpu_s", E.Ref(weighted) / E.mul(ctx.param("GflopsPerCore"), cores),
+                       "s", "CPU time")
+        dram = quantity("time_dram_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"), cores),
+                        "s", "DRAM time")
+        quantity("time_s", overlap_time(cpu, dram, ctx), "s", "time")
+        gp, fp = register_counts(loop)
+        row: dict[str, CellValue] = {
+            "procedure": procedure.name, "file": file, "line": loop.line,
+            "sweeps": space.sweeps,
+            "iter_x": space.extent[0], "iter_y": space.extent[1], "iter_z": space.extent[2],
+            "block_x": space.block[0], "block_y": space.block[1], "block_z": space.block[2],
+            "block_x_lines": space.x_lines, "blocks": space.blocks,
+            **{k: _number(sums.per_iteration[k]) for k in KINDS},
+            "gp_regs": gp, "fp_regs": fp, **memory.numbers,
+        }
+        for column in LOOP_COLUMNS:
+            if column.key not in row and column.key in q:
+                row[column.key] = q[column.key]
+        q["write_cost"] = E.Quantity(("loop", ident, "write_cost"), write_cost, "B")
+        yield shape, space, row, memory, sums
+
+
+def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue]:
+    """Totals row: maxima of working sets, sums of traffic, work and times."""
+    totals: dict[str, CellValue] = {"procedure": "Total/Max"}
+    if not rows:
+        return totals
+    for key, value in rows[0].items():
+        if not isinstance(value, E.Quantity):
+            continue
+        values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
+        if key.startswith("ws_"):
+            expr, unit = E.maximum(*values), value.unit
+        elif "gb" in key or "gflops" in key or key.startswith("time_"):
+            expr, unit = E.add(*values), value.unit
+        else:
+            continue
+        totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
+    traffic, weighted = totals["traffic_gb"], totals["weighted_gflops"]
+    totals["bytes_per_flop"] = E.Quantity((table, "total", "bytes_per_flop"),
+                                          E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
+                                          "bytes per weighted flop")
+    return totals
+
+
+def build_model(program: Program, params: ParameterSet) -> ModelResult:
+    """The model of ``program`` under ``params``: tables, totals and notes."""
+    ctx = ModelContext(params)
+    ctx.note(UNITS_NOTE)
+    ctx.note(REUSE_NOTE)
+    loop_rows: list[dict[str, CellValue]] = []
+    array_rows: list[dict[str, CellValue]] = []
+    by_procedure: dict[str, list[NestRecord]] = {}
+    for shape, space, row, memory, _sums in _loop_rows(program, ctx):
+        loop_rows.append(row)
+        for array in memory.arrays:
+            c = array.counts
+            array_rows.append({
+                "procedure": shape.procedure.name, "file": shape.file, "line": shape.loop.line,
+                "array": array.key, "access": array.kind, "copies": 1,
+                "planes": c.planes, "pencils": c.pencils, "cells": c.cells,
+                "ws_planes": c.ws_planes, "ws_pencils": c.ws_pencils, "ws_cells": c.ws_cells,
+                "reuse_planes": c.reuse_planes, "reuse_pencils": c.reuse_pencils,
+                "reuse_cells": c.reuse_cells, "span_x": array.spans[0],
+                "span_y": array.spans[1], "span_z": array.spans[2], **array.q,
+            })
+        flops = {k: row[k] for k in KINDS}
+        by_procedure.setdefault(shape.procedure.name, []).append(
+            NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
+    alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
+
+    loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows, _totals(loop_rows, "loops"),
+                  "One row per loop nest, traditional blocking: each nest runs over the whole "
+                  "domain, block by block, before the next nest.")
+    alternative = Table("Alternative blocking", "All loops per block", ALT_COLUMNS, alt_rows,
+                        _totals(alt_rows, "alt"),
+                        "Alternative scheme: all nests of a procedure run on one block before "
+                        "the next block (temporaries stay in cache, halos are recomputed).")
+    arrays = Table("Arrays", "Array-component working sets and traffic", ARRAY_COLUMNS,
+                   array_rows, None, "Per nest, per array-component pair: stencil counts, "
+                   "working sets and traffic per sweep for each reuse case.")
+    tables: dict[str, Table] = {t.name: t for t in (loops, alternative, arrays)}
+    totals_row = loops.totals or {}
+    result_totals: dict[str, E.Quantity] = {}
+    for name, key in (("Total_Time_s", "time_s"), ("Total_Traffic_GB", "traffic_gb"),
+                      ("Total_GFlops", "gflops"), ("Total_Weighted_GFlops", "weighted_gflops")):
+        value = totals_row.get(key)
+        result_totals[name] = value if isinstance(value, E.Quantity) else \
+            E.Quantity(("loops", "total", key), E.Num(0), "", name)
+    tables["Registers"] = registers_table(program, ctx)
+    tables["Occupancy"] = occupancy_table(program, ctx)
+    result_totals["Footprint_GiB"] = footprint(program, ctx)
+    tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
+    tables["Dependences"] = dependences_table(program, ctx)
+    return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
+                       [q for q in ctx.derived.values() if q is not None])
+
+
+__all__ = ["build_model", "Column"]

@@ -1,0 +1,111 @@
+"""Floating-point work of a nest: counts by kind per iteration, Gflop and weighted Gflop.
+
+Counts in the IR are exclusive per level.  The per-iteration columns add the levels of the
+nest (as the original sheet does); the Gflop totals multiply each level's counts by the
+iterations that level really runs (the product of its enclosing trip counts), so work placed
+in an outer loop is not inflated to every innermost iteration.  A branch arm's work is
+weighted by its probability (``--conds``, else 1/arms); a call to a procedure of the program
+adds that procedure's work per call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sat.ir import Body, Branch, Loop, Program
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.iteration import trip_count
+
+KINDS = ("adds", "multiplies", "divides", "specials")
+
+
+@dataclass
+class FlopSums:
+    """Per-iteration counts (plain numbers) and total flop expressions by kind."""
+
+    per_iteration: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
+    totals: dict[str, list[E.Expr]] = field(default_factory=lambda: {k: [] for k in KINDS})
+
+    def total(self, kind: str) -> E.Expr:
+        return E.add(*self.totals[kind]) if self.totals[kind] else E.Num(0)
+
+
+def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> float:
+    """Probability the arm runs: from the conditions file, else 1/arms (noted)."""
+    condition = branch.condition.strip()
+    for text, p in ctx.params.conds.items():
+        if text.strip().lower() == condition.lower():
+            return float(p)
+    arms = max(branch.arms, 1)
+    ctx.note(f"branch '{condition or 'else'}' taken with probability 1/{arms} "
+             "(no value in --conds)", "assumption", file, branch.line)
+    return 1.0 / arms
+
+
+class FlopCounter:
+    """Walks a nest summing flops; resolves calls to procedures of the program."""
+
+    def __init__(self, program: Program, ctx: ModelContext):
+        self.program = program
+        self.ctx = ctx
+        self._active: set[str] = set()
+
+    def nest(self, loop: Loop, file: str, whole: E.Expr | None = None) -> FlopSums:
+        """Sums over a nest; ``whole`` replaces the trip product of a full-depth level."""
+        sums = FlopSums()
+        self._body(loop, sums, [], 1.0, file, whole, len([loop, *loop.all_loops()]))
+        return sums
+
+    def _body(self, body: Body, sums: FlopSums, trips: list[E.Expr], prob: float, file: str,
+              whole: E.Expr | None, depth: int) -> None:
+        if isinstance(body, Loop):
+            trips = [*trips, trip_count(body, self.ctx)]
+        counts = dict(zip(KINDS, (body.adds, body.multiplies, body.divides, body.specials),
+                          strict=True))
+        for call in body.calls:
+            callee = self.program.procedure(call.name)
+            if callee is None:
+                self.ctx.note(f"call to {call.name}: not a procedure of the program, its cost "
+                              "is not counted", "warning", file, call.line)
+                continue
+            if callee.name in self._active:
+                self.ctx.note(f"recursive call to {call.name}: counted once", "warning", file,
+                              call.line)
+                continue
+            self._active.add(callee.name)
+            inner = FlopSums()
+            self._body(callee, inner, [], 1.0, callee.file, None, -1)
+            self._active.discard(callee.name)
+            self.ctx.note(f"call to {callee.name}: its flops are added to the calling nest "
+                          "(its memory traffic is not)", "assumption", file, call.line)
+            mult = self._mult(trips, prob, None, depth)
+            for kind in KINDS:
+                sums.per_iteration[kind] += prob * inner.per_iteration[kind]
+                sums.totals[kind].extend(E.mul(mult, t) for t in inner.totals[kind])
+        if any(counts.values()):
+            mult = self._mult(trips, prob, whole, depth)
+            for kind, n in counts.items():
+                if n:
+                    sums.per_iteration[kind] += prob * n
+                    sums.totals[kind].append(E.mul(n, mult))
+        for branch in body.branches:
+            p = prob * branch_probability(branch, self.ctx, file)
+            self._body(branch, sums, trips, p, file, whole, depth)
+        for loop in body.loops:
+            self._body(loop, sums, trips, prob, file, whole, depth)
+
+    @staticmethod
+    def _mult(trips: list[E.Expr], prob: float, whole: E.Expr | None, depth: int) -> E.Expr:
+        if whole is not None and len(trips) == depth:
+            return E.mul(prob, whole)  # innermost level of a perfect nest: all iterations
+        return E.mul(prob, *trips)
+
+
+def gflop_exprs(sums: FlopSums, ctx: ModelContext) -> tuple[E.Expr, E.Expr]:
+    """(Gflop performed, weighted Gflop) of a nest per run."""
+    adds, muls, divs, specials = (sums.total(k) for k in KINDS)
+    gflops = E.add(adds, muls, divs, specials) / 1e9
+    weighted = E.add(adds, muls, E.mul(ctx.param("DivCost"), divs),
+                     E.mul(ctx.param("SpecialCost"), specials)) / 1e9
+    return gflops, weighted

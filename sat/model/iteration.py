@@ -1,0 +1,184 @@
+"""Iteration and block space of a loop nest: axes, sweeps, extents, blocks, cache lines.
+
+The model sees a nest as a sweep over a 3-D grid.  Each loop variable that subscripts an
+array is mapped to a grid axis by the position of the dimension it subscripts, counted from
+the unit-stride end among the dimensions subscripted by loop variables: for Fortran
+(column-major) ``a(i,j,k,n)`` puts ``i`` on X, ``j`` on Y, ``k`` on Z; for C (row-major)
+``a[k][j][i]`` does the same.  Loop variables that land beyond Z, or subscript no array (``do
+n = 1, ncons``), are *sweeps*: the whole grid sweep is repeated for each of their values.
+X is the unit-stride axis: its block extent is rounded up to whole cache lines.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sat.ir import AccessType, Loop, Procedure
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.nests import levels
+
+AXES = ("x", "y", "z")
+BLOCK_PARAMS = ("BlockX", "BlockY", "BlockZ")
+
+
+@dataclass
+class Pattern:
+    """One streamed array-component pair of a nest: its merged access type and offsets."""
+
+    key: str
+    accesstype: AccessType
+    datatype: str
+    offsets: frozenset[tuple[int, int, int]]
+    rank: int
+
+    @property
+    def kind(self) -> str:
+        """R (read-only), RW (read and written) or W (written first or only)."""
+        return {"readonly": "R", "readwrite": "RW"}.get(self.accesstype, "W")
+
+
+@dataclass
+class NestShape:
+    """The code facts of one nest the model needs: axes, sweeps and streamed arrays."""
+
+    procedure: Procedure
+    loop: Loop
+    axis_loops: list[list[Loop]]
+    sweep_loops: list[Loop]
+    patterns: list[Pattern]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        return self.loop.file or self.procedure.file
+
+    @property
+    def ident(self) -> str:
+        return f"{self.procedure.name}:{self.loop.line}"
+
+
+def _merge_type(types: set[str]) -> AccessType:
+    if types == {"readonly"}:
+        return "readonly"
+    if types <= {"writeonly"}:
+        return "writeonly"
+    if types <= {"writeonly", "writeread"}:
+        return "writeread"
+    return "readwrite"
+
+
+def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
+    """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
+    loops = [loop, *loop.all_loops()]
+    loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
+    row_major = procedure.layout == "row-major"
+    votes: dict[str, Counter[int]] = {}
+    accesses = []
+    for body in levels(loop):
+        for array in body.arrays:
+            for access in array.accesses:
+                accesses.append((array, access))
+                dims = [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]
+                if row_major:
+                    dims.reverse()
+                for position, d in enumerate(dims):
+                    votes.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+    axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
+    notes = [f"loop variable {var} subscripts dimensions at different positions; "
+             f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
+             for var, counter in votes.items() if len(counter) > 1]
+    axis_loops: list[list[Loop]] = [[], [], []]
+    sweeps: list[Loop] = []
+    for lp in loops:
+        axis = axis_of.get(lp.loopvar.lower(), 3)
+        (axis_loops[axis] if axis < 3 else sweeps).append(lp)
+    axis_vars = [{lp.loopvar.lower() for lp in axis_loops[a]} for a in range(3)]
+    spatial = set().union(*axis_vars)
+
+    offsets: dict[str, set[tuple[int, int, int]]] = {}
+    types: dict[str, set[str]] = {}
+    first: dict[str, tuple[str, int]] = {}
+    for array, access in accesses:
+        lowered = [v.lower() for v in access.loopvars]
+        if not spatial.intersection(lowered):
+            continue  # a state array element (dxinv(1)): a register, not a stream
+        point = []
+        for a in range(3):
+            d = next((d for d, v in enumerate(lowered) if v in axis_vars[a]), None)
+            value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
+            point.append(value if isinstance(value, int) else 0)
+        key = array.key
+        offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
+        types.setdefault(key, set()).add(array.accesstype)
+        first.setdefault(key, (array.datatype, len(access.offsets)))
+    patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
+                        first[key][1]) for key in offsets]
+    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes)
+
+
+# ---------------------------------------------------------------- expressions
+
+
+def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
+    """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
+    lower = ctx.expr(loop.lower, "lower")
+    upper = ctx.expr(loop.upper, "upper")
+    if loop.stride.strip() in ("", "1"):
+        return upper - lower + 1
+    stride = ctx.expr(loop.stride)
+    return E.func("FLOOR", (upper - lower) / stride, 1) + 1
+
+
+def elements_per_line(ctx: ModelContext) -> E.Expr:
+    """Array elements per cache line: LineBytes / WordBytes."""
+    return ctx.param("LineBytes") / ctx.param("WordBytes")
+
+
+def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
+    """Round a unit-stride extent up to whole cache lines (optimistic alignment)."""
+    return E.ceiling(x, elements_per_line(ctx))
+
+
+@dataclass
+class NestSpace:
+    """Quantities of the iteration and block space of one nest."""
+
+    extent: list[E.Quantity]  # iterations along X, Y, Z
+    sweeps: E.Quantity
+    block: list[E.Quantity]  # block iteration space along X, Y, Z
+    x_lines: E.Quantity  # block X rounded up to whole cache lines
+    blocks: E.Quantity  # number of blocks
+    iterations: E.Quantity  # sweeps * X * Y * Z
+
+
+def _key(shape: NestShape, name: str) -> tuple:
+    return ("loop", shape.ident, name)
+
+
+def nest_space(shape: NestShape, ctx: ModelContext) -> NestSpace:
+    """Build the iteration-space quantities of a nest (extents, blocks, cache lines)."""
+    extents = []
+    for a, loops in enumerate(shape.axis_loops):
+        expr = E.maximum(*[trip_count(lp, ctx) for lp in loops]) if loops else E.Num(1)
+        extents.append(E.Quantity(_key(shape, f"iter_{AXES[a]}"), expr, "iterations",
+                                  f"iterations along {AXES[a].upper()}"))
+    sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])
+    sweeps = E.Quantity(_key(shape, "sweeps"), sweep_expr, "", "sweeps")
+    blocks_along = []
+    block = []
+    for a, extent in enumerate(extents):
+        size = ctx.param(BLOCK_PARAMS[a])
+        # 0 (or less) means no blocking along the axis; a block never exceeds the extent.
+        expr = E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
+        block.append(E.Quantity(_key(shape, f"block_{AXES[a]}"), expr, "iterations",
+                                f"block iterations along {AXES[a].upper()}"))
+        blocks_along.append(E.Ref(extent) / E.Ref(block[a]))
+    x_lines = E.Quantity(_key(shape, "block_x_lines"), round_to_lines(block[0], ctx),
+                         "elements", "block X rounded up to whole cache lines")
+    blocks = E.Quantity(_key(shape, "blocks"), E.mul(*blocks_along), "blocks",
+                        "number of blocks")
+    iterations = E.Quantity(_key(shape, "iterations"), E.mul(sweeps, *extents), "iterations",
+                            "iterations of the nest")
+    return NestSpace(extents, sweeps, block, x_lines, blocks, iterations)

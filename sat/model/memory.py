@@ -1,0 +1,424 @@
+"""Working sets and memory traffic of a nest, per array-component pair and in total.
+
+For each streamed array-component the stencil offsets give plain numbers: the planes,
+pencils and cells it *touches* per iteration, and the planes, pencils and cells that must
+stay in cache for reuse.  The reuse rule is the paper's: span of the pattern plus its largest
+gap (planes -2,+2 need 8 planes; -2..+2 need 5).  In an LRU cache every array streams through
+for as long as the array with the largest gap waits for its data, so the gap is the nest's
+largest over its read arrays (as in the original tool) and applies to every array.
+
+From those counts and the block sizes come expressions: working sets (KiB) for reuse between
+planes, pencils and cells in four variants (naive; streaming writes, where read-write and
+written arrays bypass the cache; reuse-only, where non-temporal reads also keep streamed-only
+data out; actual, picked by the StreamingWrites and NTAHints parameters) and traffic (GB) for
+each reuse case.  The actual case is the best one whose actual working set fits in CacheKB.
+
+Footprints are exact unions: the block shifted by every offset, counted in whole cache lines
+along X (optimistic alignment), as a polynomial in the block sizes (valid when a block is at
+least as wide as the stencil).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.iteration import NestShape, NestSpace, round_to_lines
+from sat.model.tables import Column
+
+KIB = 1024.0
+GB = 1e9
+Point = tuple[int, int, int]
+
+# Reuse levels of the "reuse" column, best first (0 is never chosen: "between blocks" is the
+# compulsory-traffic bound, shown for comparison).
+REUSE_LEVELS = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
+
+
+# ---------------------------------------------------------------- counts (plain numbers)
+
+
+def max_step(values: Iterable[int]) -> int:
+    """Largest distance between consecutive distinct values (1 for a single value)."""
+    ordered = sorted(set(values))
+    if len(ordered) < 2:
+        return 1
+    return max(b - a for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+def reuse_span(values: Iterable[int], gap: int) -> int:
+    """Working set (in planes or pencils) for reuse: span of the pattern plus the gap."""
+    ordered = sorted(set(values))
+    return ordered[-1] - ordered[0] + gap
+
+
+def pencils_by_plane(offsets: Iterable[Point]) -> dict[int, set[int]]:
+    planes: dict[int, set[int]] = {}
+    for _, y, z in offsets:
+        planes.setdefault(z, set()).add(y)
+    return planes
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Planes, pencils and cells of one array-component pattern."""
+
+    planes: int  # touched per iteration
+    pencils: int
+    cells: int
+    ws_planes: int  # needed in cache for reuse, all data
+    ws_pencils: int
+    ws_cells: int
+    reuse_planes: int  # needed in cache counting only data that is reused
+    reuse_pencils: int
+    reuse_cells: int
+
+
+@lru_cache(maxsize=8192)
+def pattern_counts(offsets: frozenset[Point], plane_gap: int, pencil_gap: int) -> Counts:
+    """The counts of one pattern given the nest's plane and pencil gaps."""
+    by_plane = pencils_by_plane(offsets)
+    planes = len(by_plane)
+    pencils = len({(y, z) for _, y, z in offsets})
+    cells = len(offsets)
+    ws_planes = reuse_span(by_plane, plane_gap)
+    ws_pencils = sum(reuse_span(ys, pencil_gap) for ys in by_plane.values())
+    reuse_pencils = sum(reuse_span(ys, pencil_gap) for ys in by_plane.values() if len(ys) > 1)
+    # One plane and no reuse between its pencils: nothing is reused across planes.
+    reuse_planes = 0 if planes == 1 and reuse_pencils == 0 else ws_planes
+    return Counts(planes, pencils, cells, ws_planes, ws_pencils, cells,
+                  reuse_planes, reuse_pencils, cells)
+
+
+def nest_gaps(shape: NestShape) -> tuple[int, int]:
+    """(plane gap, pencil gap): the largest over the nest's read arrays (1 if none)."""
+    read = [p.offsets for p in shape.patterns if p.kind in ("R", "RW")]
+    plane_gap = max((max_step(z for _, _, z in o) for o in read), default=1)
+    pencil_gap = max((max_step(ys) for o in read for ys in pencils_by_plane(o).values()),
+                     default=1)
+    return plane_gap, pencil_gap
+
+
+# ---------------------------------------------------------------- exact footprints
+
+
+def _classes(values: set[int]) -> list[tuple[bool, frozenset[int]]]:
+    """Positions along one axis of a block shifted by ``values``: (interior?, covering).
+
+    The interior (block size minus span positions) is covered by every offset; each of the
+    2*span edge positions by a subset of them.
+    """
+    ordered = sorted(values)
+    low, high = ordered[0], ordered[-1]
+    classes = [(True, frozenset(ordered))]
+    for p in range(low, high):
+        classes.append((False, frozenset(v for v in ordered if v <= p)))
+        classes.append((False, frozenset(v for v in ordered if v > p)))
+    return classes
+
+
+@lru_cache(maxsize=4096)
+def volume_terms(offsets: frozenset[Point]) -> tuple[tuple[int, tuple[int, int, int, int]], ...]:
+    """Union of a block shifted by ``offsets``, as rows grouped by their extra X length.
+
+    Returns ``((s, (c_HI, c_H, c_I, c_1)), ...)``: there are ``c_HI*H*I + c_H*H + c_I*I + c_1``
+    rows (pencils) of length ``X + s`` for block sizes H (Y) and I (Z).
+    """
+    ys = {y for _, y, _ in offsets}
+    zs = {z for _, _, z in offsets}
+    span_y, span_z = max(ys) - min(ys), max(zs) - min(zs)
+    terms: dict[int, list[int]] = {}
+    for y_in, y_cov in _classes(ys):
+        for z_in, z_cov in _classes(zs):
+            xs = [x for x, y, z in offsets if y in y_cov and z in z_cov]
+            if not xs:
+                continue
+            c = terms.setdefault(max(xs) - min(xs), [0, 0, 0, 0])
+            # rows: (H - span_y or 1) * (I - span_z or 1)
+            hy = (1, -span_y) if y_in else (0, 1)
+            iz = (1, -span_z) if z_in else (0, 1)
+            c[0] += hy[0] * iz[0]
+            c[1] += hy[0] * iz[1]
+            c[2] += hy[1] * iz[0]
+            c[3] += hy[1] * iz[1]
+    return tuple((s, tuple(c)) for s, c in sorted(terms.items()) if any(c))  # type: ignore
+
+
+def plane_terms(offsets: frozenset[Point]) -> tuple[tuple[int, tuple[int, int, int, int]], ...]:
+    """Footprint of one plane (the pattern projected on X-Y), in the form of volume_terms."""
+    return volume_terms(frozenset((x, y, 0) for x, y, _ in offsets))
+
+
+def footprint(terms: tuple, length, h, i) -> E.Expr:
+    """Elements of a footprint: sum of row counts times ``length(s)`` (s = extra X length)."""
+    parts = []
+    for s, (c_hi, c_h, c_i, c_1) in terms:
+        rows = E.add(E.mul(c_hi, h, i), E.mul(c_h, h), E.mul(c_i, i), c_1)
+        parts.append(E.mul(length(s), rows))
+    return E.add(*parts) if parts else E.Num(0)
+
+
+def spans(offsets: frozenset[Point]) -> tuple[int, int, int]:
+    return tuple(max(p[a] for p in offsets) - min(p[a] for p in offsets)  # type: ignore
+                 for a in range(3))
+
+
+# ---------------------------------------------------------------- quantities
+
+
+CASES = ("blocks", "planes", "pencils", "within", "none")
+
+
+@dataclass
+class ArrayModel:
+    """Quantities of one array-component in one nest (a row of the Arrays sheet)."""
+
+    key: str
+    kind: str
+    counts: Counts
+    spans: tuple[int, int, int]
+    cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
+    q: dict[str, E.Quantity] = field(default_factory=dict)
+
+
+@dataclass
+class NestMemory:
+    """Nest-level working sets and traffic (columns of the Loops sheet)."""
+
+    arrays: list[ArrayModel]
+    numbers: dict[str, int]
+    q: dict[str, E.Quantity]
+
+
+def array_cost(kind: str, ctx: ModelContext, write_cost: E.Expr) -> E.Expr:
+    """Bytes moved per element for an array of kind R, RW or W."""
+    if kind == "R":
+        return ctx.param("ReadCost")
+    if kind == "RW":
+        return ctx.param("ReadWriteCost")
+    return write_cost
+
+
+def effective_write_cost(ctx: ModelContext) -> E.Expr:
+    """WriteCost, or one word when writes bypass the cache (no read for ownership)."""
+    bypass = E.func("OR", ctx.param("StreamingWrites"), ctx.param("NTAHints"))
+    return E.if_(bypass, ctx.param("WordBytes"), ctx.param("WriteCost"))
+
+
+def _sum(quantities: list[E.Quantity]) -> E.Expr:
+    if not quantities:
+        return E.Num(0)
+    return E.Ref(quantities[0]) if len(quantities) == 1 else E.Add(tuple(map(E.Ref, quantities)))
+
+
+def _prod(count: int, *factors: E.Expr) -> E.Expr:
+    """``count`` times the factors (all expressions already), without generic folding."""
+    if count == 0:
+        return E.Num(0)
+    items = factors if count == 1 else (E.Num(count), *factors)
+    return items[0] if len(items) == 1 else E.Mul(items)
+
+
+def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
+                write_cost: E.Expr) -> NestMemory:
+    """Per-array and per-nest working sets and traffic of one nest."""
+    plane_gap, pencil_gap = nest_gaps(shape)
+    word = ctx.param("WordBytes")
+    g, h, i = (E.Ref(b) for b in space.block)
+    j = E.Ref(space.x_lines)
+    blocks = E.Ref(space.blocks)
+    arrays: list[ArrayModel] = []
+    per_kb = word / KIB
+    units: dict[str, E.Expr] = {}
+    shapes: dict[frozenset[Point], tuple[E.Expr, E.Expr]] = {}
+    ghi, jhi = E.Mul((g, h, i)), E.Mul((j, h, i))
+
+    def lined(s: int) -> E.Expr:
+        return j if s == 0 else round_to_lines(g + s, ctx)
+
+    for pattern in sorted(shape.patterns, key=lambda p: (p.kind != "R", p.key.lower())):
+        counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
+        sx, sy, sz = spans(pattern.offsets)
+        if pattern.offsets not in shapes:  # identical stencils share their expressions
+            shapes[pattern.offsets] = (footprint(plane_terms(pattern.offsets), lined, h, 1),
+                                       footprint(volume_terms(pattern.offsets), lined, h, i))
+        plane_expr, block_expr = shapes[pattern.offsets]
+        if pattern.kind not in units:
+            units[pattern.kind] = E.Div(E.Mul((blocks, array_cost(pattern.kind, ctx,
+                                                                  write_cost))), E.Num(GB))
+        unit = units[pattern.kind]
+        prefix = ("array", shape.ident, pattern.key)
+        q: dict[str, E.Quantity] = {}
+        for name, expr, qunit, label in (
+            ("access_x", E.add(g, sx), "elements", "block access space X"),
+            ("access_y", E.add(h, sy), "elements", "block access space Y"),
+            ("access_z", E.add(i, sz), "elements", "block access space Z"),
+        ):
+            q[name] = E.Quantity((*prefix, name), expr, qunit, label)
+        ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
+                                    round_to_lines(q["access_x"], ctx), "elements",
+                                    "access X rounded to cache lines"))
+        plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
+                                 "footprint of one plane"))
+        block = E.Ref(E.Quantity((*prefix, "block_elements"), block_expr, "elements",
+                                 "footprint of one block"))
+        q["access_x_lines"] = ax_lines.quantity
+        q["plane_elements"] = plane.quantity
+        q["block_elements"] = block.quantity
+        for name, expr, qunit, label in (
+            ("ws_plane_kb", _prod(counts.ws_planes, per_kb, plane), "KiB",
+             "working set for reuse between planes"),
+            ("ws_pencil_kb", _prod(counts.ws_pencils, per_kb, ax_lines), "KiB",
+             "working set for reuse between pencils"),
+            ("ws_cell_kb", _prod(counts.ws_cells, per_kb), "KiB",
+             "working set for reuse within pencils"),
+            ("reuse_plane_kb", _prod(counts.reuse_planes, per_kb, plane), "KiB",
+             "reused data for reuse between planes"),
+            ("reuse_pencil_kb", _prod(counts.reuse_pencils, per_kb, ax_lines), "KiB",
+             "reused data for reuse between pencils"),
+            ("reuse_cell_kb", _prod(counts.reuse_cells, per_kb), "KiB",
+             "reused data for reuse within pencils"),
+            ("traffic_blocks_gb", _prod(1, unit, jhi), "GB",
+             "traffic per sweep with reuse between blocks"),
+            ("traffic_planes_gb", _prod(1, unit, block), "GB",
+             "traffic per sweep with reuse between planes"),
+            ("traffic_pencils_gb", _prod(counts.planes, unit, plane, i), "GB",
+             "traffic per sweep with reuse between pencils"),
+            ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, h, i), "GB",
+             "traffic per sweep with reuse within pencils"),
+            ("traffic_none_gb", _prod(counts.cells, unit, ghi), "GB",
+             "traffic per sweep without reuse within pencils"),
+        ):
+            q[name] = E.Quantity((*prefix, name), expr, qunit, label)
+        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), q=q))
+
+    reads = [a for a in arrays if a.kind == "R"]
+    writes = [a for a in arrays if a.kind != "R"]
+    numbers = {
+        "r_arrays": len(reads),
+        "rw_arrays": sum(a.kind == "RW" for a in arrays),
+        "w_arrays": sum(a.kind == "W" for a in arrays),
+        "rww_planes": sum(a.counts.ws_planes for a in writes),
+        "rww_pencils": sum(a.counts.ws_pencils for a in writes),
+        "rww_cells": sum(a.counts.ws_cells for a in writes),
+    }
+    q: dict[str, E.Quantity] = {}
+
+    def nest_q(name: str, expr: E.Expr, unit: str, label: str) -> E.Quantity:
+        q[name] = E.Quantity(("loop", shape.ident, name), expr, unit, label)
+        return q[name]
+
+    nta, streaming = ctx.param("NTAHints"), ctx.param("StreamingWrites")
+    for level in ("plane", "pencil", "cell"):
+        stream = nest_q(f"ws_stream_{level}_kb", _sum([a.q[f"ws_{level}_kb"] for a in reads]),
+                        "KiB", f"working set per {level}, streaming writes")
+        naive = nest_q(f"ws_naive_{level}_kb",
+                       E.add(stream, *[a.q[f"ws_{level}_kb"] for a in writes]),
+                       "KiB", f"working set per {level}, naive")
+        reuse = nest_q(f"ws_reuse_{level}_kb",
+                       _sum([a.q[f"reuse_{level}_kb"] for a in reads]),
+                       "KiB", f"working set per {level}, reuse only")
+        q[f"variant_{level}"] = E.if_(nta, reuse, E.if_(streaming, stream, naive))  # type: ignore
+    sweeps = E.Ref(space.sweeps)
+    for case in CASES:
+        nest_q(f"traffic_{case}_gb",
+               E.mul(sweeps, _sum([a.q[f"traffic_{case}_gb"] for a in arrays])),
+               "GB", f"traffic with reuse {case}")
+
+    def same(a: E.Quantity, b: E.Quantity) -> E.Expr:
+        # the better reuse case saves nothing: no need to hold its larger working set
+        return E.compare("<=", E.func("ABS", E.Ref(a) - E.Ref(b)), E.mul(1e-9, b))
+
+    cell = nest_q("ws_actual_cell_kb", q.pop("variant_cell"), "KiB",  # type: ignore[arg-type]
+                  "working set per cell, actual")
+    pencil = nest_q("ws_actual_pencil_kb",
+                    E.if_(same(q["traffic_pencils_gb"], q["traffic_within_gb"]), cell,
+                          q.pop("variant_pencil")),  # type: ignore[arg-type]
+                    "KiB", "working set per pencil, actual")
+    plane = nest_q("ws_actual_plane_kb",
+                   E.if_(same(q["traffic_planes_gb"], q["traffic_pencils_gb"]), pencil,
+                         q.pop("variant_plane")),  # type: ignore[arg-type]
+                   "KiB", "working set per plane, actual")
+    cache = ctx.param("CacheKB")
+    t = [q[f"traffic_{c}_gb"] for c in CASES[1:]]
+    fits = [E.compare("<", plane, cache), E.compare("<", pencil, cache),
+            E.compare("<", cell, cache)]
+    # A worse case can move fewer bytes (no cache-line rounding): take the least traffic among
+    # the cases the cache allows, as the original does.
+    nest_q("traffic_gb",
+           E.if_(fits[0], E.minimum(*t), E.if_(fits[1], E.minimum(*t[1:]),
+                                                E.if_(fits[2], E.minimum(*t[2:]), t[3]))),
+           "GB", "memory traffic, actual")
+    nest_q("reuse", E.if_(fits[0], 1, E.if_(fits[1], 2, E.if_(fits[2], 3, 4))), "level",
+           "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none")
+    return NestMemory(arrays, numbers, q)
+
+
+# ---------------------------------------------------------------- the Arrays sheet
+
+
+def _c(key: str, header: str, unit: str, comment: str, band: str = "",
+       fmt: str = "General") -> Column:
+    return Column(key, header, unit, comment, fmt, band)
+
+
+_LEVELS = (("plane", "Plane"), ("pencil", "Pencil"), ("cell", "Cell"))
+TRAFFIC_CASES = (
+    ("blocks", "Reuse between blocks",
+     "compulsory: every element once, no halo reloaded (a lower bound, never chosen)"),
+    ("planes", "Reuse between planes",
+     "the block footprint (block plus halos, whole cache lines) loaded once per block"),
+    ("pencils", "Reuse between pencils",
+     "planes touched times one plane's footprint, for every plane of the block"),
+    ("within", "Reuse within pencils",
+     "pencils touched times the access X extent (cache lines), for every pencil"),
+    ("none", "No reuse within pencils",
+     "cells touched times the block volume: one element per access"),
+)
+
+ARRAY_COLUMNS: list[Column] = [
+    _c("procedure", "Procedure", "", "Procedure holding the nest."),
+    _c("file", "File", "", "Source file of the nest."),
+    _c("line", "Line", "", "Line of the nest's outermost loop."),
+    _c("array", "Array.component", "", "Array-component pair (name.component)."),
+    _c("access", "Access", "", "R read-only, RW read and written, W written (first or only)."),
+    _c("copies", "Copies", "", "Copies of the pair streamed per iteration (always 1: "
+       "component sweeps are counted in the nest's sweeps)."),
+    _c("planes", "Planes", "", "Distinct Z planes the stencil touches per iteration.",
+       "Touched"),
+    _c("pencils", "Pencils", "", "Distinct (Y, Z) pencils the stencil touches per iteration.",
+       "Touched"),
+    _c("cells", "Cells", "", "Distinct cells (offsets) the stencil touches per iteration.",
+       "Touched"),
+    _c("ws_planes", "Planes", "", "Planes held for reuse between planes: span plus the "
+       "nest's largest plane gap.", "Working set"),
+    _c("ws_pencils", "Pencils", "", "Pencils held for reuse between pencils: per plane, "
+       "span plus the nest's largest pencil gap.", "Working set"),
+    _c("ws_cells", "Cells", "", "Cells held for reuse within a pencil.", "Working set"),
+    _c("reuse_planes", "Planes", "", "Planes held counting only reused data (0 when one "
+       "plane is touched and its pencils are not reused).", "Reuse working set"),
+    _c("reuse_pencils", "Pencils", "", "Pencils held counting only planes with more than "
+       "one pencil.", "Reuse working set"),
+    _c("reuse_cells", "Cells", "", "Cells held counting only reused data.",
+       "Reuse working set"),
+    *[_c(f"span_{a}", f"Span {a.upper()}", "elements", f"Largest minus smallest {a.upper()} "
+         "offset of the stencil.", "Stencil") for a in "xyz"],
+    _c("access_x", "X", "elements", "Block X plus the stencil's X span.", "Block access space"),
+    _c("access_y", "Y", "elements", "Block Y plus the stencil's Y span.", "Block access space"),
+    _c("access_z", "Z", "elements", "Block Z plus the stencil's Z span.", "Block access space"),
+    _c("access_x_lines", "X (cache lines)", "elements",
+       "Access X rounded up to whole cache lines.", "Block access space"),
+    _c("plane_elements", "Plane footprint", "elements", "Elements of one plane the stencil "
+       "touches over a block (union of the shifted block, X in whole cache lines)."),
+    _c("block_elements", "Block footprint", "elements", "Elements the stencil touches over "
+       "a block (union of the shifted block, X in whole cache lines)."),
+    *[_c(f"ws_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s "
+         f"(WordBytes per element).", "Working set (all data)") for k, _ in _LEVELS],
+    *[_c(f"reuse_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s, reused "
+         f"data only.", "Working set (reuse only)") for k, _ in _LEVELS],
+    *[_c(f"traffic_{k}_gb", h, "GB", f"Traffic per sweep, {c}.", "Traffic per sweep",
+         "0.000000") for k, h, c in TRAFFIC_CASES],
+]

@@ -1,0 +1,75 @@
+"""Sanity checks on an evaluated model: values that make no sense for the parameters given."""
+
+from __future__ import annotations
+
+from sat.model.expr import Env, Quantity
+from sat.model.tables import ModelResult
+
+_AXES = ("x", "y", "z")
+
+
+def _problem_parameters(quantity: Quantity, result: ModelResult) -> list[str]:
+    """Names of the problem parameters an expression depends on (for the message)."""
+    from sat.model.expr import Add, Compare, Div, Func, Mul, Param, Ref
+
+    found: list[str] = []
+    stack = [quantity.expr]
+    problem = {p.name for p in result.parameters if p.group == "problem"}
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Param):
+            if node.name in problem and node.name not in found:
+                found.append(node.name)
+        elif isinstance(node, Ref):
+            stack.append(node.quantity.expr)
+        elif isinstance(node, Add):
+            stack.extend(node.terms)
+        elif isinstance(node, Mul):
+            stack.extend(node.factors)
+        elif isinstance(node, Div):
+            stack.extend((node.num, node.den))
+        elif isinstance(node, Func):
+            stack.extend(node.args)
+        elif isinstance(node, Compare):
+            stack.extend((node.left, node.right))
+    return sorted(found)
+
+
+def check(result: ModelResult, env: Env | None = None) -> list[str]:
+    """Errors (``file:line: message``) for evaluated values that make no sense."""
+    env = env or result.env()
+    errors: list[str] = []
+    loops = result.tables.get("Loops")
+    for row in loops.rows if loops else []:
+        where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
+        for axis in _AXES:
+            extent = row.get(f"iter_{axis}")
+            if isinstance(extent, Quantity) and extent.value(env) <= 0:
+                names = ", ".join(_problem_parameters(extent, result)) or "constant bounds"
+                errors.append(f"{where}: the nest of {row.get('procedure')} has "
+                              f"{extent.value(env):g} iterations along {axis.upper()} "
+                              f"(parameters: {names})")
+        sweeps = row.get("sweeps")
+        if isinstance(sweeps, Quantity) and sweeps.value(env) <= 0:
+            errors.append(f"{where}: the nest of {row.get('procedure')} has "
+                          f"{sweeps.value(env):g} sweeps")
+    # Footprints are exact for blocks at least as wide (Y, Z) as the stencil's span.
+    nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
+    arrays = result.tables.get("Arrays")
+    for row in arrays.rows if arrays else []:
+        nest = nests.get((row.get("procedure"), row.get("line")))
+        if nest is None:
+            continue
+        where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
+        for axis in ("y", "z"):
+            block, span = nest.get(f"block_{axis}"), row.get(f"span_{axis}")
+            if isinstance(block, Quantity) and isinstance(span, int) and \
+                    block.value(env) < span:
+                errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
+                              f"({block.value(env):g}) is narrower than the stencil ({span}); "
+                              "its footprint is approximate: give a larger block")
+    for name, quantity in result.totals.items():
+        value = quantity.value(env)
+        if value != value or value < 0:  # NaN or negative
+            errors.append(f"total {name} is {value:g}")
+    return errors
