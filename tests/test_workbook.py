@@ -156,7 +156,13 @@ def hand_result() -> ModelResult:
                 "Total_GFlops": totals["gflops"],
                 "Total_Weighted_GFlops": totals["weighted_gflops"],
                 # 12.5 / 1024**2 GiB; in no table: its home is the Summary sheet
-                "Footprint_GiB": Q("footprint", E.Ref(fp_total) / 1048576, "GiB")},
+                "Footprint_GiB": Q("footprint", E.Ref(fp_total) / 1048576, "GiB"),
+                "Total_Bytes_Per_Flop": Q("bf_total", E.div(totals["traffic_gb"],
+                                                            totals["weighted_gflops"])),
+                # C is the only CPU-bound nest: 2.56e-6 of 5.76e-6 s
+                "Compute_Bound_Share": Q("cpu_share", E.div(E.add(*[
+                    E.if_(E.compare(">=", r["time_cpu_s"], r["time_dram_s"]), r["time_s"], 0)
+                    for r in rows]), totals["time_s"]))},
         notes=[Note("problem symbol nx1 has no value: assumed 8", "default"),
                Note("loop has no flops", "warning", "lap.f90", 30),
                Note("=SUM(A1) is text, not a formula", "assumption")],
@@ -211,6 +217,12 @@ def formula_cells(path: Path) -> dict[tuple[str, str], str]:
     book = openpyxl.load_workbook(path)
     return {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows()
             for c in row if isinstance(c.value, str) and c.value.startswith("=")}
+
+
+def workings_cell(path: Path, key: str) -> str:
+    """Coordinate of the value cell of the Workings row for quantity ``key``."""
+    sheet = openpyxl.load_workbook(path)["Workings"]
+    return next(f"B{row[0].row}" for row in sheet.iter_rows() if row[0].value == key)
 
 
 def cached_values(path: Path) -> dict[tuple[str, str], object]:
@@ -270,11 +282,13 @@ def test_hand_workbook_numbers(tmp_path: Path) -> None:
     # Boolean checks on the Parameters sheet: 2, 1, 1, 1, 0.
     values = [cached[split(cells.cell(q))] for q in result.derived]
     assert values == [-3, 2, 1, 1, 1, 0]
-    # Summary: B:F = 3.3792e-5 / 1.07296e-4; compute-bound share = 2.56e-6 / 5.76e-6 = 4/9.
+    # Summary: B:F = 3.3792e-5 / (2.5568e-5 + 1.024e-4) weighted Gflop;
+    # compute-bound share = 2.56e-6 / 5.76e-6 = 4/9.
     book = openpyxl.load_workbook(path, data_only=True)
     summary = {r[0].value: r[1].value for r in book["Summary"].iter_rows(max_col=2)
                if r[0].value}
-    assert summary["Bytes per flop (B:F)"] == pytest.approx(3.3792e-5 / 1.07296e-4, rel=1e-12)
+    assert summary["Bytes per weighted flop (B:F)"] == \
+        pytest.approx(3.3792e-5 / 1.27968e-4, rel=1e-12)
     share = "Share of the time in compute-bound nests (CPU ≥ DRAM)"
     assert summary[share] == pytest.approx(4 / 9, rel=1e-12)
     assert summary["Share of the time in memory-bound nests"] == pytest.approx(5 / 9, rel=1e-12)
@@ -294,16 +308,20 @@ def test_formulas_reference_names_and_cells(tmp_path: Path) -> None:
     weighted_cell = split(cells.cell(a["weighted_gflops"]))[1]
     assert formulas[(sheet, cpu_cell)] == \
         f"=IF(GflopsPerCore*Cores=0,0,{weighted_cell}/(GflopsPerCore*Cores))"
-    # A's points inline the unplaced extent, refer to dlo(1) on Parameters and map nx1 -> nx_1.
+    # A's points refer to the extent, which no table shows: it has a cell on the Workings
+    # sheet, whose formula refers to dlo(1) on Parameters; nx1 is mapped to nx_1.
+    extent = workings_cell(path, "extent")
     dlo_cell = split(cells.cell(result.derived[0]))[1]
-    assert formulas[split(cells.cell(a["points"]))] == f"=(hi_1-Parameters!{dlo_cell}+1)*nx_1"
+    assert formulas[("Workings", extent)] == f"=hi_1-Parameters!{dlo_cell}+1"
+    assert formulas[split(cells.cell(a["points"]))] == f"=Workings!{extent}*nx_1"
     # Loops totals are sums of cells; the Summary refers to totals by defined name.
     assert formulas[("Summary", split(cells.cell(result.totals["Footprint_GiB"]))[1])] == \
         f"=Arrays!{split(cells.cell(result.tables['Arrays'].totals['footprint_kib']))[1]}" \
         "/1048576"
     summary_formulas = {v for (s, _), v in formulas.items() if s == "Summary"}
     assert "=Total_Time_s" in summary_formulas
-    assert "=IF(Total_GFlops=0,0,Total_Traffic_GB/Total_GFlops)" in summary_formulas
+    assert "=IF(Total_Weighted_GFlops=0,0,Total_Traffic_GB/Total_Weighted_GFlops)" \
+        in summary_formulas
     # Boolean coercions on the Parameters sheet.
     derived = [formulas[split(cells.cell(q))] for q in result.derived]
     assert derived == ["=lo_1-ng", "=2*StreamingWrites", "=MAX(1*StreamingWrites,0.5)",
@@ -354,7 +372,8 @@ def test_sheets_layout(tmp_path: Path) -> None:
     path = tmp_path / "hand.xlsx"
     write_workbook(result, str(path), META)
     book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["Summary", "Parameters", "Loops", "Arrays", "Registers", "Notes"]
+    assert book.sheetnames == ["Summary", "Parameters", "Loops", "Arrays", "Registers",
+                               "Workings", "Notes"]
     loops = book["Loops"]
     # Band row 3, header row 4 with units, data from row 5, totals in row 8.
     assert loops["D3"].value == "Flops per point"

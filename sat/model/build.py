@@ -86,6 +86,9 @@ LOOP_COLUMNS: list[Column] = [
     _c("reuse", "Reuse", "level", "1 planes, 2 pencils, 3 within pencils, 4 none: the best "
        "reuse whose actual working set is below CacheKB."),
     *TIME_COLUMNS,
+    _c("cpu_bound", "CPU-bound", "0/1", "1 when the nest's CPU time is at least its DRAM time "
+       "(compute-bound), 0 when memory-bound. Totals row: the share of the total time spent "
+       "in compute-bound nests.", "Estimated time", "0.00"),
 ]
 
 
@@ -137,6 +140,8 @@ def _loop_rows(program: Program, ctx: ModelContext):
         dram = quantity("time_dram_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"), cores),
                         "s", "DRAM time")
         quantity("time_s", overlap_time(cpu, dram, ctx), "s", "time")
+        quantity("cpu_bound", E.if_(E.compare(">=", cpu, dram), 1, 0), "0/1",
+                 "1 if compute-bound")
         gp, fp = register_counts(loop)
         row: dict[str, CellValue] = {
             "procedure": procedure.name, "file": file, "line": loop.line,
@@ -170,6 +175,11 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
         else:
             continue
         totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
+    if "cpu_bound" in rows[0]:
+        time = E.Ref(totals["time_s"])  # type: ignore[arg-type]
+        bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows))
+        totals["cpu_bound"] = E.Quantity((table, "total", "cpu_bound"), bound_time / time, "",
+                                         "share of the time in compute-bound nests")
     traffic, weighted = totals["traffic_gb"], totals["weighted_gflops"]
     totals["bytes_per_flop"] = E.Quantity((table, "total", "bytes_per_flop"),
                                           E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
@@ -217,7 +227,9 @@ def build_model(program: Program, params: ParameterSet) -> ModelResult:
     totals_row = loops.totals or {}
     result_totals: dict[str, E.Quantity] = {}
     for name, key in (("Total_Time_s", "time_s"), ("Total_Traffic_GB", "traffic_gb"),
-                      ("Total_GFlops", "gflops"), ("Total_Weighted_GFlops", "weighted_gflops")):
+                      ("Total_GFlops", "gflops"), ("Total_Weighted_GFlops", "weighted_gflops"),
+                      ("Total_Bytes_Per_Flop", "bytes_per_flop"),
+                      ("Compute_Bound_Share", "cpu_bound")):
         value = totals_row.get(key)
         result_totals[name] = value if isinstance(value, E.Quantity) else \
             E.Quantity(("loops", "total", key), E.Num(0), "", name)

@@ -14,7 +14,7 @@ expressions, and building and evaluating them must stay small beside the Fortran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 Number = int | float
@@ -303,3 +303,22 @@ def compare(op: str, left: ExprLike | Quantity, right: ExprLike | Quantity) -> E
 def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
     """Evaluate one expression with fresh memo (convenience for tests)."""
     return as_expr(expr).evaluate(Env(params))
+
+
+def direct_refs(expr: Expr) -> Iterator[Quantity]:
+    """The quantities an expression refers to, without looking inside their own expressions."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Ref):
+            yield node.quantity
+        elif isinstance(node, Add):
+            stack.extend(node.terms)
+        elif isinstance(node, Mul):
+            stack.extend(node.factors)
+        elif isinstance(node, Func):
+            stack.extend(node.args)
+        elif isinstance(node, Div):
+            stack.extend((node.num, node.den))
+        elif isinstance(node, Compare):
+            stack.extend((node.left, node.right))

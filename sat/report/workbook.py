@@ -73,6 +73,10 @@ class CellMap:
     def home(self, quantity: Quantity) -> Location | None:
         return self._homes.get(id(quantity))
 
+    def quantities(self) -> list[Quantity]:
+        """Every placed quantity, in placement order."""
+        return list(self._quantities.values())
+
     def cell(self, quantity: Quantity) -> str | None:
         """Absolute address (``Loops!$AT$38``) of the cell holding ``quantity``, if placed."""
         location = self._homes.get(id(quantity))
@@ -105,6 +109,8 @@ _TOTAL_LABELS = {
     "Total_Traffic_GB": ("Memory traffic", "GB"),
     "Total_GFlops": ("Work", "Gflop"),
     "Total_Weighted_GFlops": ("Weighted work (division and special costs)", "Gflop"),
+    "Total_Bytes_Per_Flop": ("Bytes per weighted flop (B:F)", "B/flop"),
+    "Compute_Bound_Share": ("Share of the time in compute-bound nests (CPU ≥ DRAM)", "fraction"),
     "Footprint_GiB": ("Memory footprint", "GiB"),
 }
 
@@ -207,20 +213,51 @@ class _Writer:
         self.summary_sheet, self.parameters_sheet = "Summary", "Parameters"
         self._layout_parameters()
         for key, table in result.tables.items():
-            sheet = _sheet_name(key, taken)
-            has_band = any(c.band for c in table.columns)
-            header_row = 3 if has_band else 2
-            first = header_row + 1
-            totals_row = first + len(table.rows) if table.totals is not None else None
-            layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
-                                  totals_row)
-            self.tables.append(layout)
-            for r, row in enumerate(table.rows):
-                self._place_row(layout, first + r, row)
-            if table.totals is not None:
-                self._place_row(layout, totals_row, table.totals)
+            self._layout_table(_sheet_name(key, taken), table)
         self.notes_sheet = _sheet_name("Notes", taken - {"notes"})
         self._layout_summary()
+        workings = self._workings_table()
+        if workings.rows:
+            self._layout_table(_sheet_name(workings.name, taken), workings)
+
+    def _layout_table(self, sheet: str, table: Table) -> None:
+        has_band = any(c.band for c in table.columns)
+        header_row = 3 if has_band else 2
+        first = header_row + 1
+        totals_row = first + len(table.rows) if table.totals is not None else None
+        layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
+                              totals_row)
+        self.tables.append(layout)
+        for r, row in enumerate(table.rows):
+            self._place_row(layout, first + r, row)
+        if table.totals is not None:
+            self._place_row(layout, totals_row, table.totals)
+
+    def _workings_table(self) -> Table:
+        """Intermediate quantities no table shows, each in a cell of its own.
+
+        Formulas then refer to them by cell instead of repeating their expressions, which
+        keeps every formula short and lets a reader follow each step.
+        """
+        stack = self.cells.quantities()
+        seen = {id(q) for q in stack}
+        rows: list[dict[str, CellValue]] = []
+        while stack:
+            for quantity in E.direct_refs(stack.pop().expr):
+                if id(quantity) not in seen:
+                    seen.add(id(quantity))
+                    stack.append(quantity)
+                    rows.append({"quantity": " ".join(map(str, quantity.key)),
+                                 "value": quantity, "unit": quantity.unit,
+                                 "meaning": quantity.label})
+        columns = [
+            Column("quantity", "Quantity", "", "Which intermediate quantity this row holds."),
+            Column("value", "Value", "", "Its value: a formula over parameters and other cells."),
+            Column("unit", "Unit", "", "Unit of the value."),
+            Column("meaning", "Meaning", "", "What the quantity is."),
+        ]
+        return Table("Workings", "Workings: intermediate quantities the other sheets refer to",
+                     columns, rows)
 
     def _place_row(self, layout: _TableLayout, row: int, values: dict[str, CellValue]) -> None:
         for col, column in enumerate(layout.table.columns):
@@ -601,42 +638,17 @@ class _Writer:
         ws.fit_to_pages(1, 0)
 
     def _write_ratios(self, ws: Worksheet, row: int) -> int:
-        """B:F and the compute-/memory-bound shares of the total time."""
-        totals = self.result.totals
-        traffic, gflops = totals.get("Total_Traffic_GB"), totals.get("Total_GFlops")
-        if traffic is not None and gflops is not None:
-            ratio = E.div(E.Ref(traffic), E.Ref(gflops))
-            ws.write_string(row, 0, "Bytes per flop (B:F)")
-            value = ratio.evaluate(self.env)
-            ws.write_formula(row, 1, self._formula(ratio, "B:F"),
-                             self._format(num_format="0.000", bold=True), value)
-            ws.write_string(row, 2, "B/flop")
-            row += 1
-        loops = self._loops_layout()
-        if loops is None:
+        """The memory-bound share, the complement of the model's compute-bound share."""
+        share = self.result.totals.get("Compute_Bound_Share")
+        if share is None:
             return row
-        cpu_col, dram_col, time_col = (loops.column_index(k)
-                                       for k in ("time_cpu_s", "time_dram_s", "time_s"))
-        if time_col is None or not loops.table.rows:
-            return row
-
-        def column(col: int) -> str:
-            name = xl_col_to_name(col)
-            return f"{quote_sheetname(loops.sheet)}!${name}${loops.first_row + 1}:" \
-                   f"${name}${loops.last_row + 1}"
-
-        cpu, dram, time = column(cpu_col), column(dram_col), column(time_col)
-        formula = f"=IF(SUM({time})=0,0,SUMPRODUCT(({cpu}>={dram})*{time})/SUM({time}))"
-        values = [[self._value(r[k]) if isinstance(r.get(k), Quantity) else 0.0
-                   for k in ("time_cpu_s", "time_dram_s", "time_s")] for r in loops.table.rows]
-        total = math.fsum(v[2] for v in values)
-        share = math.fsum(v[2] for v in values if v[0] >= v[1]) / total if total else 0.0
-        percent = self._format(num_format="0.0%", bold=True)
-        ws.write_string(row, 0, "Share of the time in compute-bound nests (CPU ≥ DRAM)")
-        ws.write_formula(row, 1, formula, percent, share)
-        ws.write_string(row + 1, 0, "Share of the time in memory-bound nests")
-        ws.write_formula(row + 1, 1, f"=1-{xl_rowcol_to_cell(row, 1)}", percent, 1 - share)
-        return row + 2
+        ws.write_string(row, 0, "Share of the time in memory-bound nests")
+        memory_bound = E.add(1, E.mul(-1, share))
+        ws.write_formula(row, 1, self._formula(memory_bound, "memory-bound share"),
+                         self._format(num_format="0.0%", bold=True),
+                         memory_bound.evaluate(self.env))
+        ws.write_string(row, 2, "fraction")
+        return row + 1
 
     def _loops_layout(self) -> _TableLayout | None:
         for layout in self.tables:
