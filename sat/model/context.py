@@ -22,18 +22,26 @@ Role = Literal["lower", "upper", "other"]
 DEFAULT_LOWER = 1.0
 DEFAULT_UPPER = 128.0
 DEFAULT_OTHER = 1.0
+DEFAULT_GHOSTS = 4.0
 
 _FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 
 
 def _default_value(name: str, role: Role) -> float:
-    """Lower-bound-like names (``lo_1``, ``ilo1``) get 1, upper-bound-like ones 128."""
+    """A documented guess for a symbol nobody gave a value.
+
+    Lower-bound-like names (``lo_1``, ``ilo1``) get 1, upper-bound-like ones (``hi_1``) 128,
+    ghost-cell depths (``ng``, ``nghost``) 4 as in the ExaSAT paper's SMC study; any other
+    symbol that is a whole loop bound by itself gets 1 or 128 by its role, and 1 otherwise.
+    """
     stem = re.sub(r"[_\d]+$", "", name)
     if stem.startswith("lo") or stem.endswith("lo"):
         return DEFAULT_LOWER
     if stem.startswith("hi") or stem.endswith("hi"):
         return DEFAULT_UPPER
+    if stem in ("ng", "ngc", "nghost", "nghosts", "ghosts", "nghostcells"):
+        return DEFAULT_GHOSTS
     return {"lower": DEFAULT_LOWER, "upper": DEFAULT_UPPER}.get(role, DEFAULT_OTHER)
 
 
@@ -123,7 +131,10 @@ class ModelContext:
             tree = ast.parse(source, mode="eval").body
         except SyntaxError:
             raise ExpressionError(f"cannot read expression {text!r}") from None
-        return self._node(tree, symbols, role, text)
+        # Only a bound that is a single symbol says what that symbol is: in ``hi(1)+ng`` the
+        # role "upper" belongs to hi(1), not to ng.
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        return self._node(tree, symbols, role if len(names) == 1 else "other", text)
 
     def _node(self, node: ast.AST, symbols: dict[str, str], role: Role, text: str) -> E.Expr:
         def rec(n: ast.AST) -> E.Expr:
