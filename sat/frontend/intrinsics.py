@@ -115,3 +115,34 @@ def cost(name: str, nargs: int) -> tuple[int, int, int, int]:
 def is_comm_call(name: str) -> bool:
     """Calls that are communication points (MPI, ghost-cell fills), recorded as comms."""
     return name.startswith("mpi_") or "fill_boundary" in name or name.startswith("shmem_")
+
+
+# C math library (<math.h>, abs from <stdlib.h>): the same rules under C names. ``f``/``l``
+# suffixed forms cost what the double form costs. ``pow`` is one special here; the C front end
+# applies the constant-exponent rule of Fortran's ``**`` first (``pow(x, 2)`` is one multiply).
+# ``fma`` is one add and one multiply; ``fmod``/``remainder`` cost like ``mod``; ``fdim`` like
+# ``dim``. Existing (Fortran) entries of the same name are kept.
+_C_SPECIAL_NAMES = """
+sqrt cbrt exp exp2 expm1 log log10 log2 log1p sin cos tan asin acos atan atan2 sinh cosh tanh
+asinh acosh atanh erf erfc tgamma lgamma hypot pow""".split()
+_C_FREE_NAMES = """
+fabs ceil floor trunc round rint nearbyint copysign ldexp scalbn frexp modf lround lrint ilogb
+logb nextafter""".split()
+
+
+def _c_forms(names: list[str]) -> list[str]:
+    return [name + suffix for name in names for suffix in ("", "f", "l")]
+
+
+_C_ENTRIES: dict[str, Intrinsic] = {}
+_C_ENTRIES.update({name: _SPECIAL for name in _c_forms(_C_SPECIAL_NAMES)})
+_C_ENTRIES.update({name: _FREE_ARG for name in _c_forms(_C_FREE_NAMES) + ["labs", "llabs"]})
+_C_ENTRIES.update({name: _MINMAX for name in _c_forms(["fmin", "fmax"])})
+_C_ENTRIES.update({name: _MOD for name in _c_forms(["fmod", "remainder"])})
+_C_ENTRIES.update({name: Intrinsic(adds=1) for name in _c_forms(["fdim"])})
+_C_ENTRIES.update({name: Intrinsic(adds=1, multiplies=1) for name in _c_forms(["fma"])})
+for _name, _entry in _C_ENTRIES.items():
+    INTRINSICS.setdefault(_name, _entry)
+
+#: Names the C front end treats as library math functions (unless the program defines them).
+C_MATH = frozenset([*_C_ENTRIES, "abs"])

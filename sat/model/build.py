@@ -40,6 +40,10 @@ REUSE_NOTE = ("Loops 'reuse' column: 1 = reuse between planes, 2 = between penci
               "CacheKB); the actual traffic is the least traffic among that case and the "
               "worse ones. 'Reuse between blocks' is the compulsory traffic, for comparison.")
 
+DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
+                 "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
+                 "instead of an error, in the workbook (IF(den=0,0,...)) and in Python alike.")
+
 
 def _c(key: str, header: str, unit: str, comment: str, band: str = "",
        fmt: str = "General") -> Column:
@@ -192,6 +196,7 @@ def build_model(program: Program, params: ParameterSet) -> ModelResult:
     ctx = ModelContext(params)
     ctx.note(UNITS_NOTE)
     ctx.note(REUSE_NOTE)
+    ctx.note(DIVISION_NOTE)
     loop_rows: list[dict[str, CellValue]] = []
     array_rows: list[dict[str, CellValue]] = []
     by_procedure: dict[str, list[NestRecord]] = {}
