@@ -1,0 +1,78 @@
+"""End to end: the workbook satreport writes agrees with the JSON it prints, before and after
+a user edits parameters in the workbook and LibreOffice recalculates."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from libreoffice import recalculate
+from test_cli import REFERENCE_ARGS
+
+from sat.cli import main
+
+# One edit per recalculation: a machine parameter, a problem-size symbol, a block size, a
+# boolean. Values chosen so that each changes the reuse case or the bottleneck somewhere.
+EDITS = {"CacheKB": 64, "GBsPerCore": 4, "hi_1": 256, "BlockX": 32, "StreamingWrites": True,
+         "Overlap": 0}
+
+
+def cli_json(capsys, *extra: str) -> dict:
+    status = main([*REFERENCE_ARGS, "--json", "-", *extra])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return json.loads(out)
+
+
+def cell_value(book: openpyxl.Workbook, address: str) -> object:
+    sheet, cell = address.rsplit("!", 1)
+    return book[sheet.strip("'")][cell.replace("$", "")].value
+
+
+def numbers_and_cells(data: dict) -> list[tuple[str, float, str]]:
+    """(what, value, cell) of every nest's and the totals' cell-backed numbers."""
+    rows = [*data["loops"], data["totals"]]
+    return [(f"{row.get('procedure')}:{row.get('line')} {key}", row[key], cell)
+            for row in rows for key, cell in row["cells"].items()]
+
+
+def test_cached_values_equal_the_json(capsys, tmp_path):
+    book_path, json_path = tmp_path / "ref.xlsx", tmp_path / "ref.json"
+    assert main([*REFERENCE_ARGS, "-o", str(book_path), "--json", str(json_path)]) == 0
+    data = json.loads(json_path.read_text())
+    book = openpyxl.load_workbook(book_path, data_only=True)
+    checked = numbers_and_cells(data)
+    assert len(checked) > 80  # two nests and the totals, some 30 quantities each
+    for what, value, cell in checked:
+        assert cell_value(book, cell) == pytest.approx(value, rel=1e-12, abs=1e-300), what
+    for parameter in data["parameters"]:
+        assert cell_value(book, parameter["cell"]) == parameter["value"], parameter["name"]
+
+
+@pytest.mark.libreoffice
+def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path):
+    base = tmp_path / "ref.xlsx"
+    assert main([*REFERENCE_ARGS, "-o", str(base), "--json", str(tmp_path / "ref.json")]) == 0
+    data = json.loads((tmp_path / "ref.json").read_text())
+    cell_of = {p["name"]: p["cell"] for p in data["parameters"]}
+    copies = []
+    for name, value in EDITS.items():
+        copy = tmp_path / f"edit-{name}.xlsx"
+        shutil.copy(base, copy)
+        book = openpyxl.load_workbook(copy)
+        sheet, cell = cell_of[name].rsplit("!", 1)
+        book[sheet][cell.replace("$", "")].value = value
+        book.save(copy)
+        copies.append(copy)
+    recalculated = recalculate(copies, tmp_path / "out")
+    for (name, value), path in zip(EDITS.items(), recalculated, strict=True):
+        expected = cli_json(capsys, "--set", f"{name}={value}")
+        book = openpyxl.load_workbook(path, data_only=True)
+        for what, number, cell in numbers_and_cells(expected):
+            assert cell_value(book, cell) == pytest.approx(number, rel=1e-9, abs=1e-300), \
+                f"{name}={value}: {what}"
+        # the edit really changed something the user looks at
+        assert expected["totals"]["time_s"] != data["totals"]["time_s"] or name == "BlockX"
