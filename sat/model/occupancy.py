@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from sat.ir import Array, Body, Loop, Procedure, Program, Variable
 from sat.model import expr as E
+from sat.model import iteration
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
@@ -30,14 +31,9 @@ R, W, RW, WR, LIVE = "R", "W", "RW", "WR", "L"
 
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
-    """Iterations of one loop level from its bounds: ``(upper - lower) / stride + 1``."""
+    """Iterations of one loop level; one, with a warning, when its bounds cannot be modelled."""
     try:
-        lower = ctx.expr(loop.lower, "lower")
-        upper = ctx.expr(loop.upper, "upper")
-        if loop.stride.strip() in ("", "1"):
-            return upper - lower + 1
-        stride = ctx.expr(loop.stride)
-        return E.func("FLOOR", (upper - lower) / stride, 1) + 1
+        return iteration.trip_count(loop, ctx)
     except ExpressionError:
         ctx.note(f"loop at line {loop.line}: cannot model its bounds "
                  f"({loop.lower} .. {loop.upper} step {loop.stride}); one iteration assumed",
