@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("-o", "--output", metavar="FILE.xlsx", help="the workbook")
     out.add_argument("--json", metavar="FILE", help="JSON export ('-' for standard output)")
     out.add_argument("--xml", metavar="FILE", help="code description (ExaSAT XML schema)")
+    out.add_argument("--html", metavar="FILE", help="self-contained HTML summary with charts "
+                     "and dependency graphs")
+    out.add_argument("--graphs", metavar="DIR", help="dependency graphs: one DOT file per "
+                     "procedure")
     model = parser.add_argument_group("model inputs")
     model.add_argument("-m", "--machine", metavar="NAME|FILE",
                        help="built-in machine name (see --list-machines) or machine file; "
@@ -107,7 +111,7 @@ def _outputs(args: argparse.Namespace) -> str | None:
     """The workbook path, or None when only other outputs were asked for."""
     if args.output:
         return args.output
-    if args.json or args.xml:
+    if args.json or args.xml or args.html or args.graphs:
         return None
     return Path(args.sources[0]).stem + ".xlsx"
 
@@ -126,6 +130,12 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.json, args.xml):
         if path and path != "-":
             check_output_path(path)
+    if args.html:
+        check_output_path(args.html)
+    if args.graphs:
+        from sat.report.graph import check_graph_directory
+
+        check_graph_directory(args.graphs)
 
     from sat.frontend import read_sources
 
@@ -147,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             write_program(program, args.xml)
             run.progress(f"wrote {args.xml}")
 
-    if not (workbook or args.json):
+    if not (workbook or args.json or args.html or args.graphs):
         return 0
     return _model_and_reports(run, program, workbook)
 
@@ -203,6 +213,19 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         else:
             atomic_write_text(args.json, dumps(data))
             run.progress(f"wrote {args.json}")
+    if args.html:
+        from sat.report.html import write_html
+
+        write_html(program, result, env, args.html,
+                   {"sources": list(args.sources), "version": __version__,
+                    "machine": {"name": machine.name, "source": machine.source},
+                    "created": datetime.date.today().isoformat()})
+        run.progress(f"wrote {args.html}")
+    if args.graphs:
+        from sat.report.graph import write_graphs
+
+        written = write_graphs(program, args.graphs)
+        run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0
 
 

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 declare -A package_of=(
     [soffice]=libreoffice-calc-nogui [gfortran]=gfortran [valgrind]=valgrind
-    [dot]=graphviz [pdftoppm]=poppler-utils [cpp]=cpp
+    [dot]=graphviz [pdftoppm]=poppler-utils [cpp]=cpp [chromium]=chromium
 )
 missing=()
 for tool in "${!package_of[@]}"; do

@@ -1,0 +1,456 @@
+"""The HTML summary (``--html``): one self-contained page rendered from ``templates/``.
+
+Everything the page shows is a model quantity evaluated in Python (the same numbers as the
+JSON) or a plain value from the code description; the page only formats, orders and groups
+them.  The few aggregates the model has no quantity for (time per procedure, the compute-
+versus memory-bound share, the spilled share of accesses) are sums of evaluated values, never
+a re-derivation of a model formula.  Charts are inline SVG; the only script is a short inline
+table sorter; a Content-Security-Policy forbids fetching anything, so the page opens from an
+e-mail attachment with no network.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from sat import __version__
+from sat.ir import Program
+from sat.model.dependences import dependences
+from sat.model.expr import Env, Quantity
+from sat.model.tables import CellValue, ModelResult, Table
+from sat.outputs import atomic_write_text
+from sat.report import graph as graphs
+from sat.report.svg import BarRow, LineChart, Marker, Series, number, paired_bars, si
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+REUSE_NAMES = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
+CPU_COLOUR, DRAM_COLOUR = "#4c78a8", "#f58518"
+TOP_NESTS_CHARTED = 40  # the time chart shows the longest nests; the tables list them all
+MAX_OPEN_PROCEDURES = 8  # with more procedures, only the costliest sections start open
+CACHE_POINTS_PER_OCTAVE = 2
+MAX_CACHE_THRESHOLDS = 40  # distinct working sets sampled exactly in the B:F/cache chart
+_WS_KEYS = ("ws_actual_plane_kb", "ws_actual_pencil_kb", "ws_actual_cell_kb")
+
+
+def _finite(value: float) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def _plain(value: float) -> str:
+    """A value for a ``data-v`` attribute: exact (round-trips to the same float)."""
+    if not _finite(value):
+        return ""
+    return repr(int(value)) if float(value).is_integer() and abs(value) < 2**53 \
+        else repr(float(value))
+
+
+@dataclass
+class Cell:
+    """One table cell: display text, sort/test value, CSS class, tooltip."""
+
+    text: str
+    value: str
+    cls: str = "num"
+    title: str = ""
+    key: str = ""
+
+
+@dataclass
+class LoopColumn:
+    key: str
+    header: str
+    unit: str
+    fmt: Callable[[float], str]
+    comment: str = ""
+
+
+def _seconds(v: float) -> str:
+    return si(v, "s")
+
+
+def _fixed3(v: float) -> str:
+    return f"{v:.3g}" if _finite(v) else "n/a"
+
+
+LOOP_COLUMNS = [
+    LoopColumn("line", "Line", "", lambda v: str(int(v)), "Line of the nest's outermost loop"),
+    LoopColumn("adds", "Add", "/it", number, "Additions and subtractions per iteration"),
+    LoopColumn("multiplies", "Mul", "/it", number, "Multiplications per iteration"),
+    LoopColumn("divides", "Div", "/it", number, "Divisions per iteration"),
+    LoopColumn("specials", "Special", "/it", number, "exp, log, sqrt... per iteration"),
+    LoopColumn("gflops", "Gflop", "", number, "Floating-point operations, 10^9"),
+    LoopColumn("traffic_gb", "Traffic", "GB", number, "Memory traffic for the actual reuse"),
+    LoopColumn("time_cpu_s", "CPU", "s", _seconds, "Weighted Gflop / (GflopsPerCore x Cores)"),
+    LoopColumn("time_dram_s", "DRAM", "s", _seconds, "Traffic / (GBsPerCore x Cores)"),
+    LoopColumn("time_s", "Time", "s", _seconds, "MAX(CPU, DRAM), or their sum with no overlap"),
+    LoopColumn("bottleneck", "Bound by", "", str, "The larger of CPU and DRAM time"),
+    LoopColumn("reuse", "Reuse", "", str, "Best reuse whose working set fits in CacheKB"),
+    LoopColumn("bytes_per_flop", "B:F", "B/flop", _fixed3, "Bytes of traffic per weighted flop"),
+]
+
+
+@dataclass
+class ProcedureSection:
+    name: str
+    anchor: str
+    file: str
+    rows: list[list[Cell]] = field(default_factory=list)
+    time_s: float = 0.0
+    share_pct: float = 0.0
+    graph_svg: Markup | None = None
+    dependences: int = 0
+    occupancy: dict[str, Any] | None = None
+    open: bool = True
+
+
+def _value(value: CellValue, env: Env) -> Any:
+    return value.value(env) if isinstance(value, Quantity) else value
+
+
+def _bottleneck(cpu: float, dram: float) -> str:
+    if not (_finite(cpu) and _finite(dram)):
+        return "n/a"
+    return "CPU" if cpu >= dram else "DRAM"
+
+
+def _loop_cells(row: dict[str, CellValue], env: Env) -> tuple[list[Cell], dict[str, Any]]:
+    values = {c.key: _value(row.get(c.key), env) for c in LOOP_COLUMNS}
+    values["bottleneck"] = _bottleneck(values["time_cpu_s"], values["time_dram_s"])
+    cells = []
+    for column in LOOP_COLUMNS:
+        value = values[column.key]
+        if column.key == "bottleneck":
+            cells.append(Cell(value, value, f"text bound-{value.lower().replace('/', '')}",
+                              key=column.key))
+        elif column.key == "reuse":
+            level = int(value) if _finite(value) else 0
+            cells.append(Cell(REUSE_NAMES.get(level, "n/a"), _plain(value), "text",
+                              f"reuse level {level}", column.key))
+        elif _finite(value):
+            cells.append(Cell(column.fmt(value), _plain(value), key=column.key))
+        else:
+            cells.append(Cell("n/a", "", key=column.key))
+    return cells, values
+
+
+def _slug(text: str, used: set[str]) -> str:
+    base = "proc-" + (re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower() or "x")
+    slug, n = base, 1
+    while slug in used:
+        n += 1
+        slug = f"{base}-{n}"
+    used.add(slug)
+    return slug
+
+
+def _headline(result: ModelResult, env: Env, loop_values: list[dict[str, Any]],
+              loops: Table | None) -> list[dict[str, Any]]:
+    totals = {name: q.value(env) for name, q in result.totals.items()}
+    total_time = totals.get("Total_Time_s", float("nan"))
+    # Share of the total time spent in nests bound by each resource (sums of nest times).
+    cpu_time = sum(v["time_s"] for v in loop_values
+                   if v["bottleneck"] == "CPU" and _finite(v["time_s"]))
+    dram_time = sum(v["time_s"] for v in loop_values
+                    if v["bottleneck"] == "DRAM" and _finite(v["time_s"]))
+    bound = cpu_time + dram_time
+    bf = loops.totals.get("bytes_per_flop") if loops and loops.totals else None
+    bf_value = bf.value(env) if isinstance(bf, Quantity) else float("nan")
+    items = [
+        ("time_s", "Total time", _seconds(total_time), total_time,
+         "Sum of the times of all loop nests (Total_Time_s)"),
+        ("compute_bound_pct", "Compute-bound",
+         f"{100 * cpu_time / bound:.1f} %" if bound else "n/a",
+         100 * cpu_time / bound if bound else float("nan"),
+         "Share of the total time spent in nests whose CPU time exceeds their DRAM time"),
+        ("memory_bound_pct", "Memory-bound",
+         f"{100 * dram_time / bound:.1f} %" if bound else "n/a",
+         100 * dram_time / bound if bound else float("nan"),
+         "Share of the total time spent in nests whose DRAM time is the larger"),
+        ("traffic_gb", "Traffic", f"{number(totals.get('Total_Traffic_GB', math.nan))} GB",
+         totals.get("Total_Traffic_GB", math.nan), "Memory traffic (Total_Traffic_GB)"),
+        ("gflops", "Work", f"{number(totals.get('Total_GFlops', math.nan))} Gflop",
+         totals.get("Total_GFlops", math.nan), "Floating-point operations (Total_GFlops)"),
+        ("weighted_gflops", "Weighted work",
+         f"{number(totals.get('Total_Weighted_GFlops', math.nan))} Gflop",
+         totals.get("Total_Weighted_GFlops", math.nan),
+         "Divisions and specials weighted by DivCost and SpecialCost"),
+        ("bytes_per_flop", "B:F", f"{_fixed3(bf_value)} B/flop", bf_value,
+         "Bytes of memory traffic per weighted flop, whole program"),
+        ("footprint_gib", "Footprint", f"{number(totals.get('Footprint_GiB', math.nan))} GiB",
+         totals.get("Footprint_GiB", math.nan), "Memory footprint of all arrays (GiB = 2^30 B)"),
+    ]
+    return [{"key": k, "label": label, "text": text, "value": _plain(v), "title": title}
+            for k, label, text, v, title in items]
+
+
+def _time_chart(loop_values: list[dict[str, Any]]) -> tuple[Markup | None, int]:
+    ranked = sorted((v for v in loop_values if _finite(v["time_s"])),
+                    key=lambda v: -v["time_s"])
+    if not ranked:
+        return None, 0
+    shown = ranked[:TOP_NESTS_CHARTED]
+    rows = [BarRow(f"{v['procedure']}:{v['line']}", [v["time_cpu_s"], v["time_dram_s"]],
+                   f"{v['procedure']}:{v['line']}  CPU {_seconds(v['time_cpu_s'])}, DRAM "
+                   f"{_seconds(v['time_dram_s'])}, time {_seconds(v['time_s'])} "
+                   f"({v['bottleneck']}-bound)") for v in shown]
+    svg = paired_bars(rows, [("CPU time", CPU_COLOUR), ("DRAM time", DRAM_COLOUR)], _seconds,
+                      axis_label="time per nest (s)")
+    return Markup(svg), len(ranked)
+
+
+def _cache_chart(result: ModelResult, loops: Table | None) -> Markup | None:
+    """Program B:F evaluated over a range of CacheKB, with each nest's working sets as ticks."""
+    if not loops or not loops.rows or not loops.totals:
+        return None
+    bf = loops.totals.get("bytes_per_flop")
+    if not isinstance(bf, Quantity):
+        return None
+    env = result.env()
+    current = env.param("CacheKB")
+    markers: list[Marker] = []
+    for row in loops.rows:
+        where = f"{row.get('procedure')}:{row.get('line')}"
+        for rug, (key, what, colour) in enumerate(
+                (("ws_actual_plane_kb", "planes", "#2ca02c"),
+                 ("ws_actual_pencil_kb", "pencils", "#9467bd"))):
+            q = row.get(key)
+            if isinstance(q, Quantity):
+                kb = q.value(env)
+                if _finite(kb) and kb > 0:
+                    markers.append(Marker(kb, colour, f"{where}: working set for reuse "
+                                          f"between {what} {number(kb)} KiB: it fits when "
+                                          "CacheKB is larger", rug))
+    sizes = [m.x for m in markers] + [current]
+    low = 2.0 ** math.floor(math.log2(max(min(sizes), 1 / 64)))
+    high = 2.0 ** math.ceil(math.log2(max(sizes) * 2))
+    steps = int(round(math.log2(high / low) * CACHE_POINTS_PER_OCTAVE))
+    grid = {low * 2 ** (i / CACHE_POINTS_PER_OCTAVE) for i in range(steps + 1)} | {current}
+    # The reuse level of a nest changes only where CacheKB crosses one of its working sets, so
+    # sampling at each working set and just above it draws the exact step function.
+    thresholds = {kb for row in loops.rows for key in _WS_KEYS
+                  if isinstance(q := row.get(key), Quantity)
+                  and _finite(kb := q.value(env)) and low <= kb <= high}
+    exact = len(thresholds) <= MAX_CACHE_THRESHOLDS
+    if exact:
+        grid |= thresholds | {kb * (1 + 1e-9) for kb in thresholds}
+    points = [(kb, bf.value(result.env({"CacheKB": kb}))) for kb in sorted(grid)]
+    chart = LineChart([Series("B:F, whole program", "#1f77b4", points, step=exact)],
+                      "CacheKB (KiB, log scale)", "B:F (bytes per weighted flop)",
+                      x_log2=True, x_fmt=_kib, y_fmt=_fixed3, markers=markers,
+                      marker_rows=["planes WS", "pencils WS"], current_x=current,
+                      current_label=f"this machine: {_kib(current)}")
+    return Markup(chart.svg())
+
+
+def _kib(kb: float) -> str:
+    if kb < 1:
+        return f"{kb * 1024:g} B"
+    if kb >= 1024 * 1024:
+        return f"{kb / 1024 / 1024:g} GiB"
+    if kb >= 1024:
+        return f"{kb / 1024:g} MiB"
+    return f"{kb:g} KiB"
+
+
+def _register_chart(result: ModelResult) -> Markup | None:
+    """Share of state-variable accesses spilled, evaluated for 0..N registers per pool."""
+    table = result.tables.get("Registers")
+    if not table:
+        return None
+    nests = [r for r in table.rows if r.get("row") == "nest"]
+    pools = {"FP": "FPRegs", "Int": "IntRegs"}
+    accesses = {pool: sum(r.get("accesses") or 0 for r in nests if r.get("pool") == pool)
+                for pool in pools}
+    most = max((r.get("variables") or 0 for r in nests), default=0)
+    if not most or not any(accesses.values()):
+        return None
+    env = result.env()
+    top = int(min(max(most + 2, env.param("FPRegs") + 2, env.param("IntRegs") + 2), 256))
+    series = []
+    for pool, colour in (("FP", "#1f77b4"), ("Int", "#e6730b")):
+        if not accesses[pool]:
+            continue
+        points = []
+        for regs in range(0, top + 1):
+            probe = result.env({pools[pool]: regs})
+            spilled = sum(r["spilled_accesses"].value(probe) for r in nests
+                          if r.get("pool") == pool and isinstance(r.get("spilled_accesses"),
+                                                                  Quantity))
+            points.append((float(regs), 100.0 * spilled / accesses[pool]))
+        series.append(Series(f"{pool} ({pools[pool]})", colour, points, step=True))
+    current = env.param("FPRegs")
+    label = f"FPRegs {current:g}, IntRegs {env.param('IntRegs'):g}"
+    chart = LineChart(series, "registers per pool", "accesses spilled (%)",
+                      x_fmt=lambda v: f"{v:g}", y_fmt=lambda v: f"{v:g}", current_x=current,
+                      current_label=label, y_min=0, y_max=100, height=260)
+    return Markup(chart.svg())
+
+
+_OCC_CLASSES = {"R": "occ-r", "W": "occ-w", "RW": "occ-rw", "WR": "occ-wr", "L": "occ-l"}
+_OCC_TAIL = (("nests_read", "Nests R"), ("nests_written", "Nests W"),
+             ("read_write_ratio", "R/W ratio"), ("write_access_rate_pct", "Write rate %"),
+             ("size_gib", "Size GiB"))
+
+
+def _occupancy(table: Table | None, env: Env) -> dict[str, dict[str, Any]]:
+    """Per procedure: loop-nest columns and rows of the occupancy heat map."""
+    if not table:
+        return {}
+    loop_columns = [c for c in table.columns if c.band == "Loop nests"]
+    out: dict[str, dict[str, Any]] = {}
+    for row in table.rows:
+        name = str(row.get("procedure"))
+        section = out.setdefault(name, {"columns": None, "rows": []})
+        if section["columns"] is None:
+            section["columns"] = [{"key": c.key, "header": c.header.rsplit(" ", 1)[-1],
+                                   "title": c.header} for c in loop_columns if c.key in row]
+        cells = []
+        for column in section["columns"]:
+            value = _value(row.get(column["key"]), env)
+            if isinstance(value, str):
+                cells.append(Cell(value, value, "occ " + _OCC_CLASSES.get(value, "occ-none")))
+            elif _finite(value):
+                cells.append(Cell(number(value), _plain(value)))
+            else:
+                cells.append(Cell("", ""))
+        tail = []
+        for key, _header in _OCC_TAIL:
+            value = _value(row.get(key), env)
+            if isinstance(value, str):
+                tail.append(Cell(value, value, "text"))
+            elif _finite(value):
+                tail.append(Cell(number(value), _plain(value)))
+            else:
+                tail.append(Cell("", ""))
+        # Summary rows (arrays read / written / live, footprints) carry no per-array counts.
+        section["rows"].append({"array": str(row.get("array", "")), "cells": cells,
+                                "tail": tail, "summary": "nests_read" not in row})
+    for section in out.values():
+        section["tail_headers"] = [h for _k, h in _OCC_TAIL]
+    return out
+
+
+def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
+    """(parameters that differ from their defaults, every parameter)."""
+    rows = []
+    for p in result.parameters:
+        value = bool(p.value) if p.kind == "boolean" else env.param(p.name)
+        text = ("TRUE" if value else "FALSE") if p.kind == "boolean" else number(value)
+        machine_default = p.group == "machine" and p.source.startswith("machine")
+        rows.append({"name": p.name, "label": p.label or p.symbol, "unit": p.unit,
+                     "group": p.group, "text": text, "value": _plain(float(value)),
+                     "source": p.source + (" (assumed)" if p.defaulted else ""),
+                     "changed": not (p.source == "default" or p.defaulted or machine_default)})
+    return [r for r in rows if r["changed"]], rows
+
+
+def _notes(program: Program, result: ModelResult) -> list[dict[str, Any]]:
+    groups = {"warning": [], "default": [], "assumption": []}
+    for w in program.warnings:
+        groups["warning"].append({"where": _where(w.file, w.line), "message": w.message})
+    for n in result.notes:
+        groups.setdefault(n.kind, []).append({"where": _where(n.file, n.line),
+                                              "message": n.message})
+    titles = {"warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions"}
+    return [{"kind": k, "title": titles.get(k, k.title()), "entries": items}
+            for k, items in groups.items() if items]
+
+
+def _where(file: str, line: int) -> str:
+    return f"{file}:{line}" if file and line else file
+
+
+def html_context(program: Program, result: ModelResult, env: Env,
+                 meta: dict[str, Any], use_dot: bool | None = None) -> dict[str, Any]:
+    """Everything the template shows, evaluated and formatted."""
+    loops = result.tables.get("Loops")
+    sections: dict[str, ProcedureSection] = {}
+    used: set[str] = set()
+    for procedure in program.procedures:
+        sections.setdefault(procedure.name, ProcedureSection(
+            procedure.name, _slug(procedure.name, used), procedure.file))
+    loop_values: list[dict[str, Any]] = []
+    for row in loops.rows if loops else []:
+        name = str(row.get("procedure"))
+        section = sections.setdefault(name, ProcedureSection(name, _slug(name, used),
+                                                             str(row.get("file", ""))))
+        cells, values = _loop_cells(row, env)
+        values["procedure"] = name
+        section.rows.append(cells)
+        loop_values.append(values)
+        if _finite(values["time_s"]):
+            section.time_s += values["time_s"]
+    edges = dependences(program)
+    occupancy = _occupancy(result.tables.get("Occupancy"), env)
+    total_time = result.totals["Total_Time_s"].value(env) if "Total_Time_s" in result.totals \
+        else 0.0
+    for section in sections.values():
+        section.share_pct = 100 * section.time_s / total_time if total_time else 0.0
+        section.dependences = sum(1 for d in edges if d.procedure == section.name)
+        if any(p.name == section.name for p in program.procedures):
+            section.graph_svg = Markup(graphs.procedure_svg(
+                program, section.name, use_dot, edges, section.anchor + "-graph"))
+        section.occupancy = occupancy.get(section.name)
+    shown = [s for s in sections.values() if s.rows or s.dependences or s.occupancy]
+    by_time = sorted(shown, key=lambda s: -s.time_s)
+    if len(shown) > MAX_OPEN_PROCEDURES:
+        costly = {s.name for s in sorted(shown, key=lambda s: -s.time_s)[:3]}
+        for s in shown:
+            s.open = s.name in costly
+    time_chart, charted_of = _time_chart(loop_values)
+    changed, parameters = _parameters(result, env)
+    machine = {"name": "", "source": "", **(meta.get("machine") or {})}
+    return {
+        "title": "satreport: " + ", ".join(Path(s).name for s in meta.get("sources")
+                                             or program.sources or ["program"]),
+        "version": meta.get("version", __version__),
+        "created": meta.get("created", datetime.date.today().isoformat()),
+        "sources": list(meta.get("sources") or program.sources),
+        "machine": machine,
+        "machine_parameters": [p for p in parameters if p["group"] == "machine"],
+        "changed_parameters": changed,
+        "parameters": parameters,
+        "headline": _headline(result, env, loop_values, loops),
+        "nest_count": len(loop_values),
+        "procedures": shown,
+        "procedures_by_time": by_time,
+        "max_share_pct": max((s.share_pct for s in shown), default=0.0) or 1.0,
+        "several_files": len({s.file for s in shown}) > 1,
+        "columns": LOOP_COLUMNS,
+        "time_chart": time_chart,
+        "time_chart_shown": min(charted_of, TOP_NESTS_CHARTED),
+        "time_chart_of": charted_of,
+        "cache_chart": _cache_chart(result, loops),
+        "register_chart": _register_chart(result),
+        "notes": _notes(program, result),
+    }
+
+
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                                     autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                                     undefined=jinja2.StrictUndefined)
+    environment.filters["si"] = si
+    return environment
+
+
+def render_html(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
+                use_dot: bool | None = None) -> str:
+    """The page as text."""
+    context = html_context(program, result, env, meta, use_dot)
+    return _environment().get_template("report.html.j2").render(**context)
+
+
+def write_html(program: Program, result: ModelResult, env: Env, path: str,
+               meta: dict[str, Any]) -> None:
+    """Write the page to ``path`` atomically."""
+    atomic_write_text(path, render_html(program, result, env, meta))
