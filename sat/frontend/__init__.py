@@ -59,8 +59,9 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
                 program.warnings.append(ir.Diagnostic(
                     f"unknown source type '{suffix or path}': skipped", path))
                 continue
-        except FrontendError as exc:
-            program.warnings.append(ir.Diagnostic(str(exc), path))
+        except FrontendError as exc:  # a reader may say exactly where (file:line)
+            program.warnings.append(getattr(exc, "diagnostic", None)
+                                    or ir.Diagnostic(str(exc), path))
             continue
         except Exception as exc:  # a reader's failure is this file's diagnostic only
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -2,9 +2,9 @@
 
 Everything the page shows is a model quantity evaluated in Python (the same numbers as the
 JSON) or a plain value from the code description; the page only formats, orders and groups
-them.  The few aggregates the model has no quantity for (time per procedure, the compute-
-versus memory-bound share, the spilled share of accesses) are sums of evaluated values, never
-a re-derivation of a model formula.  Charts are inline SVG; the only script is a short inline
+them.  The few aggregates the model has no quantity for (time per procedure, the spilled
+share of accesses per pool) are sums of evaluated values, never a re-derivation of a model
+formula.  Charts are inline SVG; the only script is a short inline
 table sorter; a Content-Security-Policy forbids fetching anything, so the page opens from an
 e-mail attachment with no network.
 """
@@ -152,28 +152,22 @@ def _slug(text: str, used: set[str]) -> str:
     return slug
 
 
-def _headline(result: ModelResult, env: Env, loop_values: list[dict[str, Any]],
-              loops: Table | None) -> list[dict[str, Any]]:
+def _percent(share: float) -> str:
+    return f"{100 * share:.1f} %" if _finite(share) else "n/a"
+
+
+def _headline(result: ModelResult, env: Env) -> list[dict[str, Any]]:
     totals = {name: q.value(env) for name, q in result.totals.items()}
     total_time = totals.get("Total_Time_s", float("nan"))
-    # Share of the total time spent in nests bound by each resource (sums of nest times).
-    cpu_time = sum(v["time_s"] for v in loop_values
-                   if v["bottleneck"] == "CPU" and _finite(v["time_s"]))
-    dram_time = sum(v["time_s"] for v in loop_values
-                    if v["bottleneck"] == "DRAM" and _finite(v["time_s"]))
-    bound = cpu_time + dram_time
-    bf = loops.totals.get("bytes_per_flop") if loops and loops.totals else None
-    bf_value = bf.value(env) if isinstance(bf, Quantity) else float("nan")
+    share = totals.get("Compute_Bound_Share", float("nan"))
+    bf_value = totals.get("Total_Bytes_Per_Flop", float("nan"))
     items = [
         ("time_s", "Total time", _seconds(total_time), total_time,
          "Sum of the times of all loop nests (Total_Time_s)"),
-        ("compute_bound_pct", "Compute-bound",
-         f"{100 * cpu_time / bound:.1f} %" if bound else "n/a",
-         100 * cpu_time / bound if bound else float("nan"),
-         "Share of the total time spent in nests whose CPU time exceeds their DRAM time"),
-        ("memory_bound_pct", "Memory-bound",
-         f"{100 * dram_time / bound:.1f} %" if bound else "n/a",
-         100 * dram_time / bound if bound else float("nan"),
+        ("compute_bound_pct", "Compute-bound", _percent(share), 100 * share,
+         "Share of the total time spent in nests whose CPU time is at least their DRAM time "
+         "(Compute_Bound_Share)"),
+        ("memory_bound_pct", "Memory-bound", _percent(1 - share), 100 * (1 - share),
          "Share of the total time spent in nests whose DRAM time is the larger"),
         ("traffic_gb", "Traffic", f"{number(totals.get('Total_Traffic_GB', math.nan))} GB",
          totals.get("Total_Traffic_GB", math.nan), "Memory traffic (Total_Traffic_GB)"),
@@ -419,7 +413,7 @@ def html_context(program: Program, result: ModelResult, env: Env,
         "machine_parameters": [p for p in parameters if p["group"] == "machine"],
         "changed_parameters": changed,
         "parameters": parameters,
-        "headline": _headline(result, env, loop_values, loops),
+        "headline": _headline(result, env),
         "nest_count": len(loop_values),
         "procedures": shown,
         "procedures_by_time": by_time,
