@@ -59,6 +59,7 @@ class ModelContext:
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
         self._values = {symbol_to_name(k): (k, v) for k, v in params.symbol_values.items()}
         self._cache: dict[tuple[str, str], E.Expr] = {}
+        self.trip_counts: dict[tuple[str, str, str], E.Expr] = {}  # (lower, upper, stride)
 
     # ------------------------------------------------------------ parameters
 

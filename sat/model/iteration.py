@@ -123,6 +123,13 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
+    key = (loop.lower, loop.upper, loop.stride)
+    if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
+        ctx.trip_counts[key] = _trip_count(loop, ctx)
+    return ctx.trip_counts[key]
+
+
+def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     lower = ctx.expr(loop.lower, "lower")
     upper = ctx.expr(loop.upper, "upper")
     if loop.stride.strip() in ("", "1"):
