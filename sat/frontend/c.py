@@ -1,0 +1,249 @@
+"""The C front end: preprocess with the system C preprocessor, parse with pycparser, fill sat.ir.
+
+- Preprocessing runs ``gcc -E -nostdinc`` (or ``cpp``) with satreport's stub system headers
+  (``sat/data/c_include``: ``<math.h>``, ``<stdio.h>``, …) first on the include path, so that
+  ``#include <math.h>`` works on any machine, and keeps the line markers: every line number in
+  the IR and in diagnostics refers to the original file. A header that cannot be found is
+  treated as empty (with a warning) rather than stopping the run.
+- Whole files give one procedure per function definition. A *kernel fragment* (statements and
+  declarations at file scope, as Kerncraft accepts them) is wrapped in a function before
+  parsing and becomes one procedure named after the file stem; its file-scope variables are
+  its nonlocals.
+- Every procedure has ``layout="row-major"``: the last subscript of ``a[k][j][i]`` is the
+  unit-stride one. The counting rules are those of the Fortran front end (see
+  :mod:`sat.frontend.c_visitors`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+
+from pycparser import c_ast, c_parser
+
+from sat import ir
+from sat.frontend import FrontendError
+from sat.frontend.c_visitors import FRAGMENT_FUNCTION, analyse_translation_unit
+
+__all__ = ["CSourceError", "STUB_INCLUDE_DIR", "read_c"]
+
+#: Stub system headers shipped with satreport (searched before any user directory).
+STUB_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "data", "c_include")
+
+# GNU extensions that pycparser does not know, removed by the preprocessor.
+_EXTENSION_DEFINES = ("__attribute__(x)=", "__restrict=restrict", "__restrict__=restrict",
+                      "__extension__=", "__inline=inline", "__inline__=inline",
+                      "__asm__(x)=", "__asm(x)=", "__volatile__=", "__builtin_expect(x,y)=(x)",
+                      "_Pragma(x)=")
+_MISSING_HEADER = re.compile(r"^(?P<file>.*?):(?P<line>\d+):\d+: fatal error: (?P<header>[^:]+): "
+                             r"No such file or directory", re.M)
+_CPP_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
+                        re.M)
+_PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::\d+)?: (?P<msg>.*)$", re.S)
+_MAX_MISSING_HEADERS = 50
+_STACK_BYTES = 256 * 1024 * 1024  # reserved, not committed: only deep expressions touch it
+_RECURSION_LIMIT = 30000
+
+
+class CSourceError(FrontendError):
+    """A C file that cannot be read, preprocessed or parsed: one ``file:line: message``."""
+
+    def __init__(self, message: str, file: str, line: int = 0):
+        super().__init__(message)
+        self.diagnostic = ir.Diagnostic(message, file, line)
+
+
+def read_c(path: str, defines: Sequence[str] = (),
+           include_dirs: Sequence[str] = ()) -> ir.Program:
+    """Read one C source (whole file or kernel fragment) into a :class:`sat.ir.Program`.
+
+    Raises :class:`CSourceError` when nothing of the file can be analysed (unreadable,
+    preprocessor error, syntax error); anything analysable comes back with warnings.
+    """
+    outcome: list = []
+
+    def work() -> None:
+        try:
+            outcome.append(_read_c(path, defines, include_dirs))
+        except BaseException as exc:  # handed to the calling thread
+            outcome.append(exc)
+
+    # pycparser and the analysis recurse once per operator: long expressions need a deep stack.
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+        worker = threading.Thread(target=work, name="satreport-c")
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    worker.join()
+    sys.setrecursionlimit(old_limit)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def _read_c(path: str, defines: Sequence[str], include_dirs: Sequence[str]) -> ir.Program:
+    if not os.path.isfile(path):
+        raise CSourceError("cannot read file: no such file", path)
+    warnings: list[ir.Diagnostic] = []
+    text = preprocess(path, defines, include_dirs, warnings)
+    unit, fragment = parse(path, text)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    procedures = analyse_translation_unit(unit, path, stem if fragment else None,
+                                          STUB_INCLUDE_DIR, warnings)
+    if not any(True for p in procedures for _ in p.all_loops()):
+        warnings.append(ir.Diagnostic("no loops found in this file", path))
+    return ir.Program(procedures=procedures, sources=[path], warnings=warnings)
+
+
+# --------------------------------------------------------------------------- preprocessing
+
+
+def _preprocessor() -> list[str] | None:
+    for name in ("gcc", "cc", "clang"):
+        found = shutil.which(name)
+        if found:
+            return [found, "-E", "-x", "c"]
+    found = shutil.which("cpp")
+    return [found] if found else None
+
+
+def preprocess(path: str, defines: Sequence[str], include_dirs: Sequence[str],
+               warnings: list[ir.Diagnostic]) -> str:
+    """The preprocessed text with line markers; raises :class:`CSourceError` on errors."""
+    command = _preprocessor()
+    if command is None:
+        warnings.append(ir.Diagnostic("no C preprocessor (gcc, cc, clang, cpp) found: "
+                                      "#include and #define are not expanded", path))
+        return _without_directives(path)
+    base = [*command, "-nostdinc", "-undef", "-std=c99", "-I", STUB_INCLUDE_DIR]
+    for directory in include_dirs:
+        base += ["-I", directory]
+    base += [f"-D{d}" for d in _EXTENSION_DEFINES]
+    base += [f"-D{d.strip()}" for d in defines if d.strip()]
+    empty_dir = None
+    missing: list[str] = []
+    try:
+        while True:
+            args = list(base) + (["-I", empty_dir] if empty_dir else []) + [path]
+            try:
+                done = subprocess.run(args, capture_output=True, timeout=120, check=False)
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise CSourceError(f"C preprocessor failed: {exc}", path) from None
+            stderr = done.stderr.decode("utf-8", "replace")
+            if done.returncode == 0:
+                return done.stdout.decode("utf-8", "replace")
+            match = _MISSING_HEADER.search(stderr)
+            if match and len(missing) < _MAX_MISSING_HEADERS \
+                    and match.group("header") not in missing \
+                    and not os.path.isabs(match.group("header")) \
+                    and ".." not in match.group("header"):
+                header = match.group("header")
+                missing.append(header)
+                empty_dir = empty_dir or tempfile.mkdtemp(prefix="satreport-c-")
+                target = os.path.join(empty_dir, header)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                open(target, "w").close()
+                warnings.append(ir.Diagnostic(
+                    f"header '{header}' not found: treated as empty (its declarations are "
+                    "unknown)", match.group("file"), int(match.group("line"))))
+                continue
+            error = _CPP_ERROR.search(stderr)
+            if error:
+                raise CSourceError(f"C preprocessor: {error.group('msg').strip()}",
+                                   error.group("file"), int(error.group("line")))
+            first = next((t for t in stderr.splitlines() if t.strip()), "unknown error")
+            raise CSourceError(f"C preprocessor: {first.strip()[:160]}", path)
+    finally:
+        if empty_dir:
+            shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def _without_directives(path: str) -> str:
+    """The source with preprocessor lines blanked (line numbers kept), pragmas kept."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().splitlines()
+    kept = [line if not line.lstrip().startswith("#") or line.lstrip()[1:].lstrip()
+            .startswith("pragma") else "" for line in lines]
+    return "\n".join(kept) + "\n"
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse(path: str, text: str) -> tuple[c_ast.FileAST, bool]:
+    """Parse preprocessed text: as a whole file, else as a kernel fragment wrapped in a function.
+
+    Returns the tree and whether it is a fragment. A file that parses as a whole but defines
+    no function (only declarations) is a fragment too.
+    """
+    try:
+        tree = _parse_text(path, text)
+    except _SyntaxError as whole:
+        try:
+            wrapped = f"void {FRAGMENT_FUNCTION}(void) {{\n{text}\n}}\n"
+            return _parse_text(path, wrapped), True
+        except _SyntaxError as fragment:
+            # Report the attempt that got further into the file.
+            best = fragment if (fragment.file == whole.file and fragment.line > whole.line) \
+                else whole
+            raise CSourceError(best.message, best.file or path, best.line) from None
+    if not any(isinstance(node, c_ast.FuncDef) for node in tree.ext or ()):
+        wrapped = f"void {FRAGMENT_FUNCTION}(void) {{\n{text}\n}}\n"
+        try:
+            return _parse_text(path, wrapped), True
+        except _SyntaxError:
+            return tree, False
+    return tree, False
+
+
+class _SyntaxError(Exception):
+    def __init__(self, message: str, file: str, line: int):
+        super().__init__(message)
+        self.message, self.file, self.line = message, file, line
+
+
+def _parse_text(path: str, text: str) -> c_ast.FileAST:
+    parser = c_parser.CParser()
+    try:
+        return parser.parse(text, path)
+    except c_parser.ParseError as exc:
+        raise _syntax_error(parser, str(exc), path) from None
+    except RecursionError:
+        raise _SyntaxError("C expression nesting too deep to parse", path, 0) from None
+    except Exception as exc:  # pycparser raises other kinds on odd input: still a parse failure
+        raise _SyntaxError(f"cannot parse C: {type(exc).__name__}: {str(exc)[:120]}",
+                           path, 0) from None
+
+
+def _syntax_error(parser: c_parser.CParser, text: str, path: str) -> _SyntaxError:
+    match = _PARSE_COORD.match(text)
+    if match:
+        message = match.group("msg").strip()
+        if message.startswith("before: "):
+            message = f"C syntax error before '{message[len('before: '):]}'"
+        else:
+            message = f"C syntax error: {message}"
+        return _SyntaxError(message, match.group("file") or path, int(match.group("line")))
+    # Messages without a place ("x.c: Invalid expression"): the next token is where it failed.
+    message = text.split(": ", 1)[1] if ": " in text else text
+    file, line, near = path, 0, ""
+    try:
+        token = parser._peek()  # noqa: SLF001 - pycparser gives no public position
+    except Exception:  # the token stream may itself be broken
+        token = None
+    if token is not None:
+        line, near = token.lineno, f" near '{token.value}'"
+        file = parser.clex.filename or path
+    return _SyntaxError(f"C syntax error: {message.strip()}{near}", file, line)

@@ -1,0 +1,1385 @@
+"""C parse trees (pycparser) -> :mod:`sat.ir`: the counting rules of the Fortran front end in C.
+
+Counting rules (the contract with the model, tested in ``tests/test_c_*.py``):
+
+- Flops per loop level, *exclusive* of child loops, only for floating-point operations (one
+  operand ``float``/``double``): ``+``/``-`` one add, ``*`` a multiply, ``/`` a divide, a
+  comparison of real operands one add; unary minus, casts and integer arithmetic are free.
+- Compound assignments: ``x += e`` is a read of ``x``, an add and a write (``-=`` an add, ``*=``
+  a multiply, ``/=`` a divide); the target's subscripts are evaluated once. ``x++`` on a real
+  is a read, an add and a write.
+- ``<math.h>`` functions cost what :mod:`sat.frontend.intrinsics` says; ``pow(x, n)`` follows
+  the rule of Fortran's ``x**n``: a constant integral ``n >= 2`` is ``n - 1`` multiplies,
+  ``n <= -1`` one divide and ``-n - 1`` multiplies, ``0``/``1`` free, anything else
+  (``pow(x, 0.5)``, ``pow(x, y)``) one special.
+- ``for`` loops with an integer variable, a bound test (``<``, ``<=``, ``>``, ``>=``, ``!=``) and
+  a constant or invariant step become loops with Fortran-style bounds: ``for (i = 0; i < n;
+  i++)`` is ``lower 0, upper n - 1, stride 1``; ``for (i = n - 1; i >= 0; i--)`` is ``lower
+  n - 1, upper 0, stride -1``. Bound expressions are read at the enclosing level; the loop
+  variable is written once at its own level. Other loops (``while``, ``for (;;)``) are kind
+  ``while`` with a trip count of one, and a warning.
+- Subscripts: ``a[k][j][i+1]`` gives offsets ``(0, 0, 1)`` on ``(k, j, i)`` in the order
+  written. A one-dimensional index that is a linear combination of loop variables with strides
+  that are products of extents (``a[i + N*j + N*M*k]``) is split into dimensions, outermost
+  first (``a[k][j][i]``); otherwise it stays one-dimensional (with a warning when it looked
+  linearised). ``*(p + i)`` is ``p[i]``. Plain-name and integer subscripts of a reference that
+  also uses a loop variable select a component, as in Fortran.
+- Scalars count one read per use and one write per assignment; ``if``/``else if``/``else``,
+  ``switch`` and ``?:`` arms are :class:`sat.ir.Branch` bodies whose conditions are counted at
+  the enclosing level.
+- Names used but never declared (``N``, ``M`` in kernel fragments) are integer constants.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import sympy
+from pycparser import c_ast, c_generator
+
+from sat import ir
+from sat.frontend import intrinsics, subscripts
+
+#: Name of the function a kernel fragment is wrapped in before parsing.
+FRAGMENT_FUNCTION = "__satreport_fragment__"
+
+_INTEGER_RESULT = frozenset(
+    "abs labs llabs lround lroundf lroundl lrint lrintf lrintl ilogb ilogbf ilogbl".split())
+_POWER = frozenset(("pow", "powf", "powl"))
+_COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
+_COMPOUND_FLOPS = {"+=": "adds", "-=": "adds", "*=": "multiplies", "/=": "divides"}
+_BINARY_FLOPS = {"+": "adds", "-": "adds", "*": "multiplies", "/": "divides"}
+_QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert,
+          c_ast.Typedef)
+_GENERATOR = c_generator.CGenerator()
+
+
+class NotAffine(ValueError):
+    """A C expression that is not arithmetic over names and numbers."""
+
+
+# --------------------------------------------------------------------------- symbols
+
+
+@dataclass
+class CSymbol:
+    """A declared (or assumed) C name with what the counts need."""
+
+    name: str
+    base: str = "real"  # real / int / bool / struct / void
+    datatype: str = "double"
+    dims: list[str] | None = None  # extent text per dimension ("*": unknown); None: scalar
+    is_constant: bool = False
+    storage: str = "local"  # local / param / file / undeclared / function / library
+    intent: str = ""
+    value: int | float | None = None  # of a const scalar with a constant initialiser
+
+    @property
+    def is_array(self) -> bool:
+        return self.dims is not None
+
+    @property
+    def is_function(self) -> bool:
+        return self.storage in ("function", "library")
+
+
+@dataclass
+class _TypeInfo:
+    base: str
+    datatype: str
+    dims: list[str] = field(default_factory=list)
+    function: bool = False
+    const: bool = False  # the object itself (a scalar) is const
+    pointee_const: bool = False  # what a pointer or array holds is const
+
+
+def _text(node: c_ast.Node | None) -> str:
+    return _GENERATOR.visit(node) if node is not None else ""
+
+
+def _base_of(names: list[str]) -> tuple[str, str]:
+    words = set(names)
+    if "_Complex" in words:
+        return "real", "complex"
+    if "double" in words:
+        return "real", "double"
+    if "float" in words:
+        return "real", "float"
+    if "_Bool" in words:
+        return "bool", "bool"
+    if "void" in words:
+        return "void", "void"
+    if words == {"char"} or words in ({"signed", "char"}, {"unsigned", "char"}):
+        return "int", "char"
+    return "int", "int"
+
+
+class Types:
+    """Resolves declarators against the typedefs seen so far."""
+
+    def __init__(self) -> None:
+        self.typedefs: dict[str, _TypeInfo] = {}
+
+    def resolve(self, node: c_ast.Node, extent) -> _TypeInfo:
+        """Base type, datatype and dimensions of a declarator chain (outermost dimension first)."""
+        dims: list[str] = []
+        function = False
+        while True:
+            if isinstance(node, c_ast.ArrayDecl):
+                dims.append(extent(node.dim) if node.dim is not None else "*")
+                node = node.type
+            elif isinstance(node, c_ast.PtrDecl):
+                dims.append("*")
+                node = node.type
+            elif isinstance(node, c_ast.FuncDecl):
+                function = True
+                node = node.type
+                if dims:  # a function pointer, not data
+                    return _TypeInfo("void", "void", [], True)
+            else:
+                break
+        quals = list(getattr(node, "quals", ()) or ())
+        inner = getattr(node, "type", None)
+        if isinstance(inner, c_ast.IdentifierType):
+            names = list(inner.names)
+            if len(names) == 1 and names[0] in self.typedefs:
+                known = self.typedefs[names[0]]
+                info = _TypeInfo(known.base, known.datatype, dims + list(known.dims), function,
+                                 known.const, known.pointee_const)
+            else:
+                base, datatype = _base_of(names)
+                info = _TypeInfo(base, datatype, dims, function)
+        elif isinstance(inner, c_ast.Enum):
+            info = _TypeInfo("int", "int", dims, function)
+        elif isinstance(inner, (c_ast.Struct, c_ast.Union)):
+            info = _TypeInfo("struct", "struct", dims, function)
+        else:
+            info = _TypeInfo("real", "double", dims, function)
+        if "const" in quals:
+            if dims:
+                info.pointee_const = True
+            else:
+                info.const = True
+        return info
+
+
+# --------------------------------------------------------------------------- sympy
+
+
+def _int_literal(text: str) -> int:
+    digits = text.rstrip("uUlL")
+    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXbB":
+        return int(digits, 8)
+    return int(digits, 0)
+
+
+def constant_value(node: c_ast.Constant) -> int | float | None:
+    """The value of a numeric literal (``2``, ``0x10``, ``2.5f``, ``'a'``)."""
+    text = node.value
+    try:
+        if node.type in ("char",) and len(text) >= 3:
+            return ord(text[1]) if text[1] != "\\" else None
+        if any(word in node.type for word in ("double", "float")):
+            return float(text.rstrip("fFlL"))
+        if "int" in node.type or "long" in node.type or "unsigned" in node.type:
+            return _int_literal(text)
+    except ValueError:
+        return None
+    return None
+
+
+def to_sympy(node: c_ast.Node) -> sympy.Expr:
+    """A C expression as sympy; array elements and calls become placeholder symbols ``a(1)``."""
+    if isinstance(node, c_ast.ID):
+        return sympy.Symbol(node.name)
+    if isinstance(node, c_ast.Constant):
+        value = constant_value(node)
+        if value is None:
+            raise NotAffine(node.value)
+        return sympy.Integer(value) if isinstance(value, int) else sympy.Float(value)
+    if isinstance(node, c_ast.UnaryOp):
+        if node.op == "-":
+            return -to_sympy(node.expr)
+        if node.op == "+":
+            return to_sympy(node.expr)
+        if node.op == "sizeof":
+            return sympy.Symbol(_compact(node))
+        raise NotAffine(node.op)
+    if isinstance(node, c_ast.Cast):
+        return to_sympy(node.expr)
+    if isinstance(node, c_ast.BinaryOp):
+        a, b = to_sympy(node.left), to_sympy(node.right)
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        if node.op == "/":
+            return a / b
+        raise NotAffine(node.op)
+    if isinstance(node, c_ast.ArrayRef):
+        name, subs = flatten_ref(node)
+        if isinstance(name, c_ast.ID):
+            return sympy.Symbol(f"{name.name}({','.join(_compact(s) for s in subs)})")
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+        args = node.args.exprs if node.args is not None else []
+        return sympy.Symbol(f"{node.name.name}({','.join(_compact(a) for a in args)})")
+    raise NotAffine(type(node).__name__)
+
+
+def _compact(node: c_ast.Node) -> str:
+    try:
+        return sympy.sstr(to_sympy(node)).replace(" ", "")
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        return _text(node).replace(" ", "")
+
+
+def expr_text(node: c_ast.Node | sympy.Expr) -> str:
+    """Normalised text of a bound, stride or extent (``N - 1``); C text if not arithmetic."""
+    if isinstance(node, sympy.Basic):
+        return sympy.sstr(node)
+    try:
+        return sympy.sstr(to_sympy(node))
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        return _text(node)
+
+
+def flatten_ref(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """``a[k][j][i]`` -> ``(a, [k, j, i])``."""
+    subs: list[c_ast.Node] = []
+    while isinstance(node, c_ast.ArrayRef):
+        subs.append(node.subscript)
+        node = node.name
+    subs.reverse()
+    return node, subs
+
+
+def _is_extent(ratio: sympy.Expr) -> bool:
+    """A positive integer above one, or a product of symbols with a positive integer factor."""
+    if ratio.is_Integer:
+        return int(ratio) > 1
+    numerator, denominator = sympy.fraction(sympy.cancel(ratio))
+    if denominator != 1:
+        return False
+    coeff, rest = numerator.as_coeff_Mul()
+    if not (coeff.is_Integer and coeff > 0) or rest == 1:
+        return False
+    return all(f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0)
+               for f in sympy.Mul.make_args(rest))
+
+
+def _stride_key(stride: sympy.Expr) -> tuple[int, float]:
+    """Order strides from the unit one outwards: by symbolic degree, then by the number."""
+    coeff, rest = stride.as_coeff_Mul()
+    degree = sum(int(exp) for base, exp in rest.as_powers_dict().items()
+                 if base.is_Symbol and exp.is_Integer) if rest != 1 else 0
+    return degree, abs(float(coeff)) if coeff.is_number else 0.0
+
+
+def delinearise(index: sympy.Expr, loopvars: list[str]) -> tuple[list, list[str], list[str]] | str:
+    """Split a linearised index into dimensions, outermost first.
+
+    Returns ``(offsets, loopvars, extents)`` (``extents[d]`` of the inner dimensions, ``"*"``
+    for the outermost) or a reason why it cannot be split.
+    """
+    symbols = {s.name: s for s in index.free_symbols}
+    present = [v for v in reversed(loopvars) if v in symbols]  # innermost first (sort ties)
+    strides: dict[sympy.Expr, str] = {}
+    rest = sympy.expand(index)
+    for var in present:
+        sym = symbols[var]
+        coefficient = sympy.expand(sympy.diff(index, sym))
+        if coefficient.free_symbols & {symbols[v] for v in present}:
+            return f"'{var}' is multiplied by a loop variable"
+        if coefficient in strides:
+            return f"'{strides[coefficient]}' and '{var}' have the same stride"
+        strides[coefficient] = var
+        rest = sympy.expand(rest - coefficient * sym)
+    chain = sorted(strides, key=_stride_key)
+    if chain[0] != 1:
+        chain.insert(0, sympy.Integer(1))
+    for inner, outer in zip(chain, chain[1:], strict=False):
+        if not _is_extent(sympy.cancel(outer / inner)):
+            return f"stride {sympy.sstr(outer)} is not a multiple of {sympy.sstr(inner)}"
+    offsets: list = [sympy.Integer(0)] * len(chain)
+    numeric = sympy.Integer(0)
+    for term in sympy.Add.make_args(rest):
+        if term.is_number:
+            numeric += term
+            continue
+        for d in range(len(chain) - 1, -1, -1):
+            quotient = sympy.cancel(term / chain[d])
+            if sympy.fraction(quotient)[1] == 1:
+                offsets[d] += quotient
+                break
+    if not numeric.is_Integer:
+        return "its constant part is not an integer"
+    for d in range(len(chain) - 1, -1, -1):
+        if chain[d].is_Integer:
+            quotient = int(round(int(numeric) / int(chain[d])))
+            offsets[d] += quotient
+            numeric -= quotient * chain[d]
+    extents = ["*"] + [_extent_text(sympy.cancel(chain[d + 1] / chain[d]))
+                       for d in range(len(chain) - 2, -1, -1)]
+    ordered = list(reversed(range(len(chain))))
+    out_offsets = [int(offsets[d]) if offsets[d].is_Integer else sympy.sstr(offsets[d])
+                   for d in ordered]
+    out_vars = [strides.get(chain[d], "") for d in ordered]
+    return out_offsets, out_vars, extents
+
+
+def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, str]:
+    """Offset and dependent loop variable of one subscript (as :func:`subscripts.classify`)."""
+    if isinstance(node, c_ast.ID):
+        return (0, node.name) if node.name in loopvars else (node.name, "")
+    if isinstance(node, c_ast.Constant):
+        value = constant_value(node)
+        if isinstance(value, int):
+            return value, ""
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-") \
+            and isinstance(node.left, c_ast.ID) and node.left.name in loopvars \
+            and isinstance(node.right, c_ast.Constant):
+        value = constant_value(node.right)
+        if isinstance(value, int):
+            return (value if node.op == "+" else -value), node.left.name
+    try:
+        expr = to_sympy(node)
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        return _compact(node), ""
+    free = {s.name for s in expr.free_symbols}
+    for var in reversed(loopvars):
+        if var in free:
+            return subscripts.difference(expr, sympy.Symbol(var)), var
+    if expr.is_Integer:
+        return int(expr), ""
+    return sympy.sstr(expr), ""
+
+
+# --------------------------------------------------------------------------- levels
+
+
+class _Level:
+    """One body being filled: scalars and array-component pairs in first-access order."""
+
+    __slots__ = ("body", "scalars", "arrays")
+
+    def __init__(self, body: ir.Body):
+        self.body = body
+        self.scalars: dict[str, tuple[ir.Scalar, bool]] = {}
+        self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, bool]] = {}
+
+    def scalar(self, sym: CSymbol, write: bool, name: str | None = None) -> None:
+        key = name or sym.name
+        entry = self.scalars.get(key)
+        if entry is None:
+            entry = self.scalars[key] = (ir.Scalar(key, sym.datatype, sym.is_constant), write)
+        if write:
+            entry[0].writes += 1
+        else:
+            entry[0].reads += 1
+
+    def array(self, name: str, component: str, datatype: str, offsets: tuple,
+              loopvars: tuple[str, ...], reads: int, writes: int) -> None:
+        key = (name, component)
+        entry = self.arrays.get(key)
+        if entry is None:
+            entry = self.arrays[key] = (ir.Array(name, component, datatype), {},
+                                        writes > 0 and not reads)
+        array, accesses, _first = entry
+        access = accesses.get((offsets, loopvars))
+        if access is None:
+            access = accesses[(offsets, loopvars)] = ir.Access(offsets, loopvars)
+            array.accesses.append(access)
+        access.reads += reads
+        access.writes += writes
+
+    def finish(self) -> None:
+        for scalar, first_write in self.scalars.values():
+            scalar.accesstype = _access_type(scalar.reads, scalar.writes, first_write, True)
+            self.body.scalars.append(scalar)
+        for array, _accesses, first_write in self.arrays.values():
+            array.accesstype = _access_type(array.reads, array.writes, first_write, False)
+            array.firstaccess = "store" if first_write else "load"
+            self.body.arrays.append(array)
+
+
+def _access_type(reads: int, writes: int, first_write: bool, scalar: bool) -> str:
+    if reads and writes:
+        return "writeread" if (scalar and first_write) else "readwrite"
+    return "writeonly" if writes else "readonly"
+
+
+def _combine(a: str, b: str) -> str:
+    if a == "ptr" or b == "ptr":
+        return "ptr"
+    if a == "real" or b == "real":
+        return "real"
+    if a == "bool" and b == "bool":
+        return "bool"
+    return "int"
+
+
+# --------------------------------------------------------------------------- file level
+
+
+class CUnit:
+    """The file-scope view of one translation unit: variables, typedefs, functions."""
+
+    def __init__(self, path: str, stub_dir: str, warnings: list[ir.Diagnostic]):
+        self.path = path
+        self.stub_dir = os.path.abspath(stub_dir)
+        self.types = Types()
+        self.symbols: dict[str, CSymbol] = {}
+        self.order: list[str] = []  # file-scope variables in declaration order
+        self.defined: dict[str, c_ast.FuncDef] = {}
+        self.warnings = warnings
+        self._warned: set[tuple[str, str, int]] = set()
+
+    def warn(self, message: str, file: str, line: int) -> None:
+        key = (message, file, line)
+        if key not in self._warned:
+            self._warned.add(key)
+            self.warnings.append(ir.Diagnostic(message, file, line))
+
+    def is_system(self, node: c_ast.Node) -> bool:
+        file = getattr(node.coord, "file", "") if node.coord is not None else ""
+        return bool(file) and os.path.abspath(file).startswith(self.stub_dir + os.sep)
+
+    def declare(self, node: c_ast.Node, storage: str, extent) -> CSymbol | None:
+        """Record a declaration in the file scope (or return the symbol for a local scope)."""
+        if isinstance(node, c_ast.Typedef):
+            self.types.typedefs[node.name] = self.types.resolve(node.type, extent)
+            return None
+        if not isinstance(node, c_ast.Decl):
+            return None
+        _declare_enumerators(node.type, self.symbols)
+        if node.name is None:  # struct s {...}; or enum {...};
+            return None
+        info = self.types.resolve(node.type, extent)
+        if info.function:
+            storage = "library" if self.is_system(node) else "function"
+            return CSymbol(node.name, info.base, info.datatype, None, False, storage)
+        sym = CSymbol(node.name, info.base, info.datatype, info.dims or None,
+                      info.const and node.init is not None, storage,
+                      "in" if info.pointee_const else "")
+        if sym.is_constant and isinstance(node.init, c_ast.Constant):
+            sym.value = constant_value(node.init)
+        return sym
+
+
+def _declare_enumerators(node: c_ast.Node, table: dict[str, CSymbol]) -> None:
+    inner = getattr(node, "type", None)
+    if isinstance(inner, c_ast.Enum) and inner.values is not None:
+        for enumerator in inner.values.enumerators:
+            table[enumerator.name] = CSymbol(enumerator.name, "int", "int", None, True,
+                                             "undeclared")
+
+
+def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str | None,
+                             stub_dir: str, warnings: list[ir.Diagnostic]) -> list[ir.Procedure]:
+    """Every function of a whole file, or the one procedure of a kernel fragment."""
+    unit = CUnit(path, stub_dir, warnings)
+    extent = _extent_text
+    functions: list[c_ast.FuncDef] = []
+    for node in tree.ext or ():
+        if isinstance(node, c_ast.FuncDef):
+            functions.append(node)
+            unit.defined[node.decl.name] = node
+        elif isinstance(node, (c_ast.Decl, c_ast.Typedef)):
+            sym = unit.declare(node, "file", extent)
+            if sym is not None:
+                if sym.storage == "function" and sym.name in unit.symbols:
+                    continue  # a second prototype
+                unit.symbols[sym.name] = sym
+                if not sym.is_function:
+                    unit.order.append(sym.name)
+    procedures: list[ir.Procedure] = []
+    for node in functions:
+        fragment = fragment_name is not None and node.decl.name == FRAGMENT_FUNCTION
+        name = fragment_name if fragment else node.decl.name
+        line = 1 if fragment else (node.coord.line if node.coord is not None else 0)
+        try:
+            procedures.append(_ProcedureAnalyser(unit, node, name, fragment, line).run())
+        except RecursionError:
+            unit.warn(f"function '{name}' skipped: expressions nested too deeply", path, line)
+        except Exception as exc:  # a bug or an unforeseen construct: skip it and say so
+            unit.warn(f"function '{name}' skipped: cannot analyse ({type(exc).__name__}: "
+                      f"{str(exc)[:80]})", path, line)
+    return procedures
+
+
+_EXTENTS: dict[str, sympy.Expr] = {}  # extent text -> its sympy form, for shapes
+
+
+def _extent_text(node: c_ast.Node | sympy.Expr) -> str:
+    """Text of an array extent, remembering its algebra for :func:`_shape`."""
+    try:
+        value = node if isinstance(node, sympy.Basic) else to_sympy(node)
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        return _text(node)
+    text = sympy.sstr(value)
+    if len(_EXTENTS) > 10000:  # bounded: a run never needs more than a few hundred
+        _EXTENTS.clear()
+    _EXTENTS[text] = value
+    return text
+
+
+def _shape(dims: list[str]) -> tuple[str, ...]:
+    """Declared extents as ``"0:upper"`` per dimension (``"0:*"`` when unknown)."""
+    shape = []
+    for extent in dims:
+        value = _EXTENTS.get(extent)
+        if extent == "*":
+            shape.append("0:*")
+        elif value is not None:
+            shape.append("0:" + sympy.sstr(value - 1).replace(" ", ""))
+        else:  # an extent that is not arithmetic: keep it readable
+            shape.append(f"0:({extent})-1".replace(" ", ""))
+    return tuple(shape)
+
+
+# --------------------------------------------------------------------------- procedures
+
+
+class _ProcedureAnalyser:
+    """Walks one function's statements once and fills its IR."""
+
+    def __init__(self, unit: CUnit, node: c_ast.FuncDef, name: str, fragment: bool, line: int):
+        self.unit = unit
+        self.node = node
+        self.fragment = fragment
+        self.file, self.line = unit.path, line
+        file = unit.path if fragment or node.coord is None else (node.coord.file or unit.path)
+        self.proc = ir.Procedure(name=name, file=file, line=line, layout="row-major")
+        self.levels: list[_Level] = [_Level(self.proc)]
+        self.loopvars: list[str] = []
+        self.scopes: list[dict[str, CSymbol]] = []
+        self.params: list[CSymbol] = []
+        self.fragment_globals: list[CSymbol] = []
+        self.locals: list[CSymbol] = []
+        self.nonlocal_used: dict[str, CSymbol] = {}
+        self.undeclared: dict[str, CSymbol] = {}
+        self.derived_shapes: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def level(self) -> _Level:
+        return self.levels[-1]
+
+    def warn(self, message: str, node: c_ast.Node | None = None) -> None:
+        file, line = self.file, self.line
+        if node is not None and node.coord is not None:
+            file, line = node.coord.file or file, node.coord.line
+        self.unit.warn(message, file, line)
+
+    def at(self, node: c_ast.Node) -> None:
+        if node.coord is not None and node.coord.line:
+            self.file, self.line = node.coord.file or self.file, node.coord.line
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> ir.Procedure:
+        self.scopes.append({})
+        decl_type = self.node.decl.type
+        args = getattr(decl_type, "args", None)
+        for param in (args.params if args is not None else ()):
+            if not isinstance(param, c_ast.Decl) or param.name is None:
+                continue  # (void) or ...
+            sym = self.unit.declare(param, "param", _extent_text)
+            if sym is not None:
+                sym.is_constant = False
+                self.scopes[-1][sym.name] = sym
+                self.params.append(sym)
+        body = self.node.body
+        if self.fragment:
+            for item in body.block_items or ():
+                if isinstance(item, (c_ast.Decl, c_ast.Typedef)) and (
+                        self.unit.is_system(item) or isinstance(item, c_ast.Typedef)
+                        or _is_function_decl(item)):
+                    sym = self.unit.declare(item, "file", _extent_text)
+                    if sym is not None and sym.name not in self.unit.symbols:
+                        self.unit.symbols[sym.name] = sym
+                    continue
+                if isinstance(item, c_ast.Decl):
+                    self._declaration(item, "file")
+                else:
+                    self.statement(item)
+        else:
+            self.statement(body)
+        self.level.finish()
+        self._variables()
+        return self.proc
+
+    def _variables(self) -> None:
+        def variable(sym: CSymbol) -> ir.Variable:
+            shape = self.derived_shapes.get(sym.name) or (_shape(sym.dims) if sym.dims else ())
+            return ir.Variable(sym.name, sym.datatype, shape, sym.intent)
+
+        seen: set[str] = set()
+        for sym in [*self.params, *self.fragment_globals, *self.nonlocal_used.values()]:
+            if sym.name not in seen:
+                seen.add(sym.name)
+                self.proc.nonlocals.append(variable(sym))
+        for sym in self.locals:
+            if sym.name not in seen:
+                seen.add(sym.name)
+                self.proc.locals.append(variable(sym))
+
+    # --------------------------------------------------------------- symbols
+
+    def lookup(self, name: str) -> CSymbol:
+        """The symbol of a name; undeclared names are integer constants (``N`` in fragments)."""
+        for scope in reversed(self.scopes):
+            sym = scope.get(name)
+            if sym is not None:
+                return sym
+        sym = self.unit.symbols.get(name)
+        if sym is not None:
+            if sym.storage == "file":
+                self.nonlocal_used.setdefault(name, sym)
+            return sym
+        sym = self.undeclared.get(name)
+        if sym is None:
+            sym = self.undeclared[name] = CSymbol(name, "int", "int", None, True, "undeclared")
+        return sym
+
+    def _declaration(self, node: c_ast.Decl, storage: str = "local") -> None:
+        self.at(node)
+        sym = self.unit.declare(node, storage, _extent_text)
+        if sym is None:
+            return
+        if node.storage and "extern" in node.storage and storage == "local":
+            sym.storage = "file"
+        self.scopes[-1][sym.name] = sym
+        if sym.is_function:
+            return
+        if storage == "file":
+            self.fragment_globals.append(sym)
+        elif sym.storage == "local":
+            self.locals.append(sym)
+        if node.init is None:
+            return
+        if isinstance(node.init, c_ast.InitList):
+            for item in node.init.exprs:
+                self.expr(item)
+            if sym.is_array:
+                rank = len(sym.dims or ())
+                self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, 0, 1)
+            else:
+                self.level.scalar(sym, write=True)
+            return
+        self.expr(node.init)
+        if not sym.is_array:
+            self.level.scalar(sym, write=True)
+
+    # ------------------------------------------------------------ statements
+
+    def statement(self, node: c_ast.Node | None) -> None:
+        if node is None:
+            return
+        self.at(node)
+        handler = getattr(self, "_s_" + type(node).__name__, None)
+        if handler is not None:
+            handler(node)
+        elif isinstance(node, _QUIET):
+            if isinstance(node, c_ast.Typedef):
+                self.unit.declare(node, "local", _extent_text)
+        else:
+            self.expr(node)  # an expression statement
+
+    def _s_Compound(self, node: c_ast.Compound) -> None:
+        self.scopes.append({})
+        try:
+            for item in node.block_items or ():
+                self.statement(item)
+        finally:
+            self.scopes.pop()
+
+    def _s_Decl(self, node: c_ast.Decl) -> None:
+        self._declaration(node)
+
+    def _s_DeclList(self, node: c_ast.DeclList) -> None:
+        for decl in node.decls:
+            self._declaration(decl)
+
+    def _s_Label(self, node: c_ast.Label) -> None:
+        self.statement(node.stmt)
+
+    def _s_Goto(self, node: c_ast.Goto) -> None:
+        self.warn(f"goto {node.name}: jumps are not followed (a goto loop is not seen as a "
+                  "loop); statements are counted once, as written", node)
+
+    def _s_Return(self, node: c_ast.Return) -> None:
+        if node.expr is not None:
+            self.expr(node.expr)
+
+    def _s_If(self, node: c_ast.If) -> None:
+        arms: list[tuple[c_ast.Node | None, c_ast.Node | None, c_ast.Node]] = []
+        current: c_ast.Node = node
+        while True:
+            arms.append((current.cond, current.iftrue, current))
+            other = current.iffalse
+            if isinstance(other, c_ast.If):
+                current = other
+                continue
+            if other is not None:
+                arms.append((None, other, other))
+            break
+        total = len(arms) + (0 if arms[-1][0] is None else 1)
+        for index, (condition, body, where) in enumerate(arms):
+            self.at(where)
+            if condition is not None:
+                self.expr(condition)
+            text = _text(condition) if condition is not None else "else"
+            with _Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
+                self.statement(body)
+
+    def _s_Switch(self, node: c_ast.Switch) -> None:
+        self.expr(node.cond)
+        items = node.stmt.block_items if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        cases = [item for item in items or () if isinstance(item, (c_ast.Case, c_ast.Default))]
+        has_default = any(isinstance(item, c_ast.Default) for item in cases)
+        total = len(cases) + (0 if has_default else 1)
+        for index, case in enumerate(cases):
+            self.at(case)
+            text = "else" if isinstance(case, c_ast.Default) else f"case {_text(case.expr)}"
+            with _Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
+                self.scopes.append({})
+                try:
+                    for item in case.stmts or ():
+                        self.statement(item)
+                finally:
+                    self.scopes.pop()
+
+    def _s_While(self, node: c_ast.While) -> None:
+        self.warn("while loop: trip count unknown, counted as one iteration (upper = 1)", node)
+        self._open_loop(node, "", "1", "1", "1", "while", node.stmt, before=[node.cond])
+
+    def _s_DoWhile(self, node: c_ast.DoWhile) -> None:
+        self.warn("do-while loop: trip count unknown, counted as one iteration (upper = 1)",
+                  node)
+        self._open_loop(node, "", "1", "1", "1", "while", node.stmt, after=[node.cond])
+
+    def _s_For(self, node: c_ast.For) -> None:
+        self.scopes.append({})  # for (int i = ...): i belongs to the loop
+        try:
+            if isinstance(node.init, c_ast.DeclList):
+                header = _canonical_for(node, self._declared_loopvar(node.init))
+            else:
+                header = _canonical_for(node, None)
+            if isinstance(header, str):
+                self.warn(f"for loop {header}: trip count unknown, counted as one iteration "
+                          "(upper = 1)", node)
+                self.statement(node.init)
+                self.at(node)
+                self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
+                                before=[node.cond], after=[node.next])
+                return
+            var, start, end, op, step = header
+            sym = self.lookup(var)
+            if sym.base != "int" or sym.is_array:
+                self.warn(f"for loop over '{var}', which is not an integer: trip count unknown, "
+                          "counted as one iteration (upper = 1)", node)
+                self.statement(node.init)
+                self.at(node)
+                self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
+                                before=[node.cond], after=[node.next])
+                return
+            for bound in (start, end, step):
+                self.expr(bound)  # evaluated once, at the enclosing level
+            self.at(node)
+            bounds = _loop_bounds(start, end, op, step)
+            if isinstance(bounds, str):
+                self.warn(f"for loop over '{var}' {bounds}: counted as one iteration "
+                          "(upper = 1)", node)
+                self._open_loop(node, var, "1", "1", "1", "while", node.stmt)
+                return
+            lower, upper, stride = bounds
+            self._open_loop(node, var, lower, upper, stride, "do", node.stmt)
+        finally:
+            self.scopes.pop()
+
+    def _declared_loopvar(self, decls: c_ast.DeclList) -> str | None:
+        for decl in decls.decls:
+            self._declaration_without_init(decl)
+        if len(decls.decls) == 1 and decls.decls[0].init is not None:
+            return decls.decls[0].name
+        return None
+
+    def _declaration_without_init(self, decl: c_ast.Decl) -> None:
+        """Declare a for-loop variable; its initialiser is a loop bound, counted separately."""
+        sym = self.unit.declare(decl, "local", _extent_text)
+        if sym is None:
+            return
+        self.scopes[-1][sym.name] = sym
+        if not sym.is_function:
+            self.locals.append(sym)
+
+    def _open_loop(self, node: c_ast.Node, var: str, lower: str, upper: str, stride: str,
+                   kind: str, body: c_ast.Node | None, before: list | None = None,
+                   after: list | None = None) -> None:
+        loop = ir.Loop(line=self.line, loopvar=var, lower=lower, upper=upper, stride=stride,
+                       kind=kind, file=self.file)
+        self.level.body.loops.append(loop)
+        self.levels.append(_Level(loop))
+        if var:
+            self.level.scalar(self.lookup(var), write=True)
+            self.loopvars.append(var)
+        try:
+            for expression in before or ():
+                if expression is not None:
+                    self.expr(expression)
+            self.statement(body)
+            for expression in after or ():
+                if expression is not None:
+                    self.expr(expression)
+        finally:
+            if var:
+                self.loopvars.pop()
+            self.levels.pop().finish()
+
+    # ------------------------------------------------------------- references
+
+    def target(self, node: c_ast.Node, read: bool) -> str:
+        """The left-hand side of an assignment: written (and read first when ``read``)."""
+        if isinstance(node, c_ast.ID):
+            sym = self.lookup(node.name)
+            if sym.storage == "undeclared":
+                self.warn(f"'{node.name}' is assigned but not declared: assumed an integer",
+                          node)
+            if sym.is_array:
+                self.warn(f"pointer '{node.name}' is reassigned: accesses through it are "
+                          "counted as accesses to '" + node.name + "'", node)
+                return "ptr"
+            if read:
+                self.level.scalar(sym, write=False)
+            self.level.scalar(sym, write=True)
+            return sym.base
+        if isinstance(node, c_ast.ArrayRef):
+            return self._array_ref(node, reads=1 if read else 0, writes=1)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            return self._deref(node, reads=1 if read else 0, writes=1)
+        if isinstance(node, c_ast.StructRef):
+            return self._member(node, reads=1 if read else 0, writes=1)
+        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read", node)
+        return self.expr(node)
+
+    def _array_ref(self, node: c_ast.ArrayRef, reads: int, writes: int) -> str:
+        base, subs = flatten_ref(node)
+        for sub in subs:
+            self.expr(sub)
+        if isinstance(base, c_ast.ID):
+            sym = self.lookup(base.name)
+            if sym.storage == "undeclared":
+                self.warn(f"array '{base.name}' is not declared: assumed double", node)
+                sym.base, sym.datatype, sym.dims, sym.is_constant = "real", "double", ["*"], False
+                sym.storage = "file"
+                self.nonlocal_used.setdefault(base.name, sym)
+            name, datatype, rank = sym.name, sym.datatype, len(sym.dims or ())
+            element = sym.base if len(subs) >= rank else "ptr"
+        elif isinstance(base, c_ast.StructRef):
+            name, datatype, rank, element = _compact_member(base), "double", len(subs), "real"
+            self._member_bases(base)
+        else:
+            self.warn(f"array reference '{_text(node)}' not understood: counted as a read of "
+                      "its parts", node)
+            self.expr(base)
+            return "real"
+        self._record(name, datatype, subs, rank, reads, writes, node)
+        return element
+
+    def _record(self, name: str, datatype: str, subs: list[c_ast.Node], rank: int,
+                reads: int, writes: int, node: c_ast.Node) -> None:
+        active = tuple(self.loopvars)
+        if len(subs) == 1 and rank <= 1:
+            split = self._delinearise(name, subs[0], active, node)
+            if split is not None:
+                offsets, loopvars = split
+                self.level.array(name, "", datatype, tuple(offsets), tuple(loopvars), reads,
+                                 writes)
+                return
+        offsets, loopvars, simple = [], [], []
+        for sub in subs:
+            offset, var = classify(sub, active)
+            offsets.append(offset)
+            loopvars.append(var)
+            simple.append(isinstance(sub, c_ast.ID) or (
+                isinstance(sub, c_ast.Constant) and isinstance(constant_value(sub), int)))
+        component = ""
+        if any(loopvars):
+            component = ",".join(str(off) for off, var, plain in zip(offsets, loopvars, simple,
+                                                                           strict=True)
+                                 if not var and plain)
+        self.level.array(name, component, datatype, tuple(offsets), tuple(loopvars), reads,
+                         writes)
+
+    def _delinearise(self, name: str, sub: c_ast.Node, active: tuple[str, ...],
+                     node: c_ast.Node) -> tuple[list, list[str]] | None:
+        """Offsets and loop variables of a linearised index split into dimensions, or None."""
+        if isinstance(sub, (c_ast.ID, c_ast.Constant)) or not active:
+            return None
+        try:
+            index = to_sympy(sub)
+        except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+            return None
+        names = {s.name for s in index.free_symbols}
+        present = [v for v in active if v in names]
+        if not present:
+            return None
+        coefficients = []
+        for var in present:
+            coefficient = sympy.expand(sympy.diff(index, sympy.Symbol(var)))
+            coefficients.append(coefficient)
+        if all(c == 1 for c in coefficients) and len(present) == 1:
+            return None  # a plain i + c
+        if all(c.is_number for c in coefficients) and len(present) == 1:
+            return None  # a strided access (2*i): one dimension
+        result = delinearise(index, list(active))
+        if isinstance(result, str):
+            self.warn(f"linearised index '{_text(sub)}' of '{name}' cannot be split into "
+                      f"dimensions ({result}): treated as a one-dimensional access", node)
+            return None
+        offsets, loopvars, extents = result
+        sym = self.lookup(name) if name.isidentifier() else None
+        if sym is not None and sym.dims in (["*"], None) and name not in self.derived_shapes:
+            self.derived_shapes[name] = _shape(extents)
+        return offsets, loopvars
+
+    def _deref(self, node: c_ast.UnaryOp, reads: int, writes: int) -> str:
+        """``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]``; other forms are not modelled."""
+        terms = _additive_terms(node.expr, "+")
+        pointers = [(sign, term) for sign, term in terms if sign == "+"
+                    and isinstance(term, c_ast.ID) and self.lookup(term.name).is_array]
+        if len(pointers) != 1:
+            self.warn(f"pointer dereference '{_text(node)}' not understood: counted as a read "
+                      "of its operands", node)
+            self.expr(node.expr)
+            return "real"
+        base = pointers[0][1]
+        index: c_ast.Node | None = None
+        for sign, term in terms:
+            if term is base:
+                continue
+            if index is None:
+                index = term if sign == "+" else c_ast.UnaryOp("-", term, term.coord)
+            else:
+                index = c_ast.BinaryOp(sign, index, term, term.coord)
+        if index is None:
+            index = c_ast.Constant("int", "0", base.coord)
+        return self._array_ref(c_ast.ArrayRef(base, index, node.coord), reads, writes)
+
+    def _member(self, node: c_ast.StructRef, reads: int, writes: int) -> str:
+        """``s.x`` / ``p->x``: a scalar named by its path (type unknown: assumed double)."""
+        self._member_bases(node)
+        sym = CSymbol(_compact_member(node), "real", "double")
+        if reads:
+            self.level.scalar(sym, write=False)
+        if writes:
+            self.level.scalar(sym, write=True)
+        return "real"
+
+    def _member_bases(self, node: c_ast.StructRef) -> None:
+        """Subscripts inside a member path (``s[i].x``) are read."""
+        inner = node.name
+        while True:
+            if isinstance(inner, c_ast.ArrayRef):
+                _base, subs = flatten_ref(inner)
+                for sub in subs:
+                    self.expr(sub)
+                inner = _base
+            elif isinstance(inner, c_ast.StructRef):
+                inner = inner.name
+            else:
+                break
+        if isinstance(inner, c_ast.ID):
+            self.lookup(inner.name)  # records a file-scope struct as used
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, node: c_ast.FuncCall) -> str:
+        args = list(node.args.exprs) if node.args is not None else []
+        if not isinstance(node.name, c_ast.ID):
+            self.warn(f"call through '{_text(node.name)}' not followed: its arguments are "
+                      "counted as reads", node)
+            for arg in args:
+                self.expr(arg)
+            return "real"
+        name = node.name.name
+        defined = name in self.unit.defined
+        sym = self.unit.symbols.get(name)
+        if not defined and name in intrinsics.C_MATH and (sym is None
+                                                          or sym.storage == "library"):
+            return self._math(name, args)
+        if defined or (sym is not None and sym.storage == "library"):
+            if defined:
+                self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+            for arg in args:
+                self._argument(arg, conservative=False)
+            if defined:
+                return self.unit.types.resolve(self.unit.defined[name].decl.type.type,
+                                               _extent_text).base
+            return sym.base
+        self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+        self.warn(f"call to unknown function '{name}': its array arguments are assumed read "
+                  "and written", node)
+        for arg in args:
+            self._argument(arg, conservative=True)
+        return sym.base if sym is not None else "real"
+
+    def _argument(self, arg: c_ast.Node, conservative: bool) -> None:
+        """An argument: a value is read; arrays and addresses go by reference."""
+        if isinstance(arg, c_ast.ID) and self.lookup(arg.name).is_array:
+            if conservative:
+                sym = self.lookup(arg.name)
+                rank = len(sym.dims or ())
+                self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, 1, 1)
+            return
+        if isinstance(arg, c_ast.UnaryOp) and arg.op == "&":
+            inner = arg.expr
+            if isinstance(inner, c_ast.ArrayRef):
+                if conservative:
+                    self._array_ref(inner, reads=1, writes=1)
+                else:
+                    for sub in flatten_ref(inner)[1]:
+                        self.expr(sub)
+                return
+            if isinstance(inner, c_ast.ID) and conservative:
+                sym = self.lookup(inner.name)
+                if not sym.is_array:
+                    self.level.scalar(sym, write=False)
+                    self.level.scalar(sym, write=True)
+                return
+        self.expr(arg)
+
+    def _math(self, name: str, args: list[c_ast.Node]) -> str:
+        types = [self.expr(arg) for arg in args]
+        body = self.level.body
+        if name in ("abs", "labs", "llabs"):  # integer absolute values: free, type kept
+            return types[0] if types else "int"
+        if name in _POWER and len(args) == 2:
+            exponent = self.constant(args[1])
+            if isinstance(exponent, float) and exponent.is_integer() and abs(exponent) <= 64:
+                exponent = int(exponent)
+            if isinstance(exponent, int):
+                if exponent >= 2:
+                    body.multiplies += exponent - 1
+                elif exponent <= -1:
+                    body.divides += 1
+                    body.multiplies += -exponent - 1
+            else:
+                body.specials += 1
+            return "real"
+        # <math.h> functions take doubles: even fmax(i, j) on integers is floating-point.
+        adds, multiplies, divides, specials = intrinsics.cost(name, len(args))
+        body.adds += adds
+        body.multiplies += multiplies
+        body.divides += divides
+        body.specials += specials
+        return "int" if name in _INTEGER_RESULT else "real"
+
+    def constant(self, node: c_ast.Node) -> int | float | None:
+        """The value of a constant expression (literals, ``-2``, casts, const scalars)."""
+        if isinstance(node, c_ast.Constant):
+            return constant_value(node)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            value = self.constant(node.expr)
+            if value is None:
+                return None
+            return -value if node.op == "-" else value
+        if isinstance(node, c_ast.Cast):
+            return self.constant(node.expr)
+        if isinstance(node, c_ast.ID):
+            sym = self.lookup(node.name)
+            return sym.value if sym.is_constant else None
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
+            left, right = self.constant(node.left), self.constant(node.right)
+            if left is None or right is None:
+                return None
+            if node.op == "+":
+                return left + right
+            if node.op == "-":
+                return left - right
+            if node.op == "*":
+                return left * right
+            if right == 0:
+                return None
+            if isinstance(left, int) and isinstance(right, int):
+                return int(left / right)  # C truncates toward zero
+            return left / right
+        return None
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node: c_ast.Node | None) -> str:
+        """Count the flops and accesses of an expression; return its kind.
+
+        Kinds: ``real``, ``int``, ``bool``, ``struct``, ``void`` and ``ptr`` (an address:
+        arithmetic on it is not a flop).
+        """
+        if node is None:
+            return "int"
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            kinds = [self.expr(child) for _name, child in node.children()]
+            return next((k for k in kinds if k == "real"), kinds[0] if kinds else "int")
+        return handler(self, node)
+
+    def _e_id(self, node: c_ast.ID) -> str:
+        sym = self.lookup(node.name)
+        if sym.is_function:
+            return "ptr"
+        if sym.is_array:
+            return "ptr"  # the array's address: its elements are not touched here
+        self.level.scalar(sym, write=False)
+        return sym.base
+
+    def _e_constant(self, node: c_ast.Constant) -> str:
+        if node.type == "string":
+            return "ptr"
+        return "real" if ("double" in node.type or "float" in node.type) else "int"
+
+    def _e_array_ref(self, node: c_ast.ArrayRef) -> str:
+        return self._array_ref(node, reads=1, writes=0)
+
+    def _e_struct_ref(self, node: c_ast.StructRef) -> str:
+        return self._member(node, reads=1, writes=0)
+
+    def _e_binary(self, node: c_ast.BinaryOp) -> str:
+        kind = _combine(self.expr(node.left), self.expr(node.right))
+        op = node.op
+        if op in _BINARY_FLOPS:
+            if kind == "real":
+                setattr(self.level.body, _BINARY_FLOPS[op],
+                        getattr(self.level.body, _BINARY_FLOPS[op]) + 1)
+            return kind
+        if op in _COMPARISONS:
+            if kind == "real":
+                self.level.body.adds += 1  # a compare runs on the adder, as in Fortran
+            return "bool"
+        if op in ("&&", "||"):
+            return "bool"
+        return "int" if kind != "ptr" else "ptr"
+
+    def _e_unary(self, node: c_ast.UnaryOp) -> str:
+        op = node.op
+        if op == "sizeof":
+            return "int"
+        if op == "&":
+            inner = node.expr
+            if isinstance(inner, c_ast.ArrayRef):
+                for sub in flatten_ref(inner)[1]:
+                    self.expr(sub)
+            return "ptr"
+        if op == "*":
+            return self._deref(node, reads=1, writes=0)
+        if op in ("p++", "p--", "++", "--"):
+            operand = node.expr
+            if isinstance(operand, c_ast.ID) and self.lookup(operand.name).is_array:
+                self.warn(f"pointer arithmetic '{_text(node)}': accesses through "
+                          f"'{operand.name}' are counted relative to where it points", node)
+                return "ptr"
+            kind = self.target(operand, read=True)
+            if kind == "real":
+                self.level.body.adds += 1
+            return kind
+        kind = self.expr(node.expr)
+        if op == "!":
+            return "bool"
+        if op == "~":
+            return "int"
+        return kind  # unary minus and plus are free
+
+    def _e_cast(self, node: c_ast.Cast) -> str:
+        self.expr(node.expr)
+        info = self.unit.types.resolve(node.to_type.type, _extent_text)
+        if info.dims or info.function:
+            return "ptr"
+        return info.base
+
+    def _e_assignment(self, node: c_ast.Assignment) -> str:
+        if node.op == "=":
+            self.expr(node.rvalue)
+            return self.target(node.lvalue, read=False)
+        value = self.expr(node.rvalue)
+        target = self.target(node.lvalue, read=True)
+        if _combine(target, value) == "real" and node.op in _COMPOUND_FLOPS:
+            field_name = _COMPOUND_FLOPS[node.op]
+            setattr(self.level.body, field_name, getattr(self.level.body, field_name) + 1)
+        return target
+
+    def _e_ternary(self, node: c_ast.TernaryOp) -> str:
+        self.expr(node.cond)
+        text = _text(node.cond)
+        kinds = []
+        with _Arm(self, ir.Branch(condition=text, line=self.line, arm=0, arms=2)):
+            kinds.append(self.expr(node.iftrue))
+        with _Arm(self, ir.Branch(condition="else", line=self.line, arm=1, arms=2)):
+            kinds.append(self.expr(node.iffalse))
+        return _combine(*kinds)
+
+    def _e_call(self, node: c_ast.FuncCall) -> str:
+        return self._call(node)
+
+    def _e_list(self, node: c_ast.ExprList) -> str:
+        kind = "int"
+        for item in node.exprs:
+            kind = self.expr(item)
+        return kind
+
+    def _e_init_list(self, node: c_ast.InitList) -> str:
+        for item in node.exprs:
+            self.expr(item)
+        return "struct"
+
+    def _e_typename(self, node: c_ast.Node) -> str:
+        return "int"
+
+
+def _compact_member(node: c_ast.StructRef) -> str:
+    return _text(node).replace(" ", "")
+
+
+def _is_function_decl(node: c_ast.Decl) -> bool:
+    return isinstance(node.type, c_ast.FuncDecl)
+
+
+_EXPRESSIONS = {
+    c_ast.ID: _ProcedureAnalyser._e_id,
+    c_ast.Constant: _ProcedureAnalyser._e_constant,
+    c_ast.ArrayRef: _ProcedureAnalyser._e_array_ref,
+    c_ast.StructRef: _ProcedureAnalyser._e_struct_ref,
+    c_ast.BinaryOp: _ProcedureAnalyser._e_binary,
+    c_ast.UnaryOp: _ProcedureAnalyser._e_unary,
+    c_ast.Cast: _ProcedureAnalyser._e_cast,
+    c_ast.Assignment: _ProcedureAnalyser._e_assignment,
+    c_ast.TernaryOp: _ProcedureAnalyser._e_ternary,
+    c_ast.FuncCall: _ProcedureAnalyser._e_call,
+    c_ast.ExprList: _ProcedureAnalyser._e_list,
+    c_ast.InitList: _ProcedureAnalyser._e_init_list,
+    c_ast.Typename: _ProcedureAnalyser._e_typename,
+}
+
+
+class _Arm:
+    """Context manager: the statements inside are one arm of a conditional."""
+
+    def __init__(self, analyser: _ProcedureAnalyser, branch: ir.Branch):
+        self.analyser = analyser
+        self.branch = branch
+
+    def __enter__(self) -> ir.Branch:
+        self.analyser.level.body.branches.append(self.branch)
+        self.analyser.levels.append(_Level(self.branch))
+        return self.branch
+
+    def __exit__(self, *exc: object) -> None:
+        self.analyser.levels.pop().finish()
+
+
+# --------------------------------------------------------------------------- for headers
+
+
+def _canonical_for(node: c_ast.For, declared: str | None):
+    """``(var, start, end, op, step)`` of a counted for loop, or why it is not one."""
+    init, cond, step_node = node.init, node.cond, node.next
+    if isinstance(init, c_ast.DeclList):
+        if declared is None:
+            return "without a single initialised loop variable"
+        var, start = declared, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" \
+            and isinstance(init.lvalue, c_ast.ID):
+        var, start = init.lvalue.name, init.rvalue
+    else:
+        return "without a loop variable initialisation"
+    if not isinstance(cond, c_ast.BinaryOp) or cond.op not in ("<", "<=", ">", ">=", "!="):
+        return f"without a bound test on '{var}'"
+    flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+    if isinstance(cond.left, c_ast.ID) and cond.left.name == var:
+        op, end = cond.op, cond.right
+    elif isinstance(cond.right, c_ast.ID) and cond.right.name == var:
+        op, end = flip[cond.op], cond.left
+    else:
+        return f"without a bound test on '{var}'"
+    if _mentions(end, var) or _mentions(start, var):
+        return f"with bounds that depend on '{var}'"
+    step = _step(step_node, var)
+    if step is None:
+        return f"with an increment of '{var}' that is not '{var} += step'"
+    return var, start, end, op, step
+
+
+def _step(node: c_ast.Node | None, var: str) -> c_ast.Node | None:
+    def one(sign: str) -> c_ast.Node:
+        value = c_ast.Constant("int", "1", getattr(node, "coord", None))
+        return value if sign == "+" else c_ast.UnaryOp("-", value, value.coord)
+
+    if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID) \
+            and node.expr.name == var:
+        if node.op in ("p++", "++"):
+            return one("+")
+        if node.op in ("p--", "--"):
+            return one("-")
+        return None
+    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) \
+            and node.lvalue.name == var:
+        value = node.rvalue
+        if node.op == "+=":
+            return None if _mentions(value, var) else value
+        if node.op == "-=":
+            return None if _mentions(value, var) else c_ast.UnaryOp("-", value, value.coord)
+        if node.op == "=" and isinstance(value, c_ast.BinaryOp) and value.op in ("+", "-"):
+            left, right = value.left, value.right
+            if isinstance(left, c_ast.ID) and left.name == var and not _mentions(right, var):
+                return right if value.op == "+" else c_ast.UnaryOp("-", right, right.coord)
+            if value.op == "+" and isinstance(right, c_ast.ID) and right.name == var \
+                    and not _mentions(left, var):
+                return left
+    return None
+
+
+def _additive_terms(node: c_ast.Node, sign: str) -> list[tuple[str, c_ast.Node]]:
+    """``a + i - 1`` -> ``[("+", a), ("+", i), ("-", 1)]``."""
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        right_sign = sign if node.op == "+" else ("-" if sign == "+" else "+")
+        return _additive_terms(node.left, sign) + _additive_terms(node.right, right_sign)
+    return [(sign, node)]
+
+
+def _mentions(node: c_ast.Node | None, name: str) -> bool:
+    if node is None:
+        return False
+    if isinstance(node, c_ast.ID):
+        return node.name == name
+    return any(_mentions(child, name) for _n, child in node.children())
+
+
+def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
+                 step: c_ast.Node) -> tuple[str, str, str] | str:
+    """Fortran-style ``(lower, upper, stride)`` text of ``for (v = start; v op end; v += step)``."""
+    try:
+        step_expr = to_sympy(step)
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        return f"with a step '{_text(step)}' that is not arithmetic"
+    if step_expr.is_number:
+        if step_expr == 0:
+            return "with a zero step"
+        positive = bool(step_expr > 0)
+    else:
+        # A symbolic step: its sign is taken from the test (i < n counts up).
+        positive = op in ("<", "<=") or (op == "!=" and not step_expr.could_extract_minus_sign())
+    if op in ("<", "<=") and not positive or op in (">", ">=") and positive:
+        return f"whose test '{op}' and step '{_text(step)}' go different ways (never runs or " \
+               "never ends)"
+    lower = expr_text(start)
+    try:
+        end_expr = to_sympy(end)
+    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+        end_expr = None
+    shift = {"<": -1, "<=": 0, ">": 1, ">=": 0, "!=": -1 if positive else 1}[op]
+    if end_expr is not None:
+        upper = sympy.sstr(end_expr + shift)
+    else:
+        text = _text(end)
+        upper = text if shift == 0 else f"({text}) {'+' if shift > 0 else '-'} 1"
+    return lower, upper, sympy.sstr(step_expr)
