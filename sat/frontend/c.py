@@ -20,15 +20,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import threading
 from collections.abc import Sequence
 
 from pycparser import c_ast, c_parser
 
 from sat import ir
 from sat.frontend import FrontendError
+from sat.frontend.bodies import run_with_deep_stack
 from sat.frontend.c_visitors import FRAGMENT_FUNCTION, analyse_translation_unit
 
 __all__ = ["CSourceError", "STUB_INCLUDE_DIR", "read_c"]
@@ -48,8 +47,6 @@ _CPP_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?erro
                         re.M)
 _PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::\d+)?: (?P<msg>.*)$", re.S)
 _MAX_MISSING_HEADERS = 50
-_STACK_BYTES = 256 * 1024 * 1024  # reserved, not committed: only deep expressions touch it
-_RECURSION_LIMIT = 30000
 
 
 class CSourceError(FrontendError):
@@ -67,30 +64,7 @@ def read_c(path: str, defines: Sequence[str] = (),
     Raises :class:`CSourceError` when nothing of the file can be analysed (unreadable,
     preprocessor error, syntax error); anything analysable comes back with warnings.
     """
-    outcome: list = []
-
-    def work() -> None:
-        try:
-            outcome.append(_read_c(path, defines, include_dirs))
-        except BaseException as exc:  # handed to the calling thread
-            outcome.append(exc)
-
-    # pycparser and the analysis recurse once per operator: long expressions need a deep stack.
-    old_limit = sys.getrecursionlimit()
-    old_stack = threading.stack_size()
-    try:
-        threading.stack_size(_STACK_BYTES)
-        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-        worker = threading.Thread(target=work, name="satreport-c")
-        worker.start()
-    finally:
-        threading.stack_size(old_stack)
-    worker.join()
-    sys.setrecursionlimit(old_limit)
-    result = outcome[0]
-    if isinstance(result, BaseException):
-        raise result
-    return result
+    return run_with_deep_stack(lambda: _read_c(path, defines, include_dirs), "satreport-c")
 
 
 def _read_c(path: str, defines: Sequence[str], include_dirs: Sequence[str]) -> ir.Program:

@@ -40,6 +40,7 @@ from pycparser import c_ast, c_generator
 
 from sat import ir
 from sat.frontend import intrinsics, subscripts
+from sat.frontend.bodies import Arm, Level
 
 #: Name of the function a kernel fragment is wrapped in before parsing.
 FRAGMENT_FUNCTION = "__satreport_fragment__"
@@ -360,57 +361,6 @@ def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, st
 # --------------------------------------------------------------------------- levels
 
 
-class _Level:
-    """One body being filled: scalars and array-component pairs in first-access order."""
-
-    __slots__ = ("body", "scalars", "arrays")
-
-    def __init__(self, body: ir.Body):
-        self.body = body
-        self.scalars: dict[str, tuple[ir.Scalar, bool]] = {}
-        self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, bool]] = {}
-
-    def scalar(self, sym: CSymbol, write: bool, name: str | None = None) -> None:
-        key = name or sym.name
-        entry = self.scalars.get(key)
-        if entry is None:
-            entry = self.scalars[key] = (ir.Scalar(key, sym.datatype, sym.is_constant), write)
-        if write:
-            entry[0].writes += 1
-        else:
-            entry[0].reads += 1
-
-    def array(self, name: str, component: str, datatype: str, offsets: tuple,
-              loopvars: tuple[str, ...], reads: int, writes: int) -> None:
-        key = (name, component)
-        entry = self.arrays.get(key)
-        if entry is None:
-            entry = self.arrays[key] = (ir.Array(name, component, datatype), {},
-                                        writes > 0 and not reads)
-        array, accesses, _first = entry
-        access = accesses.get((offsets, loopvars))
-        if access is None:
-            access = accesses[(offsets, loopvars)] = ir.Access(offsets, loopvars)
-            array.accesses.append(access)
-        access.reads += reads
-        access.writes += writes
-
-    def finish(self) -> None:
-        for scalar, first_write in self.scalars.values():
-            scalar.accesstype = _access_type(scalar.reads, scalar.writes, first_write, True)
-            self.body.scalars.append(scalar)
-        for array, _accesses, first_write in self.arrays.values():
-            array.accesstype = _access_type(array.reads, array.writes, first_write, False)
-            array.firstaccess = "store" if first_write else "load"
-            self.body.arrays.append(array)
-
-
-def _access_type(reads: int, writes: int, first_write: bool, scalar: bool) -> str:
-    if reads and writes:
-        return "writeread" if (scalar and first_write) else "readwrite"
-    return "writeonly" if writes else "readonly"
-
-
 def _combine(a: str, b: str) -> str:
     if a == "ptr" or b == "ptr":
         return "ptr"
@@ -553,7 +503,7 @@ class _ProcedureAnalyser:
         self.file, self.line = unit.path, line
         file = unit.path if fragment or node.coord is None else (node.coord.file or unit.path)
         self.proc = ir.Procedure(name=name, file=file, line=line, layout="row-major")
-        self.levels: list[_Level] = [_Level(self.proc)]
+        self.levels: list[Level] = [Level(self.proc)]
         self.loopvars: list[str] = []
         self.scopes: list[dict[str, CSymbol]] = []
         self.params: list[CSymbol] = []
@@ -564,8 +514,11 @@ class _ProcedureAnalyser:
         self.derived_shapes: dict[str, tuple[str, ...]] = {}
 
     @property
-    def level(self) -> _Level:
+    def level(self) -> Level:
         return self.levels[-1]
+
+    def _scalar(self, sym: CSymbol, write: bool) -> None:
+        self.level.scalar(sym.name, sym.datatype, sym.is_constant, write)
 
     def warn(self, message: str, node: c_ast.Node | None = None) -> None:
         file, line = self.file, self.line
@@ -667,11 +620,11 @@ class _ProcedureAnalyser:
                 rank = len(sym.dims or ())
                 self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, 0, 1)
             else:
-                self.level.scalar(sym, write=True)
+                self._scalar(sym, True)
             return
         self.expr(node.init)
         if not sym.is_array:
-            self.level.scalar(sym, write=True)
+            self._scalar(sym, True)
 
     # ------------------------------------------------------------ statements
 
@@ -732,7 +685,7 @@ class _ProcedureAnalyser:
             if condition is not None:
                 self.expr(condition)
             text = _text(condition) if condition is not None else "else"
-            with _Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
+            with Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
                 self.statement(body)
 
     def _s_Switch(self, node: c_ast.Switch) -> None:
@@ -744,7 +697,7 @@ class _ProcedureAnalyser:
         for index, case in enumerate(cases):
             self.at(case)
             text = "else" if isinstance(case, c_ast.Default) else f"case {_text(case.expr)}"
-            with _Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
+            with Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
                 self.scopes.append({})
                 try:
                     for item in case.stmts or ():
@@ -822,9 +775,9 @@ class _ProcedureAnalyser:
         loop = ir.Loop(line=self.line, loopvar=var, lower=lower, upper=upper, stride=stride,
                        kind=kind, file=self.file)
         self.level.body.loops.append(loop)
-        self.levels.append(_Level(loop))
+        self.levels.append(Level(loop))
         if var:
-            self.level.scalar(self.lookup(var), write=True)
+            self._scalar(self.lookup(var), True)
             self.loopvars.append(var)
         try:
             for expression in before or ():
@@ -853,8 +806,8 @@ class _ProcedureAnalyser:
                           "counted as accesses to '" + node.name + "'", node)
                 return "ptr"
             if read:
-                self.level.scalar(sym, write=False)
-            self.level.scalar(sym, write=True)
+                self._scalar(sym, False)
+            self._scalar(sym, True)
             return sym.base
         if isinstance(node, c_ast.ArrayRef):
             return self._array_ref(node, reads=1 if read else 0, writes=1)
@@ -974,9 +927,9 @@ class _ProcedureAnalyser:
         self._member_bases(node)
         sym = CSymbol(_compact_member(node), "real", "double")
         if reads:
-            self.level.scalar(sym, write=False)
+            self._scalar(sym, False)
         if writes:
-            self.level.scalar(sym, write=True)
+            self._scalar(sym, True)
         return "real"
 
     def _member_bases(self, node: c_ast.StructRef) -> None:
@@ -1047,8 +1000,8 @@ class _ProcedureAnalyser:
             if isinstance(inner, c_ast.ID) and conservative:
                 sym = self.lookup(inner.name)
                 if not sym.is_array:
-                    self.level.scalar(sym, write=False)
-                    self.level.scalar(sym, write=True)
+                    self._scalar(sym, False)
+                    self._scalar(sym, True)
                 return
         self.expr(arg)
 
@@ -1131,7 +1084,7 @@ class _ProcedureAnalyser:
             return "ptr"
         if sym.is_array:
             return "ptr"  # the array's address: its elements are not touched here
-        self.level.scalar(sym, write=False)
+        self._scalar(sym, False)
         return sym.base
 
     def _e_constant(self, node: c_ast.Constant) -> str:
@@ -1212,9 +1165,9 @@ class _ProcedureAnalyser:
         self.expr(node.cond)
         text = _text(node.cond)
         kinds = []
-        with _Arm(self, ir.Branch(condition=text, line=self.line, arm=0, arms=2)):
+        with Arm(self, ir.Branch(condition=text, line=self.line, arm=0, arms=2)):
             kinds.append(self.expr(node.iftrue))
-        with _Arm(self, ir.Branch(condition="else", line=self.line, arm=1, arms=2)):
+        with Arm(self, ir.Branch(condition="else", line=self.line, arm=1, arms=2)):
             kinds.append(self.expr(node.iffalse))
         return _combine(*kinds)
 
@@ -1259,22 +1212,6 @@ _EXPRESSIONS = {
     c_ast.InitList: _ProcedureAnalyser._e_init_list,
     c_ast.Typename: _ProcedureAnalyser._e_typename,
 }
-
-
-class _Arm:
-    """Context manager: the statements inside are one arm of a conditional."""
-
-    def __init__(self, analyser: _ProcedureAnalyser, branch: ir.Branch):
-        self.analyser = analyser
-        self.branch = branch
-
-    def __enter__(self) -> ir.Branch:
-        self.analyser.level.body.branches.append(self.branch)
-        self.analyser.levels.append(_Level(self.branch))
-        return self.branch
-
-    def __exit__(self, *exc: object) -> None:
-        self.analyser.levels.pop().finish()
 
 
 # --------------------------------------------------------------------------- for headers

@@ -33,9 +33,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -47,6 +45,7 @@ from fparser.two.utils import walk
 
 from sat import ir
 from sat.frontend import intrinsics, subscripts
+from sat.frontend.bodies import Arm, Level, run_with_deep_stack
 from sat.frontend.preprocess import (
     Preprocessed,
     PreprocessError,
@@ -437,65 +436,13 @@ def _stmt_name(stmt: object) -> str:
 # --------------------------------------------------------------------------- levels
 
 
-class _Level:
-    """One body being filled: scalars and array-component pairs in first-access order."""
-
-    __slots__ = ("body", "scalars", "arrays")
-
-    def __init__(self, body: ir.Body):
-        self.body = body
-        self.scalars: dict[str, tuple[ir.Scalar, list[bool]]] = {}
-        self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, list[bool]]] = {}
-
-    def scalar(self, name: str, sym: Symbol, write: bool) -> None:
-        entry = self.scalars.get(name)
-        if entry is None:
-            entry = self.scalars[name] = (
-                ir.Scalar(name, sym.datatype, sym.is_parameter), [write])
-        if write:
-            entry[0].writes += 1
-        else:
-            entry[0].reads += 1
-
-    def array(self, name: str, component: str, datatype: str, offsets: tuple,
-              loopvars: tuple[str, ...], reads: int, writes: int) -> None:
-        key = (name, component)
-        entry = self.arrays.get(key)
-        if entry is None:
-            entry = self.arrays[key] = (ir.Array(name, component, datatype), {}, [writes > 0
-                                                                               and not reads])
-        array, accesses, _first = entry
-        akey = (offsets, loopvars)
-        access = accesses.get(akey)
-        if access is None:
-            access = accesses[akey] = ir.Access(offsets, loopvars)
-            array.accesses.append(access)
-        access.reads += reads
-        access.writes += writes
-
-    def finish(self) -> None:
-        for scalar, (first_write,) in self.scalars.values():
-            scalar.accesstype = _access_type(scalar.reads, scalar.writes, first_write, True)
-            self.body.scalars.append(scalar)
-        for array, _accesses, (first_write,) in self.arrays.values():
-            array.accesstype = _access_type(array.reads, array.writes, first_write, False)
-            array.firstaccess = "store" if first_write else "load"
-            self.body.arrays.append(array)
-
-
-def _access_type(reads: int, writes: int, first_write: bool, scalar: bool) -> str:
-    if reads and writes:
-        return "writeread" if (scalar and first_write) else "readwrite"
-    return "writeonly" if writes else "readonly"
-
-
 @dataclass
 class _ArrayContext:
     """The implicit loop nest of an array-syntax statement."""
 
     loopvars: list[str]
     lowers: list[sympy.Expr]
-    outer: _Level  # where section bounds are evaluated
+    outer: Level  # where section bounds are evaluated
     position: int = 0
 
 
@@ -512,7 +459,7 @@ class _ProcedureAnalyser:
         self.source = unit.source
         self.file, self.line = unit.source.path, unit.line
         self.proc = ir.Procedure(name=unit.name, file=unit.source.path, line=unit.line)
-        self.levels: list[_Level] = [_Level(self.proc)]
+        self.levels: list[Level] = [Level(self.proc)]
         self.loopvars: list[str] = []
         self.array_ctx: _ArrayContext | None = None
         self.nonlocal_used: dict[str, Symbol] = {}
@@ -520,8 +467,11 @@ class _ProcedureAnalyser:
         self._expanding: set[str] = set()
 
     @property
-    def level(self) -> _Level:
+    def level(self) -> Level:
         return self.levels[-1]
+
+    def _scalar(self, name: str, sym: Symbol, write: bool) -> None:
+        self.level.scalar(name, sym.datatype, sym.is_parameter, write)
 
     def warn(self, message: str, line: int | None = None) -> None:
         self.program.warn(message, self.file, self.line if line is None else line)
@@ -653,7 +603,7 @@ class _ProcedureAnalyser:
     def _s_If_Stmt(self, node: object) -> None:
         condition, action = node.items
         self.expr(condition)
-        with _Arm(self, ir.Branch(condition=_text(condition), line=self.line, arm=0, arms=2)):
+        with Arm(self, ir.Branch(condition=_text(condition), line=self.line, arm=0, arms=2)):
             self._statement_inline(action)
 
     def _statement_inline(self, node: object) -> None:
@@ -682,7 +632,7 @@ class _ProcedureAnalyser:
                 self.expr(condition)
             text = _text(condition) if kind == "if" else "else"
             branch = ir.Branch(condition=text, line=self.line, arm=index, arms=total)
-            with _Arm(self, branch):
+            with Arm(self, branch):
                 self._block(body)
 
     def _s_Case_Construct(self, node: object) -> None:
@@ -710,7 +660,7 @@ class _ProcedureAnalyser:
             self.line = line or self.line
             branch = ir.Branch(condition=condition if kind == "case" else "else",
                                line=self.line, arm=index, arms=total)
-            with _Arm(self, branch):
+            with Arm(self, branch):
                 self._block(body)
 
     def _s_Where_Construct(self, node: object) -> None:
@@ -729,7 +679,7 @@ class _ProcedureAnalyser:
     def _s_Where_Stmt(self, node: object) -> None:
         mask, action = node.items
         self.expr(mask)
-        with _Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0, arms=2)):
+        with Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0, arms=2)):
             self._statement_inline(action)
 
     def _s_Associate_Construct(self, node: object) -> None:
@@ -821,7 +771,7 @@ class _ProcedureAnalyser:
         if len(specs) == 1 and mask is not None:
             def inner() -> None:
                 self.expr(mask)
-                with _Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0,
+                with Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0,
                                           arms=2)):
                     self._block(body)
             self._open_loop(var, lower, upper, stride, kind, None, run=inner)
@@ -842,9 +792,9 @@ class _ProcedureAnalyser:
         loop = ir.Loop(line=self.line, loopvar=var, lower=lower, upper=upper, stride=stride,
                        kind=kind, file=self.file)
         self.level.body.loops.append(loop)
-        self.levels.append(_Level(loop))
+        self.levels.append(Level(loop))
         if var:
-            self.level.scalar(var, self.lookup_loopvar(var), write=True)
+            self._scalar(var, self.lookup_loopvar(var), True)
             self.loopvars.append(var)
         try:
             if condition is not None:
@@ -928,7 +878,7 @@ class _ProcedureAnalyser:
             if sym.is_array:
                 self._whole_array(sym, reads=0, writes=1)
             else:
-                self.level.scalar(name, sym, write=True)
+                self._scalar(name, sym, True)
         elif isinstance(lhs, F.Part_Ref):
             name = str(lhs.items[0]).lower()
             sym, _ = self.lookup(name)
@@ -937,7 +887,7 @@ class _ProcedureAnalyser:
             else:  # a character substring, or a statement we do not understand
                 for sub in _subscript_list(lhs):
                     self.expr(sub)
-                self.level.scalar(name, sym, write=True)
+                self._scalar(name, sym, True)
         elif isinstance(lhs, F.Data_Ref):
             self._data_ref(lhs, reads=0, writes=1)
         else:
@@ -955,7 +905,7 @@ class _ProcedureAnalyser:
                     lower = subscripts.as_expr(sym.dims[dim][0])
                     offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
                     loopvars.append(var)
-                    self.level.scalar(var, self.lookup_loopvar(var), write=False)
+                    self._scalar(var, self.lookup_loopvar(var), False)
                     ctx.position += 1
                 else:
                     offsets.append(":")
@@ -996,7 +946,7 @@ class _ProcedureAnalyser:
                              else subscripts.as_expr(declared))
                     offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
                     loopvars.append(var)
-                    self.level.scalar(var, _SYNTHETIC, write=False)
+                    self._scalar(var, _SYNTHETIC, False)
                     ctx.position += 1
                 else:
                     for bound in sub.items:
@@ -1047,7 +997,7 @@ class _ProcedureAnalyser:
             component.dims = [("1", "")] * len(subs)
             self._array_ref(component, subs, reads, writes)
         else:
-            self.level.scalar(name, component, write=writes > 0)
+            self._scalar(name, component, writes > 0)
         return "real"
 
     # ------------------------------------------------------------------ calls
@@ -1092,7 +1042,7 @@ class _ProcedureAnalyser:
             return sym.base
         # The expression's flops are charged here; its accesses are to the dummies.
         self._expanding.add(sym.name)
-        scratch = _Level(ir.Body())
+        scratch = Level(ir.Body())
         self.levels.append(scratch)
         saved = dict(self._lookups)
         for dummy, kind in zip(dummies, kinds, strict=False):
@@ -1150,7 +1100,7 @@ class _ProcedureAnalyser:
         if sym.is_array:
             self._whole_array(sym, reads=1, writes=0)
         else:
-            self.level.scalar(name, sym, write=False)
+            self._scalar(name, sym, False)
         return sym.base
 
     def _e_part_ref(self, node: object) -> str:
@@ -1165,7 +1115,7 @@ class _ProcedureAnalyser:
         if sym.base == "char" and not sym.procedure and not self.is_function_name(name):
             for sub in _subscript_list(node):  # a substring s(1:3)
                 self.expr(sub)
-            self.level.scalar(name, sym, write=False)
+            self._scalar(name, sym, False)
             return "char"
         return self._call(name, _subscript_list(node), "function")
 
@@ -1281,22 +1231,6 @@ class _ProcedureAnalyser:
         return next((k for k in kinds if k == "real"), kinds[0] if kinds else "real")
 
 
-class _Arm:
-    """Context manager: the statements inside are one arm of a conditional."""
-
-    def __init__(self, analyser: _ProcedureAnalyser, branch: ir.Branch):
-        self.analyser = analyser
-        self.branch = branch
-
-    def __enter__(self) -> ir.Branch:
-        self.analyser.level.body.branches.append(self.branch)
-        self.analyser.levels.append(_Level(self.branch))
-        return self.branch
-
-    def __exit__(self, *exc: object) -> None:
-        self.analyser.levels.pop().finish()
-
-
 _SYNTHETIC = Symbol("_i", "int", "int")
 _SYNTHETIC_NAMES = frozenset(f"_i{n}" for n in range(1, 16))
 
@@ -1391,10 +1325,6 @@ def is_fortran(path: str) -> bool:
     return os.path.splitext(path)[1].lower() in _FORTRAN_SUFFIXES
 
 
-_STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: only deep expressions touch it
-_RECURSION_LIMIT = 60000
-
-
 def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
                  include_dirs: Sequence[str] = ()) -> tuple[ir.Program, int]:
     """Read Fortran sources as one program; returns it and the number of files parsed.
@@ -1403,29 +1333,8 @@ def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
     few hundred terms needs a deeper stack than Python's default, so the work runs in a thread
     with a large stack and a raised recursion limit.
     """
-    outcome: list = []
-
-    def work() -> None:
-        try:
-            outcome.append(_read_fortran(paths, defines, include_dirs))
-        except BaseException as exc:  # handed to the calling thread
-            outcome.append(exc)
-
-    old_limit = sys.getrecursionlimit()
-    old_stack = threading.stack_size()
-    try:
-        threading.stack_size(_STACK_BYTES)
-        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-        worker = threading.Thread(target=work, name="satreport-fortran")
-        worker.start()
-    finally:
-        threading.stack_size(old_stack)
-    worker.join()
-    sys.setrecursionlimit(old_limit)
-    result = outcome[0]
-    if isinstance(result, BaseException):
-        raise result
-    return result
+    return run_with_deep_stack(
+        lambda: _read_fortran(paths, defines, include_dirs), "satreport-fortran")
 
 
 def _read_fortran(paths: Sequence[str], defines: Sequence[str],
