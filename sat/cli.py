@@ -127,11 +127,9 @@ def run(args: argparse.Namespace) -> int:
     # Fail on unwritable outputs before the (possibly long) analysis.
     if workbook:
         check_output_path(workbook, ".xlsx")
-    for path in (args.json, args.xml):
+    for path in (args.json, args.xml, args.html):
         if path and path != "-":
             check_output_path(path)
-    if args.html:
-        check_output_path(args.html)
     if args.graphs:
         from sat.report.graph import check_graph_directory
 
