@@ -16,7 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sat.model import expr as E
-from sat.model.iteration import BLOCK_PARAMS, NestShape, NestSpace, round_to_lines
+from sat.model.iteration import (
+    BLOCK_PARAMS,
+    NestShape,
+    NestSpace,
+    copies_expr,
+    round_to_lines,
+)
 from sat.model.memory import GB, KIB, footprint, volume_terms
 from sat.model.tables import Column
 
@@ -54,10 +60,13 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
     # array liveness over the procedure's nests
     uses: dict[str, list[tuple[int, str]]] = {}
     offsets: dict[str, set] = {}
+    copies: dict[str, list[E.Expr]] = {}
     for idx, record in enumerate(records):
         for p in record.shape.patterns:
             uses.setdefault(p.key, []).append((idx, p.kind))
             offsets.setdefault(p.key, set()).update(p.offsets)
+            if p.copy_chains:  # components held per cell (component loops)
+                copies.setdefault(p.key, []).append(copies_expr(p, ctx))
     nonlocal_names = _nonlocal(records[0].shape)
 
     sizes: dict[str, E.Quantity] = {}
@@ -68,6 +77,8 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
             ext.append(box_block[n] + E.maximum(*extra))
         expr = footprint(volume_terms(frozenset(offsets[key])), lambda s, g=ext[0]: g + s,
                          ext[1], ext[2])
+        if key in copies:
+            expr = E.mul(E.maximum(*copies[key]), expr)
         sizes[key] = E.Quantity(("alt", ident, key, "block_elements"), expr, "elements",
                                 f"block footprint of {key} with halos")
 

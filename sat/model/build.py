@@ -96,6 +96,14 @@ LOOP_COLUMNS: list[Column] = [
 ]
 
 
+def _copies(shape, array) -> CellValue:
+    """Copies column: 1, or a quantity of the component loops' trips."""
+    if array.copies == E.Num(1):
+        return 1
+    return E.Quantity(("array", shape.ident, array.key, "copies"), array.copies, "",
+                      "copies per cell")
+
+
 def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
@@ -116,7 +124,9 @@ def _loop_rows(program: Program, ctx: ModelContext):
         try:
             shape = analyse_nest(procedure, loop)
             space = nest_space(shape, ctx)
-            perfect = all(len(a) <= 1 for a in shape.axis_loops)
+            # iterations = sweeps * X * Y * Z is the innermost trip product only without
+            # component loops inside the grid loops
+            perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops
             sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None)
             memory = nest_memory(shape, space, ctx, write_cost)
         except ExpressionError as error:
@@ -206,7 +216,8 @@ def build_model(program: Program, params: ParameterSet) -> ModelResult:
             c = array.counts
             array_rows.append({
                 "procedure": shape.procedure.name, "file": shape.file, "line": shape.loop.line,
-                "array": array.key, "access": array.kind, "copies": 1,
+                "array": array.key, "access": array.kind,
+                "copies": _copies(shape, array),
                 "planes": c.planes, "pencils": c.pencils, "cells": c.cells,
                 "ws_planes": c.ws_planes, "ws_pencils": c.ws_pencils, "ws_cells": c.ws_cells,
                 "reuse_planes": c.reuse_planes, "reuse_pencils": c.reuse_pencils,

@@ -1,8 +1,10 @@
 """Floating-point work of a nest: counts by kind per iteration, Gflop and weighted Gflop.
 
 Counts in the IR are exclusive per level.  The per-iteration columns add the levels of the
-nest (as the original sheet does); the Gflop totals multiply each level's counts by the
-iterations that level really runs (the product of its enclosing trip counts), so work placed
+nest once each (the original sheet does the same for literal trip counts, but multiplies a
+species loop inside the grid loops by its trips: 8*nspecies + 841 adds where these columns
+show 849); the Gflop totals multiply each level's counts by the iterations that level really
+runs (the product of its enclosing trip counts), so work placed
 in an outer loop is not inflated to every innermost iteration.  A branch arm's work is
 weighted by its probability (``--conds``, else 1/arms); a call to a procedure of the program
 adds that procedure's work per call.

@@ -5,7 +5,13 @@ array is mapped to a grid axis by the position of the dimension it subscripts, c
 the unit-stride end among the dimensions subscripted by loop variables: for Fortran
 (column-major) ``a(i,j,k,n)`` puts ``i`` on X, ``j`` on Y, ``k`` on Z; for C (row-major)
 ``a[k][j][i]`` does the same.  Loop variables that land beyond Z, or subscript no array (``do
-n = 1, ncons``), are *sweeps*: the whole grid sweep is repeated for each of their values.
+n = 1, ncons``), are *sweeps* when their loop encloses grid loops: the whole grid sweep is
+repeated for each of their values.  Such a loop inside the grid loops (``do n = 1, nspecies``
+in the body of ``do i``) is a *component* loop instead: every cell touches each of its values,
+so the array-components it subscripts count once per value (their *copies*), as in the
+original sheet, and the other arrays of the nest are not re-read.
+Only accesses with two or more loop-variable subscripts vote for axes when the nest has any:
+``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis.
 X is the unit-stride axis: its block extent is rounded up to whole cache lines.
 """
 
@@ -14,10 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.ir import AccessType, Loop, Procedure
+from sat.ir import AccessType, Body, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.nests import levels
 
 AXES = ("x", "y", "z")
 BLOCK_PARAMS = ("BlockX", "BlockY", "BlockZ")
@@ -32,6 +37,8 @@ class Pattern:
     datatype: str
     offsets: frozenset[tuple[int, int, int]]
     rank: int
+    # chains of component loops enclosing the accesses (empty: one copy per cell)
+    copy_chains: tuple[tuple[Loop, ...], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -49,6 +56,7 @@ class NestShape:
     sweep_loops: list[Loop]
     patterns: list[Pattern]
     notes: list[str] = field(default_factory=list)
+    copy_loops: list[Loop] = field(default_factory=list)  # component loops inside the grid
 
     @property
     def file(self) -> str:
@@ -69,38 +77,62 @@ def _merge_type(types: set[str]) -> AccessType:
     return "readwrite"
 
 
+def _accesses(body: Body, chain: tuple[Loop, ...], out: list) -> None:
+    """(array, access, enclosing loops inside the nest) of every access below ``body``."""
+    for array in body.arrays:
+        for access in array.accesses:
+            out.append((array, access, chain))
+    for branch in body.branches:
+        _accesses(branch, chain, out)
+    for loop in body.loops:
+        _accesses(loop, (*chain, loop), out)
+
+
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
     loops = [loop, *loop.all_loops()]
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
     row_major = procedure.layout == "row-major"
+    accesses: list = []
+    _accesses(loop, (loop,), accesses)
+
+    def loop_dims(access) -> list[int]:
+        return [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]
+
+    # A grid array has several loop-variable subscripts; 1-D tables indexed by a component
+    # loop (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
+    grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
     votes: dict[str, Counter[int]] = {}
-    accesses = []
-    for body in levels(loop):
-        for array in body.arrays:
-            for access in array.accesses:
-                accesses.append((array, access))
-                dims = [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]
-                if row_major:
-                    dims.reverse()
-                for position, d in enumerate(dims):
-                    votes.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+    for _, access, _ in accesses:
+        dims = loop_dims(access)
+        if grid and len(dims) < 2:
+            continue
+        if row_major:
+            dims.reverse()
+        for position, d in enumerate(dims):
+            votes.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
     axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
     notes = [f"loop variable {var} subscripts dimensions at different positions; "
              f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
              for var, counter in votes.items() if len(counter) > 1]
     axis_loops: list[list[Loop]] = [[], [], []]
-    sweeps: list[Loop] = []
+    others: list[Loop] = []
     for lp in loops:
         axis = axis_of.get(lp.loopvar.lower(), 3)
-        (axis_loops[axis] if axis < 3 else sweeps).append(lp)
+        (axis_loops[axis] if axis < 3 else others).append(lp)
+    grid_loops = {id(lp) for a in axis_loops for lp in a}
+    # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
+    sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]
+    copy_loops = [lp for lp in others if lp not in sweeps]
+    copy_ids = {id(lp) for lp in copy_loops}
     axis_vars = [{lp.loopvar.lower() for lp in axis_loops[a]} for a in range(3)]
     spatial = set().union(*axis_vars)
 
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
-    for array, access in accesses:
+    chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
+    for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not spatial.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
@@ -113,9 +145,13 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets)))
+        copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
+        if copies:  # loops are not hashable: deduplicate chains by identity
+            chains.setdefault(key, {})[tuple(map(id, copies))] = copies
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
-                        first[key][1]) for key in offsets]
-    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes)
+                        first[key][1], tuple(chains.get(key, {}).values()))
+                for key in offsets]
+    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops)
 
 
 # ---------------------------------------------------------------- expressions
@@ -136,6 +172,14 @@ def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
         return upper - lower + 1
     stride = ctx.expr(loop.stride)
     return E.func("FLOOR", (upper - lower) / stride, 1) + 1
+
+
+def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
+    """Copies of a pattern per cell: the trips of its component loops (the most, if several)."""
+    if not pattern.copy_chains:
+        return E.Num(1)
+    products = [E.mul(*[trip_count(lp, ctx) for lp in chain]) for chain in pattern.copy_chains]
+    return products[0] if len(products) == 1 else E.maximum(*products)
 
 
 def elements_per_line(ctx: ModelContext) -> E.Expr:

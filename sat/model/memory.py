@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import NestShape, NestSpace, round_to_lines
+from sat.model.iteration import NestShape, NestSpace, copies_expr, round_to_lines
 from sat.model.tables import Column
 
 KIB = 1024.0
@@ -180,6 +180,7 @@ class ArrayModel:
     kind: str
     counts: Counts
     spans: tuple[int, int, int]
+    copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -249,7 +250,10 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         if pattern.kind not in units:
             units[pattern.kind] = E.Div(E.Mul((blocks, array_cost(pattern.kind, ctx,
                                                                   write_cost))), E.Num(GB))
-        unit = units[pattern.kind]
+        unit, kb = units[pattern.kind], per_kb
+        copies = copies_expr(pattern, ctx)
+        if copies != E.Num(1):  # every count holds once per copy, as in the original sheet
+            unit, kb = E.mul(copies, unit), E.mul(copies, per_kb)
         prefix = ("array", shape.ident, pattern.key)
         q: dict[str, E.Quantity] = {}
         for name, expr, qunit, label in (
@@ -269,17 +273,17 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         q["plane_elements"] = plane.quantity
         q["block_elements"] = block.quantity
         for name, expr, qunit, label in (
-            ("ws_plane_kb", _prod(counts.ws_planes, per_kb, plane), "KiB",
+            ("ws_plane_kb", _prod(counts.ws_planes, kb, plane), "KiB",
              "working set for reuse between planes"),
-            ("ws_pencil_kb", _prod(counts.ws_pencils, per_kb, ax_lines), "KiB",
+            ("ws_pencil_kb", _prod(counts.ws_pencils, kb, ax_lines), "KiB",
              "working set for reuse between pencils"),
-            ("ws_cell_kb", _prod(counts.ws_cells, per_kb), "KiB",
+            ("ws_cell_kb", _prod(counts.ws_cells, kb), "KiB",
              "working set for reuse within pencils"),
-            ("reuse_plane_kb", _prod(counts.reuse_planes, per_kb, plane), "KiB",
+            ("reuse_plane_kb", _prod(counts.reuse_planes, kb, plane), "KiB",
              "reused data for reuse between planes"),
-            ("reuse_pencil_kb", _prod(counts.reuse_pencils, per_kb, ax_lines), "KiB",
+            ("reuse_pencil_kb", _prod(counts.reuse_pencils, kb, ax_lines), "KiB",
              "reused data for reuse between pencils"),
-            ("reuse_cell_kb", _prod(counts.reuse_cells, per_kb), "KiB",
+            ("reuse_cell_kb", _prod(counts.reuse_cells, kb), "KiB",
              "reused data for reuse within pencils"),
             ("traffic_blocks_gb", _prod(1, unit, jhi), "GB",
              "traffic per sweep with reuse between blocks"),
@@ -293,7 +297,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep without reuse within pencils"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
-        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), q=q))
+        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, q=q))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]
@@ -385,8 +389,10 @@ ARRAY_COLUMNS: list[Column] = [
     _c("line", "Line", "", "Line of the nest's outermost loop."),
     _c("array", "Array.component", "", "Array-component pair (name.component)."),
     _c("access", "Access", "", "R read-only, RW read and written, W written (first or only)."),
-    _c("copies", "Copies", "", "Copies of the pair streamed per iteration (always 1: "
-       "component sweeps are counted in the nest's sweeps)."),
+    _c("copies", "Copies", "", "Copies of the pair per cell: the trips of the component "
+       "loops inside the grid loops that subscript it (1 if none; a component loop around "
+       "the grid loops is counted in the nest's sweeps). Working sets and traffic include "
+       "them; the stencil counts are per copy."),
     _c("planes", "Planes", "", "Distinct Z planes the stencil touches per iteration.",
        "Touched"),
     _c("pencils", "Pencils", "", "Distinct (Y, Z) pencils the stencil touches per iteration.",
