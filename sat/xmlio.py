@@ -224,6 +224,8 @@ class _Reader:
                 body.loops.append(self.loop(child, proc))
             elif tag == "branch":
                 body.branches.append(self.branch(child, proc))
+            elif tag == "if":
+                body.branches.append(self.exasat_if(child, proc))
             elif tag == "functioncall":
                 body.calls.append(self.call(child))
             elif extra and tag in extra:
@@ -253,6 +255,15 @@ class _Reader:
             arm=self.count(element, "arm", 0),
             arms=self.count(element, "arms", 1),
         )
+        for name in _COUNTS:
+            setattr(branch, name, self.count(element, name, 0))
+        self.body(element, branch, proc)
+        return branch
+
+    def exasat_if(self, element: etree._Element, proc: Procedure) -> Branch:
+        """The original tool's ``<if linenum conditional>``: an if without else, two arms."""
+        branch = Branch(condition=self.text(element, "conditional"),
+                        line=self.count(element, "linenum", 0), arm=0, arms=2)
         for name in _COUNTS:
             setattr(branch, name, self.count(element, name, 0))
         self.body(element, branch, proc)

@@ -390,3 +390,20 @@ def test_written_file_has_usual_permissions(tmp_path: Path) -> None:
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
     assert read_program(str(out)) == Program()
+
+
+def test_original_if_element_is_a_two_armed_branch() -> None:
+    # The original tool writes a conditional region as <if linenum conditional counts>; its
+    # loops and work happen only when the branch is taken.
+    program = read_program_text("""<program><function name="advance" adds="0" multiplies="0"
+        divides="0" specials="0">
+      <if linenum="99" conditional="present(courno)" adds="1" multiplies="0" divides="2"
+          specials="0">
+        <loop linenum="102" loopvar="k" lowerbound="lo(3)" upperbound="hi(3)" stride="1"
+              adds="3" multiplies="1" divides="4" specials="1"/>
+      </if></function></program>""")
+    (branch,) = program.procedures[0].branches
+    assert (branch.condition, branch.line, branch.arm, branch.arms) == ("present(courno)", 99,
+                                                                         0, 2)
+    assert (branch.adds, branch.divides) == (1, 2)
+    assert [(lp.line, lp.divides, lp.specials) for lp in branch.loops] == [(102, 4, 1)]
