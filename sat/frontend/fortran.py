@@ -18,8 +18,10 @@ Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py
   ``_i1`` (first, fastest dimension), ``_i2``, … The element work goes to the innermost level.
 - Subscripts: ``v ± c`` with ``v`` a loop variable is an offset ``±c`` on ``v``; a subscript
   not involving a loop variable is kept as itself (an int or text) with no loop variable. When
-  an array reference involves at least one loop variable, its subscripts that are a single name
-  or integer literal (``q(i,j,k,qu)``) select an array *component* (``q``/``qu``). Whole arrays
+  an array reference involves at least one loop variable, its loop-free subscripts that are a
+  single name or integer literal select an array *component* (``q(i,j,k,qu)`` is ``q``/``qu``):
+  those after the last loop-dependent subscript, or else those before the first (``q(qu,i,j,k)``);
+  any other loop-free subscript is a position (see :func:`_component`). Whole arrays
   or sections outside array syntax are accesses with ``":"`` (or the section text) in each
   dimension.
 - Scalars (including loop variables and named constants used as subscripts) count one read per
@@ -963,10 +965,7 @@ class _ProcedureAnalyser:
             simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
         if ctx is not None:
             ctx.position = 0
-        component = ""
-        if any(loopvars):
-            parts = zip(offsets, loopvars, simple, strict=True)
-            component = ",".join(str(off) for off, var, plain in parts if not var and plain)
+        component = _component(offsets, loopvars, simple)
         self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
                          reads, writes)
 
@@ -1243,6 +1242,25 @@ def _combine(a: str, b: str) -> str:
     if a == "bool" and b == "bool":
         return "bool"
     return "int"
+
+
+def _component(offsets: list, loopvars: list[str], simple: list[bool]) -> str:
+    """The component an array reference selects (``""`` if none).
+
+    The plain loop-free subscripts (a name or an integer literal) after the last subscript that
+    involves a loop variable (``q(i,j,k,qu)``), or, if there are none, before the first one
+    (``q(qu,i,j,k)``). A loop-free subscript anywhere else is a position, kept as an offset:
+    outside an ``i`` loop, ``u(i,j,k,n)`` and ``u(i-1,j,k,n)`` are then one pair ``u``/``n``
+    whatever way the position is written.
+    """
+    dependent = [dim for dim, var in enumerate(loopvars) if var]
+    if not dependent:
+        return ""
+    for dims in (range(dependent[-1] + 1, len(loopvars)), range(dependent[0])):
+        picked = [str(offsets[dim]) for dim in dims if simple[dim]]
+        if picked:
+            return ",".join(picked)
+    return ""
 
 
 def _children(node: object) -> list[object]:
