@@ -22,10 +22,10 @@ from sat.model.blocking import (
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
-from sat.model.flops import KINDS, FlopCounter, gflop_exprs
+from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
-from sat.model.nests import levels, program_nests, setup_reason
+from sat.model.nests import enclosing_branches, levels, program_nests, setup_reason
 from sat.model.occupancy import footprint, occupancy_table
 from sat.model.parameters import ParameterSet
 from sat.model.registers import register_counts, registers_table
@@ -121,13 +121,17 @@ def _loop_rows(program: Program, ctx: ModelContext):
             ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
                      f"{reason} ({flops} flops per iteration)", "assumption", file, loop.line)
             continue
+        probability = 1.0
+        for branch in enclosing_branches(procedure, loop) or []:
+            probability *= branch_probability(branch, ctx, file)
         try:
             shape = analyse_nest(procedure, loop)
-            space = nest_space(shape, ctx)
+            space = nest_space(shape, ctx, probability)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops
             perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops
-            sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None)
+            sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None,
+                                probability)
             memory = nest_memory(shape, space, ctx, write_cost)
         except ExpressionError as error:
             ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "

@@ -53,10 +53,14 @@ class FlopCounter:
         self.ctx = ctx
         self._active: set[str] = set()
 
-    def nest(self, loop: Loop, file: str, whole: E.Expr | None = None) -> FlopSums:
-        """Sums over a nest; ``whole`` replaces the trip product of a full-depth level."""
+    def nest(self, loop: Loop, file: str, whole: E.Expr | None = None,
+             probability: float = 1.0) -> FlopSums:
+        """Sums over a nest; ``whole`` replaces the trip product of a full-depth level.
+
+        ``probability`` is the chance the nest runs at all (it sits inside branch arms).
+        """
         sums = FlopSums()
-        self._body(loop, sums, [], 1.0, file, whole, len([loop, *loop.all_loops()]))
+        self._body(loop, sums, [], probability, file, whole, len([loop, *loop.all_loops()]))
         return sums
 
     def _body(self, body: Body, sums: FlopSums, trips: list[E.Expr], prob: float, file: str,

@@ -202,14 +202,18 @@ class NestSpace:
     x_lines: E.Quantity  # block X rounded up to whole cache lines
     blocks: E.Quantity  # number of blocks
     iterations: E.Quantity  # sweeps * X * Y * Z
+    probability: float = 1.0  # the nest runs only when its enclosing branch arms are taken
 
 
 def _key(shape: NestShape, name: str) -> tuple:
     return ("loop", shape.ident, name)
 
 
-def nest_space(shape: NestShape, ctx: ModelContext) -> NestSpace:
-    """Build the iteration-space quantities of a nest (extents, blocks, cache lines)."""
+def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) -> NestSpace:
+    """Build the iteration-space quantities of a nest (extents, blocks, cache lines).
+
+    ``probability`` is the chance the nest runs at all (it sits inside conditional arms).
+    """
     extents = []
     for a, loops in enumerate(shape.axis_loops):
         expr = E.maximum(*[trip_count(lp, ctx) for lp in loops]) if loops else E.Num(1)
@@ -232,4 +236,4 @@ def nest_space(shape: NestShape, ctx: ModelContext) -> NestSpace:
                         "number of blocks")
     iterations = E.Quantity(_key(shape, "iterations"), E.mul(sweeps, *extents), "iterations",
                             "iterations of the nest")
-    return NestSpace(extents, sweeps, block, x_lines, blocks, iterations)
+    return NestSpace(extents, sweeps, block, x_lines, blocks, iterations, probability)

@@ -326,7 +326,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                        _sum([a.q[f"reuse_{level}_kb"] for a in reads]),
                        "KiB", f"working set per {level}, reuse only")
         q[f"variant_{level}"] = E.if_(nta, reuse, E.if_(streaming, stream, naive))  # type: ignore
-    sweeps = E.Ref(space.sweeps)
+    sweeps = E.mul(space.probability, space.sweeps)  # expected sweeps of the nest
     for case in CASES:
         nest_q(f"traffic_{case}_gb",
                E.mul(sweeps, _sum([a.q[f"traffic_{case}_gb"] for a in arrays])),

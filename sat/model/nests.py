@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sat.ir import Body, Loop, Procedure, Program
+from sat.ir import Body, Branch, Loop, Procedure, Program
 
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
 
@@ -63,3 +63,14 @@ def reported_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
     for procedure, loop in program_nests(program):
         if not setup_reason(loop):
             yield procedure, loop
+
+
+def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:
+    """The branch arms between ``body`` and its outermost loop ``target`` (None: not there)."""
+    if any(loop is target for loop in body.loops):
+        return []
+    for branch in body.branches:
+        inner = enclosing_branches(branch, target)
+        if inner is not None:
+            return [branch, *inner]
+    return None
