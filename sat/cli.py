@@ -24,8 +24,15 @@ class UsageError(Exception):
     """A problem with what the user asked for: one line, exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, like every other error (no usage dump)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"satreport: error: {message} (see satreport --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="satreport",
         description="Analytic performance model of the loop nests of Fortran or C sources, "
         "written as a live Excel workbook (formulas over a Parameters sheet), JSON and XML.",

@@ -149,3 +149,10 @@ def test_console_script_runs_without_traceback(tmp_path):
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip() == f"satreport: error: {tmp_path / 'nothing.f90'}: no such file"
+
+
+def test_unknown_option_is_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--no-such-option", str(LAP)])
+    assert stop.value.code == 2
+    assert "--no-such-option" in one_error_line(capsys.readouterr().err)
