@@ -120,3 +120,20 @@ def test_name_table_keeps_valid_names_and_numbers_clashes() -> None:
     assert table.name("Cores") == "Cores"
     assert table.name("nx1") == "nx_1_2"  # stable
     assert table.mapping()["NX1"] == "NX_1_3"
+
+
+def test_runs_of_cells_down_a_column_print_as_sum_ranges() -> None:
+    rows = [Quantity(("row", r), P("x")) for r in range(5, 10)]  # Loops!D5 .. Loops!D9
+    other = Quantity(("other",), P("x"))
+    cells = {id(q): f"Loops!D{r}" for q, r in zip(rows, range(5, 10), strict=True)}
+    cells[id(other)] = "'Other sheet'!B2"
+    p = printer(cells)
+    assert p.formula(E.add(*rows)) == "=SUM(Loops!D5:D9)"
+    # a gap breaks the run; runs shorter than three stay plain; other terms keep their place
+    terms = [rows[0], rows[1], rows[3], rows[4], other, P("y")]
+    assert p.formula(E.add(*terms)) == "=Loops!D5+Loops!D6+Loops!D8+Loops!D9+'Other sheet'!B2+y"
+    assert p.formula(E.add(P("y"), *rows[:3], 1)) == "=y+SUM(Loops!D5:D7)+1"
+    # a 400-row total stays far below Excel's 8192-character limit
+    many = [Quantity(("row", r), P("x")) for r in range(400)]
+    long_cells = {id(q): f"Loops!AT{r + 5}" for r, q in enumerate(many)}
+    assert printer(long_cells).formula(E.add(*many)) == "=SUM(Loops!AT5:AT404)"

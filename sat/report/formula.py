@@ -8,6 +8,7 @@ Only constructs that Excel and LibreOffice evaluate identically are emitted.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection
 
 from sat.model.expr import Add, Compare, Div, Expr, Func, Mul, Num, Param, Quantity, Ref
@@ -37,6 +38,10 @@ _LOGICAL_FUNCTIONS = frozenset({"AND", "OR", "NOT"})
 
 # Excel refuses longer formulas.
 MAX_FORMULA_LENGTH = 8192
+
+# A plain cell reference, optionally on another sheet: ``B7``, ``Loops!B7``, ``'Sheet 2'!B7``.
+_CELL = re.compile(r"^((?:'[^']+'|[A-Za-z0-9_.]+)!)?([A-Z]{1,3})([0-9]+)$")
+_MIN_RANGE = 3  # shorter runs read better as plain sums
 
 
 class ExcelPrinter:
@@ -113,11 +118,41 @@ class ExcelPrinter:
         return (cell, _ATOM) if cell else self._print(expr.quantity.expr)
 
     def _print_Add(self, expr: Add) -> tuple[str, int]:
-        text = self._wrap(expr.terms[0], _ADD)
-        for term in expr.terms[1:]:
-            part = self._wrap(term, _ADD)
+        parts = self._sum_ranges(expr.terms)
+        text = parts[0]
+        for part in parts[1:]:
             text += part if part.startswith("-") else "+" + part
         return text, _ADD
+
+    def _sum_ranges(self, terms: tuple[Expr, ...]) -> list[str]:
+        """Printed terms, with runs of cells down one column written ``SUM(A5:A9)``.
+
+        Totals over hundreds of rows would otherwise exceed Excel's formula length limit.
+        """
+        parts: list[str] = []
+        run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
+
+        def flush() -> None:
+            if len(run) >= _MIN_RANGE:
+                prefix, column, first = run[0]
+                parts.append(f"SUM({prefix}{column}{first}:{column}{run[-1][2]})")
+            else:
+                parts.extend(f"{p}{c}{r}" for p, c, r in run)
+            run.clear()
+
+        for term in terms:
+            cell = self.cell_of(term.quantity) if isinstance(term, Ref) else None
+            match = _CELL.match(cell) if cell else None
+            if match:
+                here = (match.group(1) or "", match.group(2), int(match.group(3)))
+                if run and not (here[:2] == run[-1][:2] and here[2] == run[-1][2] + 1):
+                    flush()
+                run.append(here)
+                continue
+            flush()
+            parts.append(self._wrap(term, _ADD))
+        flush()
+        return parts
 
     def _print_Mul(self, expr: Mul) -> tuple[str, int]:
         factors = list(expr.factors)
