@@ -67,10 +67,18 @@ _FALSE = {"false", "0", "no"}
 # ------------------------------------------------------------------ ExaSAT's files
 
 
+# The root element of each kind of ExaSAT file, as the original tool writes them.
+_ROOTS = {"parameter": "params", "block parameter": "params", "symbol substitution": "symsubs",
+          "condition": "conds", "name substitution": "namesubs"}
+
+
 def _props(path: str | Path, what: str) -> list[tuple[str, str, int]]:
     """(key, val, line) of every ``<prop>`` of an ExaSAT parameter file."""
     display = str(path)
     root = read_xml(Path(path), display, ParameterError)
+    if root.tag != _ROOTS[what]:
+        raise ParameterError(f"{display}:{root.sourceline or 1}: the root element is "
+                             f"<{root.tag}>, but a {what} file is <{_ROOTS[what]}>")
     result = []
     for element in root:
         line = element.sourceline or 0
@@ -297,6 +305,9 @@ def parse_set(text: str) -> tuple[str, str]:
         raise ParameterError(f"--set {text!r}: the name is empty")
     if not value:
         raise ParameterError(f"--set {text!r}: the value is empty")
+    if name.count("(") != name.count(")") or not re.fullmatch(r"[\w() ,]+", name):
+        raise ParameterError(f"--set {text!r}: {name!r} is neither a parameter name nor a code "
+                             "symbol such as hi(1)")
     return name, value
 
 

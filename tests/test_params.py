@@ -115,6 +115,10 @@ def test_read_symsubs_conds_namesubs():
     (read_conds, '<conds>\n<prop key="x > 0" val="1.5"/>\n</conds>', 2, "from 0 to 1"),
     (read_symsubs, '<symsubs>\n<prop key="n" val=""/>\n</symsubs>', 2, "no value"),
     (read_symsubs, '<!DOCTYPE s [<!ENTITY e "1">]>\n<symsubs/>', 1, "DOCTYPE"),
+    (read_params, '\n<machine>\n<prop key="core_n" val="4"/>\n</machine>', 2,
+     "the root element is <machine>, but a parameter file is <params>"),
+    (read_conds, '<params>\n<prop key="x" val="1"/>\n</params>', 1,
+     "but a condition file is <conds>"),
 ])
 def test_bad_parameter_files_name_file_and_line(tmp_path, reader, body, line, fragment):
     path = write(tmp_path, body)
@@ -212,6 +216,8 @@ def test_set_symbol_reaches_the_model_parameter(reference_machine):
     ("hi(1)=TRUE", "not a finite number"),
     ("StreamingWrites=maybe", "TRUE or FALSE"),
     ("StreamingWrites=2", "TRUE or FALSE"),
+    ("hi(1=5", "neither a parameter name nor a code symbol"),
+    ("a+b=5", "neither a parameter name nor a code symbol"),
 ])
 def test_bad_set_syntax(reference_machine, text, fragment):
     with pytest.raises(ParameterError) as info:
