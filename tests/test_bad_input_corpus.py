@@ -331,27 +331,7 @@ def prepare(case: Case, directory: Path) -> list[str]:
 
 
 # Cases that still fail, with what is wrong; each must keep failing until it is fixed.
-C_PAST_END = ("C front end: when the file does not parse, its retry as a fragment wrapped in a "
-              "function reports the wrapper's error, at a line past the end of the file")
-KNOWN_FAILURES = {
-    "c/daxpy.c-truncate-0": C_PAST_END,
-    "c/daxpy.c-truncate-2": C_PAST_END,
-    "c/jacobi2d.c-truncate-0": C_PAST_END,
-    "c/jacobi2d.c-truncate-2": C_PAST_END,
-    "c/jacobi2d.c-truncate-3": C_PAST_END,
-    "c/jacobi2d.c-truncate-4": C_PAST_END,
-    "c/jacobi2d.c-long-0": C_PAST_END,
-    "c/kahan.c-truncate-0": C_PAST_END,
-    "c/longrange.c-truncate-0": C_PAST_END,
-    "c/longrange.c-truncate-1": C_PAST_END,
-    "c/longrange.c-truncate-2": C_PAST_END,
-    "c/matvec.c-truncate-3": C_PAST_END,
-    "c/stencil7.c-truncate-1": C_PAST_END,
-    "c/triad.c-truncate-3": C_PAST_END,
-    "c/uxx.c-truncate-0": C_PAST_END,
-    "div.f90-token-2": "'integer, i ! ...': fparser raises an internal error (Kind_Selector) "
-                       "and the Fortran front end reports it without a line number",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _param(case: Case):
@@ -409,12 +389,12 @@ def test_bad_input_in_a_fresh_process(ident, tmp_path):
     check_run(case, tmp_path, done.returncode, done.stdout, done.stderr)
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="fparser's parse time grows with the square of a "
-                   "statement's length (16,000 characters: 13 s; 200,000: about half an hour) "
-                   "and the Fortran front end does not refuse over-long statements")
 def test_a_huge_statement_ends_quickly(tmp_path):
-    """A 30,000-character statement is rejected or analysed within 10 seconds."""
+    """A 30,000-character statement is rejected or analysed within 10 seconds.
+
+    fparser's parse time grows with the square of a statement's length (16,000 characters:
+    13 s; 200,000: about half an hour): the Fortran front end refuses statements past its limit.
+    """
     lines = _lines(LAP_F90)
     source = b"".join(lines[:18] + [b"      y = " + _sum_of_terms(30_000) + b"\n"] + lines[18:])
     case = Case("lap-huge-statement", "lap.f90", source, mutant=True)

@@ -45,7 +45,8 @@ _MISSING_HEADER = re.compile(r"^(?P<file>.*?):(?P<line>\d+):\d+: fatal error: (?
                              r"No such file or directory", re.M)
 _CPP_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
                         re.M)
-_PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::\d+)?: (?P<msg>.*)$", re.S)
+_PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<msg>.*)$",
+                          re.S)
 _MAX_MISSING_HEADERS = 50
 
 
@@ -160,32 +161,87 @@ def parse(path: str, text: str) -> tuple[c_ast.FileAST, bool]:
     """Parse preprocessed text: as a whole file, else as a kernel fragment wrapped in a function.
 
     Returns the tree and whether it is a fragment. A file that parses as a whole but defines
-    no function (only declarations) is a fragment too.
+    no function (only declarations) is a fragment too. When neither parse succeeds, the error
+    reported is at a line of the file (see :func:`_reported_error`).
     """
     try:
         tree = _parse_text(path, text)
     except _SyntaxError as whole:
         try:
-            wrapped = f"void {FRAGMENT_FUNCTION}(void) {{\n{text}\n}}\n"
-            return _parse_text(path, wrapped), True
+            return _parse_text(path, _wrapped(text)), True
         except _SyntaxError as fragment:
-            # Report the attempt that got further into the file.
-            best = fragment if (fragment.file == whole.file and fragment.line > whole.line) \
-                else whole
+            best = _reported_error(path, whole, fragment)
             raise CSourceError(best.message, best.file or path, best.line) from None
     if not any(isinstance(node, c_ast.FuncDef) for node in tree.ext or ()):
-        wrapped = f"void {FRAGMENT_FUNCTION}(void) {{\n{text}\n}}\n"
         try:
-            return _parse_text(path, wrapped), True
+            return _parse_text(path, _wrapped(text)), True
         except _SyntaxError:
             return tree, False
     return tree, False
 
 
+def _wrapped(text: str) -> str:
+    # The preprocessor's line markers keep the fragment's lines numbered as in the file; the
+    # closing brace comes after its last line.
+    return f"void {FRAGMENT_FUNCTION}(void) {{\n{text}\n}}\n"
+
+
 class _SyntaxError(Exception):
-    def __init__(self, message: str, file: str, line: int):
+    def __init__(self, message: str, file: str, line: int, at_end: bool = False,
+                 column: int = 0):
         super().__init__(message)
-        self.message, self.file, self.line = message, file, line
+        self.message, self.file, self.line, self.at_end = message, file, line, at_end
+        self.column = column
+
+
+def _reported_error(path: str, whole: _SyntaxError, fragment: _SyntaxError) -> _SyntaxError:
+    """The error a user needs when the file parses neither whole nor as a fragment.
+
+    An error at the end of the input, or at the fragment wrapper's closing brace (a line past
+    the end of the file), means the file ends inside a declaration or statement: it is reported
+    at the file's last non-blank line. Of two errors inside the file, the one further into it
+    is reported (the whole-file parse of a fragment stops at its first statement, the fragment
+    parse of a whole file at its first function); on the same line, an unexpected end of file
+    comes first (a fragment cut inside its last statement), then the error further right, then
+    the whole-file error.
+    """
+    last = _last_line(path)
+    errors = [_within(error, path, last) for error in (whole, fragment)]
+    placed = [e for e in errors if e.line > 0 and _same_file(e.file, path)]
+    if not placed:
+        return errors[0]
+    # max() keeps the first of equals: the whole-file error unless the other says more.
+    return max(placed, key=lambda e: (e.line, e.at_end, e.column))
+
+
+def _within(error: _SyntaxError, path: str, last: int) -> _SyntaxError:
+    """``error``, moved to the last line of the file when it lies at or past the file's end."""
+    if _same_file(error.file or path, path) and (error.at_end or error.line > last):
+        if error.at_end and not error.message.endswith("unexpected end of file"):
+            message = f"{error.message} at the end of the file"
+        else:
+            message = "C syntax error: unexpected end of file"
+        return _SyntaxError(message, path, last, at_end=True)
+    return error
+
+
+def _last_line(path: str) -> int:
+    """The number of the file's last non-blank line (1 for an empty or unreadable file)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return 1
+    return max((n for n, line in enumerate(lines, 1) if line.strip()), default=1)
+
+
+def _same_file(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normpath(a) == os.path.normpath(b)
 
 
 def _parse_text(path: str, text: str) -> c_ast.FileAST:
@@ -209,15 +265,19 @@ def _syntax_error(parser: c_parser.CParser, text: str, path: str) -> _SyntaxErro
             message = f"C syntax error before '{message[len('before: '):]}'"
         else:
             message = f"C syntax error: {message}"
-        return _SyntaxError(message, match.group("file") or path, int(match.group("line")))
+        return _SyntaxError(message, match.group("file") or path, int(match.group("line")),
+                            column=int(match.group("column") or 0))
     # Messages without a place ("x.c: Invalid expression"): the next token is where it failed.
     message = text.split(": ", 1)[1] if ": " in text else text
-    file, line, near = path, 0, ""
     try:
         token = parser._peek()  # noqa: SLF001 - pycparser gives no public position
     except Exception:  # the token stream may itself be broken
-        token = None
-    if token is not None:
-        line, near = token.lineno, f" near '{token.value}'"
-        file = parser.clex.filename or path
-    return _SyntaxError(f"C syntax error: {message.strip()}{near}", file, line)
+        return _SyntaxError(f"C syntax error: {message.strip()}", path, 0)
+    if token is None:  # the input ended before the declaration or statement did
+        if message.strip() == "At end of input":
+            return _SyntaxError("C syntax error: unexpected end of file", path, 0, at_end=True)
+        return _SyntaxError(f"C syntax error: {message.strip()}", path, 0, at_end=True)
+    file = parser.clex.filename or path
+    column = getattr(token, "column", 0)  # only a tie-breaker (see _reported_error)
+    return _SyntaxError(f"C syntax error: {message.strip()} near '{token.value}'", file,
+                        token.lineno, column=column if isinstance(column, int) else 0)

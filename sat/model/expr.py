@@ -305,6 +305,21 @@ def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
     return as_expr(expr).evaluate(Env(params))
 
 
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a node (a Ref's quantity is not looked into)."""
+    if isinstance(node, Add):
+        return node.terms
+    if isinstance(node, Mul):
+        return node.factors
+    if isinstance(node, Func):
+        return node.args
+    if isinstance(node, Div):
+        return (node.num, node.den)
+    if isinstance(node, Compare):
+        return (node.left, node.right)
+    return ()
+
+
 def direct_refs(expr: Expr) -> Iterator[Quantity]:
     """The quantities an expression refers to, without looking inside their own expressions."""
     stack = [expr]
@@ -312,13 +327,5 @@ def direct_refs(expr: Expr) -> Iterator[Quantity]:
         node = stack.pop()
         if isinstance(node, Ref):
             yield node.quantity
-        elif isinstance(node, Add):
-            stack.extend(node.terms)
-        elif isinstance(node, Mul):
-            stack.extend(node.factors)
-        elif isinstance(node, Func):
-            stack.extend(node.args)
-        elif isinstance(node, Div):
-            stack.extend((node.num, node.den))
-        elif isinstance(node, Compare):
-            stack.extend((node.left, node.right))
+        else:
+            stack.extend(children(node))

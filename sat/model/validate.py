@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sat.model.expr import Env, Quantity
+from sat.model.expr import Env, Param, Quantity, Ref, children
 from sat.model.tables import ModelResult
 
 _AXES = ("x", "y", "z")
@@ -10,8 +10,6 @@ _AXES = ("x", "y", "z")
 
 def _problem_parameters(quantity: Quantity, result: ModelResult) -> list[str]:
     """Names of the problem parameters an expression depends on (for the message)."""
-    from sat.model.expr import Add, Compare, Div, Func, Mul, Param, Ref
-
     found: list[str] = []
     stack = [quantity.expr]
     problem = {p.name for p in result.parameters if p.group == "problem"}
@@ -22,16 +20,8 @@ def _problem_parameters(quantity: Quantity, result: ModelResult) -> list[str]:
                 found.append(node.name)
         elif isinstance(node, Ref):
             stack.append(node.quantity.expr)
-        elif isinstance(node, Add):
-            stack.extend(node.terms)
-        elif isinstance(node, Mul):
-            stack.extend(node.factors)
-        elif isinstance(node, Div):
-            stack.extend((node.num, node.den))
-        elif isinstance(node, Func):
-            stack.extend(node.args)
-        elif isinstance(node, Compare):
-            stack.extend((node.left, node.right))
+        else:
+            stack.extend(children(node))
     return sorted(found)
 
 
