@@ -107,6 +107,8 @@ def test_set_code_symbol_and_parameter_name_are_the_same(capsys):
     ("CacheKB=0", "CacheKB"),
     ("GBsPerCore=-1", "GBsPerCore"),
     ("StreamingWrites=maybe", "StreamingWrites"),
+    ("hi(1)=-5", "-5 iterations along X (parameters: hi_1, lo_1)"),
+    ("BlockX=-1", "BlockX"),
 ])
 def test_bad_set_values_are_one_line_errors(capsys, setting, fragment):
     status, out, err = run(capsys, *REFERENCE_ARGS, "--json", "-", "--set", setting)
