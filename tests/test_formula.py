@@ -137,3 +137,14 @@ def test_runs_of_cells_down_a_column_print_as_sum_ranges() -> None:
     many = [Quantity(("row", r), P("x")) for r in range(400)]
     long_cells = {id(q): f"Loops!AT{r + 5}" for r, q in enumerate(many)}
     assert printer(long_cells).formula(E.add(*many)) == "=SUM(Loops!AT5:AT404)"
+
+
+def test_max_over_many_rows_uses_ranges_and_stays_within_255_arguments() -> None:
+    many = [Quantity(("row", r), P("x")) for r in range(400)]
+    cells = {id(q): f"Loops!X{r + 5}" for r, q in enumerate(many)}
+    assert printer(cells).formula(E.maximum(*many)) == "=MAX(Loops!X5:X404)"
+    # 400 unplaced (inlined) arguments: nested so no call has more than 255
+    text = printer().formula(E.maximum(*[P(f"p{i}") for i in range(400)]))
+    assert text.startswith("=MAX(MAX(p0,") and text.count("MAX(") == 3
+    inner = text[len("=MAX("):-1]
+    assert [part.count(",") + 1 for part in inner[4:-1].split("),MAX(")] == [255, 145]

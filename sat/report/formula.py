@@ -35,6 +35,8 @@ def format_number(value: float) -> str:
 # referenced cell (a boolean parameter), so a logical argument is coerced with ``1*``.
 _NUMERIC_FUNCTIONS = frozenset({"MAX", "MIN", "CEILING", "FLOOR", "ABS"})
 _LOGICAL_FUNCTIONS = frozenset({"AND", "OR", "NOT"})
+_RANGE_FUNCTIONS = frozenset({"MAX", "MIN"})  # take cell ranges as arguments
+_MAX_ARGUMENTS = 255  # per function call, in Excel and LibreOffice
 
 # Excel refuses longer formulas.
 MAX_FORMULA_LENGTH = 8192
@@ -118,26 +120,29 @@ class ExcelPrinter:
         return (cell, _ATOM) if cell else self._print(expr.quantity.expr)
 
     def _print_Add(self, expr: Add) -> tuple[str, int]:
-        parts = self._sum_ranges(expr.terms)
+        parts = [f"SUM({text})" if is_range else text for text, is_range in
+                 self._with_ranges(expr.terms, lambda term: self._wrap(term, _ADD))]
         text = parts[0]
         for part in parts[1:]:
             text += part if part.startswith("-") else "+" + part
         return text, _ADD
 
-    def _sum_ranges(self, terms: tuple[Expr, ...]) -> list[str]:
-        """Printed terms, with runs of cells down one column written ``SUM(A5:A9)``.
+    def _with_ranges(self, terms: tuple[Expr, ...],
+                     render: Callable[[Expr], str]) -> list[tuple[str, bool]]:
+        """(text, is a range) per printed term, runs of cells down a column as ``A5:A9``.
 
-        Totals over hundreds of rows would otherwise exceed Excel's formula length limit.
+        Totals over hundreds of rows would otherwise exceed Excel's formula length limit
+        and its 255 arguments per function.
         """
-        parts: list[str] = []
+        parts: list[tuple[str, bool]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
 
         def flush() -> None:
             if len(run) >= _MIN_RANGE:
                 prefix, column, first = run[0]
-                parts.append(f"SUM({prefix}{column}{first}:{column}{run[-1][2]})")
+                parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
             else:
-                parts.extend(f"{p}{c}{r}" for p, c, r in run)
+                parts.extend((f"{p}{c}{r}", False) for p, c, r in run)
             run.clear()
 
         for term in terms:
@@ -150,7 +155,7 @@ class ExcelPrinter:
                 run.append(here)
                 continue
             flush()
-            parts.append(self._wrap(term, _ADD))
+            parts.append((render(term), False))
         flush()
         return parts
 
@@ -172,7 +177,13 @@ class ExcelPrinter:
         return f"IF({self._wrap_numeric(expr.den, _ADD)}=0,0,{num}/{den})", _ATOM
 
     def _print_Func(self, expr: Func) -> tuple[str, int]:
-        if expr.name in _NUMERIC_FUNCTIONS:
+        if expr.name in _RANGE_FUNCTIONS:
+            args = [text for text, _ in
+                    self._with_ranges(expr.args, lambda a: self._numeric(a)[0])]
+            while len(args) > _MAX_ARGUMENTS:  # nest: MAX(MAX(a1..a255), ...)
+                args = [f"{expr.name}({','.join(args[i:i + _MAX_ARGUMENTS])})"
+                        for i in range(0, len(args), _MAX_ARGUMENTS)]
+        elif expr.name in _NUMERIC_FUNCTIONS:
             args = [self._numeric(a)[0] for a in expr.args]
         else:
             args = [self.doprint(a) for a in expr.args]
