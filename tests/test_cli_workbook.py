@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -17,6 +18,10 @@ from sat.cli import main
 # boolean. Values chosen so that each changes the reuse case or the bottleneck somewhere.
 EDITS = {"CacheKB": 64, "GBsPerCore": 4, "hi_1": 256, "BlockX": 32, "StreamingWrites": True,
          "Overlap": 0}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def cli_json(capsys, *extra: str) -> dict:
@@ -75,3 +80,34 @@ def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path):
                 f"{name}={value}: {what}"
         # the edit really changed something the user looks at
         assert expected["totals"]["time_s"] != data["totals"]["time_s"] or name == "BlockX"
+
+
+@pytest.mark.libreoffice
+@pytest.mark.slow  # parses a 4,500-line module: about 10 s, plus 5 s in LibreOffice
+def test_a_400_nest_program_recalculates_without_errors(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from generate_fortran import generate_module
+
+    source = tmp_path / "big.f90"
+    source.write_text(generate_module(400))
+    book = tmp_path / "big.xlsx"
+    assert main([str(source), "-o", str(book), "-q"]) == 0
+    (recalculated,) = recalculate([book], tmp_path / "out")
+    before = openpyxl.load_workbook(book, data_only=True)
+    after = openpyxl.load_workbook(recalculated, data_only=True)
+    compared = 0
+    for sheet in after.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                value = cell.value
+                assert not (isinstance(value, str) and value.startswith("#")), \
+                    f"{sheet.title}!{cell.coordinate} = {value}"
+                cached = before[sheet.title][cell.coordinate].value
+                if _number(value) and _number(cached):
+                    assert value == pytest.approx(cached, rel=1e-9, abs=1e-300)
+                    compared += 1
+    assert compared > 100_000  # 400 nests, ~40 quantities each, plus the detail sheets
+    loops = after["Loops"]
+    assert loops.max_row >= 400
