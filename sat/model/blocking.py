@@ -25,6 +25,7 @@ from sat.model.iteration import (
 )
 from sat.model.memory import GB, KIB, footprint, volume_terms
 from sat.model.tables import Column
+from sat.model.tables import column as _c
 
 Kinds = dict[str, str]
 
@@ -170,10 +171,6 @@ def overlap_time(cpu: E.Quantity, dram: E.Quantity, ctx) -> E.Expr:
     """MAX(cpu, dram) + (1 - Overlap) * MIN(cpu, dram): Overlap 1 gives the max, 0 the sum."""
     return E.maximum(cpu, dram) + (1 - ctx.param("Overlap")) * E.minimum(cpu, dram)
 
-
-def _c(key: str, header: str, unit: str, comment: str, band: str = "",
-       fmt: str = "General") -> Column:
-    return Column(key, header, unit, comment, fmt, band)
 
 
 SPACE_COLUMNS: list[Column] = [

@@ -30,6 +30,7 @@ from sat.model.occupancy import footprint, occupancy_table
 from sat.model.parameters import ParameterSet
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, Table
+from sat.model.tables import column as _c
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
               "(10^9 bytes) and bandwidth in GB/s (10^9 bytes/s). The original ExaSAT sheet "
@@ -44,10 +45,6 @@ DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest
                  "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
                  "instead of an error, in the workbook (IF(den=0,0,...)) and in Python alike.")
 
-
-def _c(key: str, header: str, unit: str, comment: str, band: str = "",
-       fmt: str = "General") -> Column:
-    return Column(key, header, unit, comment, fmt, band)
 
 
 _VARIANTS = (("naive", "Working set (naive)", "all arrays held in cache"),

@@ -28,6 +28,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.iteration import NestShape, NestSpace, copies_expr, round_to_lines
 from sat.model.tables import Column
+from sat.model.tables import column as _c
 
 KIB = 1024.0
 GB = 1e9
@@ -363,10 +364,6 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
 
 # ---------------------------------------------------------------- the Arrays sheet
 
-
-def _c(key: str, header: str, unit: str, comment: str, band: str = "",
-       fmt: str = "General") -> Column:
-    return Column(key, header, unit, comment, fmt, band)
 
 
 _LEVELS = (("plane", "Plane"), ("pencil", "Pencil"), ("cell", "Cell"))

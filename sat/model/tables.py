@@ -28,6 +28,12 @@ class Column:
     band: str = ""  # a header band grouping several columns ("Working set (actual)")
 
 
+def column(key: str, header: str, unit: str, comment: str, band: str = "",
+           number_format: str = "General") -> Column:
+    """A :class:`Column`, with the band before the number format (the common case)."""
+    return Column(key, header, unit, comment, number_format, band)
+
+
 @dataclass
 class Table:
     """One sheet (or one section of a sheet): columns, rows, optional totals row."""
