@@ -7,44 +7,21 @@ size (64^3 interior points; machine parameters from the reference sheet's top ro
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
+from reference_sheet import sheet, sheet_parameters
 
 from sat import ir
 from sat.frontend import read_sources
 from sat.model.build import build_model
-from sat.model.parameters import Parameter, ParameterSet
+from sat.model.parameters import ParameterSet
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).parent / "data" / "exasat"
 SIZE = 64
 
-# reference sheet label -> satreport parameter name (as in test_model_reference.py)
-SHEET_PARAMETERS = {
-    "X Block Size": "BlockX", "Y Block Size": "BlockY", "Z Block Size": "BlockZ",
-    "GB/s/thread": "GBsPerCore", "Gflop/s/thread": "GflopsPerCore",
-    "Int Regs/thread": "IntRegs", "FP Regs/thread": "FPRegs", "Threads": "Cores",
-    "$/thread group (kB)": "CacheKB", "Word Size": "WordBytes", "Cache Line Size": "LineBytes",
-    "R cost": "ReadCost", "RW cost": "ReadWriteCost", "W cost": "WriteCost",
-    "Division Cost": "DivCost", "Special Cost": "SpecialCost",
-    "Streaming Writes": "StreamingWrites", "NTA Hints": "NTAHints",
-    "NIC BW (GB/s)": "NICGBs", "NIC Latency (us)": "NICLatencyUs",
-    "CPU/DRAM Overlap": "Overlap",
-}
-
-
 def parameters(symbols: dict[str, float]) -> ParameterSet:
-    with open(DATA / "tsv" / "hypterm.values.tsv", newline="") as f:
-        rows = list(csv.reader(f, delimiter="\t"))
-    params = ParameterSet()
-    for row in rows[1:28]:
-        name = SHEET_PARAMETERS.get(row[0])
-        if name:
-            text = row[1].strip()
-            value = {"False": 0.0, "True": 1.0}.get(text)
-            params.add(Parameter(name, float(text) if value is None else value))
+    params = sheet_parameters(sheet())
     for symbol, value in symbols.items():
         params.symbol_values[symbol] = (value, "test")
     return params

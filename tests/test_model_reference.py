@@ -7,38 +7,16 @@ its top rows.  The original counted traffic in 2^30-byte "GBytes" and divided it
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import pytest
 from lxml import etree
+from reference_sheet import DATA, sheet, sheet_parameters
 
 from sat.model.build import build_model
-from sat.model.parameters import Parameter, ParameterSet
+from sat.model.parameters import ParameterSet
 from sat.xmlio import read_program
 
-DATA = Path(__file__).parent / "data" / "exasat"
 GIB = 2.0**30
 REL = 1e-3  # 0.1 %
-
-# sheet label -> satreport parameter name
-SHEET_PARAMETERS = {
-    "X Block Size": "BlockX", "Y Block Size": "BlockY", "Z Block Size": "BlockZ",
-    "GB/s/thread": "GBsPerCore", "Gflop/s/thread": "GflopsPerCore",
-    "Int Regs/thread": "IntRegs", "FP Regs/thread": "FPRegs", "Threads": "Cores",
-    "$/thread group (kB)": "CacheKB", "Word Size": "WordBytes", "Cache Line Size": "LineBytes",
-    "R cost": "ReadCost", "RW cost": "ReadWriteCost", "W cost": "WriteCost",
-    "Division Cost": "DivCost", "Special Cost": "SpecialCost",
-    "Streaming Writes": "StreamingWrites", "NTA Hints": "NTAHints",
-    "NIC BW (GB/s)": "NICGBs", "NIC Latency (us)": "NICLatencyUs",
-    "CPU/DRAM Overlap": "Overlap",
-}
-
-
-def sheet() -> list[list[str]]:
-    with open(DATA / "tsv" / "hypterm.values.tsv", newline="") as f:
-        return list(csv.reader(f, delimiter="\t"))
-
 
 def column(letters: str) -> int:
     n = 0
@@ -60,13 +38,7 @@ def num(rows: list[list[str]], ref: str) -> float:
 
 
 def reference_params(rows: list[list[str]]) -> ParameterSet:
-    params = ParameterSet()
-    for r in rows[1:28]:
-        name = SHEET_PARAMETERS.get(r[0])
-        if name:
-            text = r[1].strip()
-            value = {"False": 0.0, "True": 1.0}.get(text)
-            params.add(Parameter(name, float(text) if value is None else value))
+    params = sheet_parameters(rows)
     x, y, z = (num(rows, f"B{i}") for i in (2, 3, 4))
     for k, extent in ((1, x), (2, y), (3, z)):
         params.symbol_values[f"lo({k})"] = (1, "test")
