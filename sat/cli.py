@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 from sat import __version__
+from sat.ir import Diagnostic
 
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
 SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
@@ -93,6 +94,22 @@ class Run:
         if not self.args.quiet:
             print(f"satreport: warning: {message}", file=sys.stderr)
 
+    def warn_all(self, diagnostics: list[tuple[str, str, int]]) -> None:
+        """(message, file, line) warnings; a message repeated at several places is shown
+        once with the count (all of them with -v; every one is in the Notes and the JSON)."""
+        places: dict[str, list[tuple[str, int]]] = {}
+        for message, file, line in diagnostics:
+            places.setdefault(message, []).append((file, line))
+        for message, where in places.items():
+            file, line = where[0]
+            text = str(Diagnostic(message, file, line))
+            if len(where) > 1 and not self.args.verbose:
+                text += f" (and {len(where) - 1} more time{'s' if len(where) > 2 else ''})"
+            self.warn(text)
+            if self.args.verbose:
+                for file, line in where[1:]:
+                    self.warn(str(Diagnostic(message, file, line)))
+
 
 def _list_machines() -> int:
     from sat.machine import list_machines
@@ -148,8 +165,7 @@ def run(args: argparse.Namespace) -> int:
         if args.functions else None
     run.progress(f"reading {len(args.sources)} source(s)")
     program = read_sources(args.sources, args.defines, args.include_dirs, functions)
-    for diagnostic in program.warnings:
-        run.warn(str(diagnostic))
+    run.warn_all([(w.message, w.file, w.line) for w in program.warnings])
     loops = sum(1 for p in program.procedures for _ in p.all_loops())
     run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")
 
@@ -191,9 +207,10 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
         run.progress(message)
         result.notes.append(Note(message, "assumption"))
-    for note in result.notes:
-        if note.kind == "warning":
-            run.warn(note.message)
+    # The front ends' warnings, which head the notes, were shown after reading.
+    shown = {(w.message, w.file, w.line) for w in program.warnings}
+    run.warn_all([(n.message, n.file, n.line) for n in result.notes
+                  if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
     env = result.env()
 
     cell_of = parameter_cell = lambda _: None  # noqa: E731

@@ -158,3 +158,24 @@ def test_unknown_option_is_one_line(capsys):
         main(["--no-such-option", str(LAP)])
     assert stop.value.code == 2
     assert "--no-such-option" in one_error_line(capsys.readouterr().err)
+
+
+def test_repeated_warnings_are_grouped_on_stderr_and_all_kept(capsys, tmp_path):
+    import openpyxl
+
+    source = tmp_path / "calls.f90"
+    source.write_text("subroutine s(a, n)\n  integer :: n, i\n  real(8) :: a(n)\n"
+                      "  do i = 1, n\n    call foo(a)\n    call foo(a)\n    call foo(a)\n"
+                      "    a(i) = a(i) * 2.0d0\n  end do\nend subroutine s\n")
+    book, data = tmp_path / "calls.xlsx", tmp_path / "calls.json"
+    status, _, err = run(capsys, source, "-o", book, "--json", data)
+    assert status == 0
+    foo = [line for line in err.splitlines() if "'foo'" in line]
+    assert len(foo) == 1 and foo[0].endswith("(and 2 more times)")
+    assert "calls.f90:5: call to unknown procedure 'foo'" in foo[0]
+    listed = [w for w in json.loads(data.read_text())["warnings"] if "'foo'" in w["message"]]
+    assert [w["line"] for w in listed] == [5, 6, 7]
+    notes = openpyxl.load_workbook(book)["Notes"]
+    lines = [row[2].value for row in notes.iter_rows(min_row=4)
+             if row[3].value and "'foo'" in row[3].value]
+    assert lines == [5, 6, 7]

@@ -29,7 +29,7 @@ from sat.model.nests import enclosing_branches, levels, program_nests, setup_rea
 from sat.model.occupancy import footprint, occupancy_table
 from sat.model.parameters import ParameterSet
 from sat.model.registers import register_counts, registers_table
-from sat.model.tables import CellValue, Column, ModelResult, Table
+from sat.model.tables import CellValue, Column, ModelResult, Note, Table
 from sat.model.tables import column as _c
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
@@ -205,6 +205,8 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
 def build_model(program: Program, params: ParameterSet) -> ModelResult:
     """The model of ``program`` under ``params``: tables, totals and notes."""
     ctx = ModelContext(params)
+    # The front ends' warnings head the Notes: every one, with its place in the sources.
+    ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
     ctx.note(UNITS_NOTE)
     ctx.note(REUSE_NOTE)
     ctx.note(DIVISION_NOTE)

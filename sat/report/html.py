@@ -347,10 +347,8 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
     return [r for r in rows if r["changed"]], rows
 
 
-def _notes(program: Program, result: ModelResult) -> list[dict[str, Any]]:
+def _notes(result: ModelResult) -> list[dict[str, Any]]:
     groups = {"warning": [], "default": [], "assumption": []}
-    for w in program.warnings:
-        groups["warning"].append({"where": _where(w.file, w.line), "message": w.message})
     for n in result.notes:
         groups.setdefault(n.kind, []).append({"where": _where(n.file, n.line),
                                               "message": n.message})
@@ -425,7 +423,7 @@ def html_context(program: Program, result: ModelResult, env: Env,
         "time_chart_of": charted_of,
         "cache_chart": _cache_chart(result, loops),
         "register_chart": _register_chart(result),
-        "notes": _notes(program, result),
+        "notes": _notes(result),
     }
 
 

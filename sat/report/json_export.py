@@ -50,9 +50,9 @@ def to_json_data(
 ) -> dict[str, Any]:
     """The JSON document of DESIGN §3.2 as plain Python data."""
     loops = result.tables.get("Loops")
-    warnings = [{"file": w.file, "line": w.line, "message": w.message} for w in program.warnings]
-    warnings += [{"file": n.file, "line": n.line, "message": n.message}
-                 for n in result.notes if n.kind == "warning"]
+    # The model's notes include the front ends' warnings (see build_model).
+    warnings = [{"file": n.file, "line": n.line, "message": n.message}
+                for n in result.notes if n.kind == "warning"]
     return {
         "satreport": __version__,
         "sources": list(program.sources),
