@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     misc.add_argument("--version", action="version", version=f"satreport {__version__}")
     misc.add_argument("-q", "--quiet", action="store_true", help="no warnings on stderr")
     misc.add_argument("-v", "--verbose", action="store_true",
-                      help="progress and timings on stderr")
+                      help="progress, timings and every repeated warning on stderr")
     return parser
 
 
