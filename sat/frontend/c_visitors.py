@@ -642,9 +642,13 @@ class _ProcedureAnalyser:
             self.expr(node)  # an expression statement
 
     def _s_Compound(self, node: c_ast.Compound) -> None:
+        self._block(node.block_items)
+
+    def _block(self, statements: list[c_ast.Node] | None) -> None:
+        """Statements in a scope of their own (a compound statement, a switch case)."""
         self.scopes.append({})
         try:
-            for item in node.block_items or ():
+            for item in statements or ():
                 self.statement(item)
         finally:
             self.scopes.pop()
@@ -698,12 +702,7 @@ class _ProcedureAnalyser:
             self.at(case)
             text = "else" if isinstance(case, c_ast.Default) else f"case {_text(case.expr)}"
             with Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
-                self.scopes.append({})
-                try:
-                    for item in case.stmts or ():
-                        self.statement(item)
-                finally:
-                    self.scopes.pop()
+                self._block(case.stmts)
 
     def _s_While(self, node: c_ast.While) -> None:
         self.warn("while loop: trip count unknown, counted as one iteration (upper = 1)", node)
