@@ -14,10 +14,18 @@ from test_cli import REFERENCE_ARGS
 
 from sat.cli import main
 
-# One edit per recalculation: a machine parameter, a problem-size symbol, a block size, a
-# boolean. Values chosen so that each changes the reuse case or the bottleneck somewhere.
-EDITS = {"CacheKB": 8, "GBsPerCore": 4, "hi_1": 256, "BlockX": 32, "StreamingWrites": True,
-         "Overlap": 0}
+
+# One edit per recalculation: every machine parameter (doubled; Overlap switched off), a
+# problem-size symbol, the three block sizes and both booleans (switched).
+def edits(parameters: list[dict]) -> dict[str, float | bool]:
+    chosen: dict[str, float | bool] = {}
+    for p in parameters:
+        if p["group"] == "machine":
+            chosen[p["name"]] = 0 if p["name"] == "Overlap" else p["value"] * 2
+        elif p["group"] == "software":
+            chosen[p["name"]] = (not p["value"]) if isinstance(p["value"], bool) else 32
+    chosen["hi_1"] = 256
+    return chosen
 
 
 def _number(value: object) -> bool:
@@ -66,8 +74,10 @@ def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path, sourc
     assert main([*source, "-o", str(base), "--json", str(tmp_path / "ref.json")]) == 0
     data = json.loads((tmp_path / "ref.json").read_text())
     cell_of = {p["name"]: p["cell"] for p in data["parameters"]}
+    changes = edits(data["parameters"])
+    assert len(changes) == 16 + 5 + 1  # machine, software, one problem size
     copies = []
-    for name, value in EDITS.items():
+    for name, value in changes.items():
         copy = tmp_path / f"edit-{name}.xlsx"
         shutil.copy(base, copy)
         book = openpyxl.load_workbook(copy)
@@ -77,14 +87,14 @@ def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path, sourc
         copies.append(copy)
     recalculated = recalculate(copies, tmp_path / "out")
     changed = 0
-    for (name, value), path in zip(EDITS.items(), recalculated, strict=True):
+    for (name, value), path in zip(changes.items(), recalculated, strict=True):
         expected = cli_json(capsys, *source, "--set", f"{name}={value}")
         book = openpyxl.load_workbook(path, data_only=True)
         for what, number, cell in numbers_and_cells(expected):
             assert cell_value(book, cell) == pytest.approx(number, rel=1e-9, abs=1e-300), \
                 f"{name}={value}: {what}"
         changed += expected["totals"]["time_s"] != data["totals"]["time_s"]
-    assert changed >= 4  # most edits really change what the user looks at
+    assert changed >= 8  # many edits really change what the user looks at
 
 
 @pytest.mark.libreoffice
