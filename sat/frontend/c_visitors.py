@@ -721,22 +721,12 @@ class _ProcedureAnalyser:
             else:
                 header = _canonical_for(node, None)
             if isinstance(header, str):
-                self.warn(f"for loop {header}: trip count unknown, counted as one iteration "
-                          "(upper = 1)", node)
-                self.statement(node.init)
-                self.at(node)
-                self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
-                                before=[node.cond], after=[node.next])
+                self._uncounted_for(node, f"for loop {header}")
                 return
             var, start, end, op, step = header
             sym = self.lookup(var)
             if sym.base != "int" or sym.is_array:
-                self.warn(f"for loop over '{var}', which is not an integer: trip count unknown, "
-                          "counted as one iteration (upper = 1)", node)
-                self.statement(node.init)
-                self.at(node)
-                self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
-                                before=[node.cond], after=[node.next])
+                self._uncounted_for(node, f"for loop over '{var}', which is not an integer")
                 return
             for bound in (start, end, step):
                 self.expr(bound)  # evaluated once, at the enclosing level
@@ -751,6 +741,14 @@ class _ProcedureAnalyser:
             self._open_loop(node, var, lower, upper, stride, "do", node.stmt)
         finally:
             self.scopes.pop()
+
+    def _uncounted_for(self, node: c_ast.For, what: str) -> None:
+        """A for loop whose trip count is unknown: one iteration, its header run as code."""
+        self.warn(f"{what}: trip count unknown, counted as one iteration (upper = 1)", node)
+        self.statement(node.init)
+        self.at(node)
+        self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
+                        before=[node.cond], after=[node.next])
 
     def _declared_loopvar(self, decls: c_ast.DeclList) -> str | None:
         for decl in decls.decls:
