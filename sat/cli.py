@@ -220,7 +220,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         meta = WorkbookMeta(sources=list(args.sources), machine_name=machine.name,
                             machine_source=machine.source, version=__version__,
                             created=datetime.date.today().isoformat())
-        cells = write_workbook(result, workbook, meta)
+        cells = write_workbook(result, workbook, meta, env)
         cell_of, parameter_cell = cells.cell, cells.parameter_cell
         run.progress(f"wrote {workbook}")
     if args.json:

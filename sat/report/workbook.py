@@ -715,8 +715,12 @@ def _lock_file(target: Path) -> Path | None:
     return None
 
 
-def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta) -> CellMap:
-    """Write the live workbook for ``result`` to ``path`` atomically; return where things are."""
+def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
+                   env: Env | None = None) -> CellMap:
+    """Write the live workbook for ``result`` to ``path`` atomically; return where things are.
+
+    ``env`` is an evaluation of ``result`` already made (its cached values are reused).
+    """
     try:
         target = check_output_path(path, ".xlsx")
     except OutputError as error:
@@ -725,7 +729,7 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta) -> CellMa
     if lock is not None:
         raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
                             "close it first")
-    writer = _Writer(result, meta, result.env())
+    writer = _Writer(result, meta, env or result.env())
     try:
         atomic_write(os.fspath(target), writer.write)
     except OutputError as error:
