@@ -13,9 +13,7 @@ trees, and any document carrying a DOCTYPE (where entity declarations live) is r
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from typing import get_args
 
@@ -38,6 +36,7 @@ from sat.ir import (
     Scalar,
     Variable,
 )
+from sat.outputs import atomic_write_text
 
 __all__ = [
     "XMLFormatError",
@@ -385,26 +384,7 @@ def split_list(value: str) -> list[str]:
 
 def write_program(program: Program, path: str) -> None:
     """Write ``program`` to ``path`` atomically (temporary file beside it, then rename)."""
-    text = program_to_xml(program)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".satreport-", suffix=".xml.tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    atomic_write_text(path, program_to_xml(program))
 
 
 def program_to_xml(program: Program) -> str:

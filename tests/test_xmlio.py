@@ -22,6 +22,7 @@ from sat.ir import (
     Scalar,
     Variable,
 )
+from sat.outputs import OutputError
 from sat.xmlio import (
     XMLFormatError,
     program_to_xml,
@@ -176,7 +177,7 @@ def test_write_is_atomic_and_overwrites(tmp_path: Path) -> None:
 def test_write_failure_leaves_no_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "adir"
     target.mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="is a directory"):
         write_program(_full_program(), str(target))  # cannot replace a directory by a file
     assert sorted(os.listdir(tmp_path)) == ["adir"]
 
