@@ -57,6 +57,7 @@ from typing import Literal
 from lxml import etree
 
 from sat.model.parameters import Kind
+from sat.safexml import parse_xml
 
 MACHINES_DIR = Path(__file__).resolve().parent.parent / "machines"
 DEFAULT_MACHINE = "exascale"
@@ -201,32 +202,13 @@ def check_value(spec: ParameterSpec, value: float) -> str | None:
 
 # ------------------------------------------------------------------ safe XML
 
-_DOCTYPE = re.compile(rb"<!DOCTYPE|<!ENTITY", re.IGNORECASE)
-_LXML_POSITION = re.compile(r",? line \d+, column \d+$")
-
-
 def read_xml(path: Path, display: str, error: type[Exception]) -> etree._Element:
     """Parse an XML file safely (no DTD, entities or network); errors as ``display:line: …``."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise error(f"{display}: cannot read file: {exc.strerror or exc}") from None
-    found = _DOCTYPE.search(data)
-    if found:
-        line = data.count(b"\n", 0, found.start()) + 1
-        raise error(f"{display}:{line}: DOCTYPE and entity declarations are not allowed")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                             dtd_validation=False, huge_tree=False, remove_comments=True,
-                             remove_pis=True)
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        line = exc.lineno or (exc.position[0] if exc.position else 1)
-        message = _LXML_POSITION.sub("", str(exc.msg or exc))
-        raise error(f"{display}:{line}: malformed XML: {message}") from None
-    if root.getroottree().docinfo.doctype:  # e.g. a UTF-16 file the byte search missed
-        raise error(f"{display}:1: DOCTYPE and entity declarations are not allowed")
-    return root
+    return parse_xml(data, display, error)
 
 
 def parse_number(text: str | None) -> float | None:

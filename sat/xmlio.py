@@ -37,6 +37,7 @@ from sat.ir import (
     Variable,
 )
 from sat.outputs import atomic_write_text
+from sat.safexml import parse_xml
 
 __all__ = [
     "XMLFormatError",
@@ -75,40 +76,8 @@ def read_program_text(text: str | bytes, filename: str = "") -> Program:
     """Read a code description from XML text; ``filename`` only names it in errors."""
     where = filename or "<xml>"
     data = text.encode("utf-8") if isinstance(text, str) else text
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        # Refused before parsing, so that no entity is ever declared, let alone expanded.
-        raise _doctype_error(where, data)
-    parser = etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        line = exc.lineno or 1
-        message = (exc.msg or str(exc)).splitlines()[0] if (exc.msg or str(exc)) else "syntax error"
-        # lxml appends ", line N, column M" to its messages: the line is already in front.
-        message = re.sub(r",? line \d+, column \d+$", "", message)
-        raise XMLFormatError(f"{where}:{line}: malformed XML: {message}") from None
-    except ValueError as exc:  # e.g. an encoding lxml does not know
-        raise XMLFormatError(f"{where}:1: unreadable XML: {exc}") from None
-    docinfo = root.getroottree().docinfo
-    if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
-        # Entity declarations (billion laughs, external entities) can only come with a DOCTYPE;
-        # this catches encodings the byte scan above cannot see (e.g. UTF-16).
-        raise _doctype_error(where, data)
+    root = parse_xml(data, where, XMLFormatError, " in a code description")
     return _Reader(where).program(root)
-
-
-def _doctype_error(where: str, data: bytes) -> XMLFormatError:
-    indexes = [i for i in (data.find(b"<!DOCTYPE"), data.find(b"<!ENTITY")) if i >= 0]
-    line = data.count(b"\n", 0, min(indexes)) + 1 if indexes else 1
-    return XMLFormatError(
-        f"{where}:{line}: DOCTYPE and entity declarations are not allowed in a code description")
 
 
 class _Reader:
