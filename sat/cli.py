@@ -253,18 +253,15 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
 
 def _known_errors() -> tuple[type[BaseException], ...]:
     """Exception types that carry a one-line message for the user (exit status 2)."""
-    from sat.outputs import OutputError
+    from sat.frontend import FrontendError
+    from sat.machine import MachineError
+    from sat.model.context import ExpressionError
+    from sat.outputs import OutputError  # WorkbookError is one too
+    from sat.params import ParameterError
+    from sat.xmlio import XMLFormatError
 
-    errors: list[type[BaseException]] = [UsageError, OutputError]
-    for module, name in (("sat.frontend", "FrontendError"), ("sat.xmlio", "XMLFormatError"),
-                         ("sat.machine", "MachineError"), ("sat.params", "ParameterError"),
-                         ("sat.report.workbook", "WorkbookError"),
-                         ("sat.model.context", "ExpressionError")):
-        try:
-            errors.append(getattr(__import__(module, fromlist=[name]), name))
-        except (ImportError, AttributeError):
-            pass
-    return tuple(errors)
+    return (UsageError, OutputError, FrontendError, XMLFormatError, MachineError,
+            ParameterError, ExpressionError)
 
 
 def main(argv: list[str] | None = None) -> int:
