@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
-import time
 import traceback
 from pathlib import Path
 
@@ -79,20 +78,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class Run:
-    """One invocation: holds the options and reports progress."""
+    """One invocation: holds the options and shows progress and warnings on stderr."""
 
     def __init__(self, args: argparse.Namespace):
+        from sat.progress import Progress, choose_mode
+
         self.args = args
-        self.start = time.perf_counter()
+        self.shown = Progress(choose_mode(args.verbose, args.quiet, sys.stderr))
 
     def progress(self, message: str) -> None:
-        if self.args.verbose:
-            print(f"satreport: [{time.perf_counter() - self.start:6.2f} s] {message}",
-                  file=sys.stderr)
+        self.shown.step(message)
 
     def warn(self, message: str) -> None:
         if not self.args.quiet:
-            print(f"satreport: warning: {message}", file=sys.stderr)
+            self.shown.write(f"satreport: warning: {message}")
 
     def warn_all(self, diagnostics: list[tuple[str, str, int]]) -> None:
         """(message, file, line) warnings; a message repeated at several places is shown
@@ -141,9 +140,17 @@ def _outputs(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    run = Run(args)
+    try:
+        return _run(run)
+    finally:
+        run.shown.close()
+
+
+def _run(run: Run) -> int:
     from sat.outputs import check_output_path
 
-    run = Run(args)
+    args = run.args
     if args.list_machines:
         return _list_machines()
     _check_sources(args.sources)
@@ -163,8 +170,8 @@ def run(args: argparse.Namespace) -> int:
 
     functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
         if args.functions else None
-    run.progress(f"reading {len(args.sources)} source(s)")
-    program = read_sources(args.sources, args.defines, args.include_dirs, functions)
+    program = read_sources(args.sources, args.defines, args.include_dirs, functions,
+                           progress=run.progress)
     run.warn_all([(w.message, w.file, w.line) for w in program.warnings])
     loops = sum(1 for p in program.procedures for _ in p.all_loops())
     run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")
@@ -205,18 +212,21 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     if errors:
         raise UsageError(errors[0])
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
-        run.progress(message)
+        if args.verbose:
+            run.progress(message)
         result.notes.append(Note(message, "assumption"))
     # The front ends' warnings, which head the notes, were shown after reading.
     shown = {(w.message, w.file, w.line) for w in program.warnings}
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
+    run.progress("evaluating the model")
     env = result.env()
 
     cell_of = parameter_cell = lambda _: None  # noqa: E731
     if workbook:
         from sat.report.workbook import WorkbookMeta, write_workbook
 
+        run.progress(f"writing {workbook}")
         meta = WorkbookMeta(sources=list(args.sources), machine_name=machine.name,
                             machine_source=machine.source, version=__version__,
                             created=datetime.date.today().isoformat())
@@ -227,6 +237,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         from sat.outputs import atomic_write_text
         from sat.report.json_export import dumps, to_json_data
 
+        run.progress(f"writing {'the JSON' if args.json == '-' else args.json}")
         data = to_json_data(program, result, env,
                             {"name": machine.name, "source": machine.source},
                             cell_of, parameter_cell)
@@ -238,6 +249,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     if args.html:
         from sat.report.html import write_html
 
+        run.progress(f"writing {args.html}")
         write_html(program, result, env, args.html,
                    {"sources": list(args.sources), "version": __version__,
                     "machine": {"name": machine.name, "source": machine.source},
@@ -246,6 +258,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     if args.graphs:
         from sat.report.graph import write_graphs
 
+        run.progress(f"writing graphs to {args.graphs}")
         written = write_graphs(program, args.graphs)
         run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0

@@ -57,9 +57,9 @@ from typing import Literal
 from lxml import etree
 
 from sat.model.parameters import Kind
+from sat.resources import machines_dir
 from sat.safexml import parse_xml
 
-MACHINES_DIR = Path(__file__).resolve().parent.parent / "machines"
 DEFAULT_MACHINE = "exascale"
 
 Rule = Literal["positive", "nonnegative", "count", "flag"]
@@ -229,13 +229,13 @@ def parse_number(text: str | None) -> float | None:
 
 
 def builtin_path(name: str) -> Path:
-    return MACHINES_DIR / f"{name}.xml"
+    return machines_dir() / f"{name}.xml"
 
 
 def _display(path: Path) -> str:
     """Built-ins are shown as ``machines/<name>.xml``, other files as given."""
     try:
-        return str(Path("machines") / path.resolve().relative_to(MACHINES_DIR.resolve()))
+        return str(Path("machines") / path.resolve().relative_to(machines_dir().resolve()))
     except ValueError:
         return str(path)
 
@@ -260,7 +260,7 @@ def load_machine(name_or_path: str | None) -> Machine:
 def list_machines() -> list[tuple[str, str]]:
     """(name, description) of every built-in machine, for ``--list-machines``."""
     result = []
-    for path in sorted(MACHINES_DIR.glob("*.xml")):
+    for path in sorted(machines_dir().glob("*.xml")):
         try:
             machine = _load(path, _display(path))
         except MachineError as exc:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything the test suite needs on a fresh Debian machine, then run it.
+# Set up everything the test suite needs on a fresh Debian machine, then run it: ruff, the
+# check of the built wheel and sdist (tests/check_package.py), and pytest.
 #   bash tests/run.sh [pytest options]
 # Debian packages (LibreOffice for recalculating workbooks, gfortran and valgrind for the
 # cache-simulator validation, graphviz, poppler for PDF rendering) are installed when missing
@@ -27,4 +28,6 @@ fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 python3 -m ruff check .
+# satreport as users get it: wheel and sdist, each in a fresh environment outside the checkout.
+python3 tests/check_package.py
 python3 -m pytest -q "$@"

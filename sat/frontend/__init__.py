@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sat import ir
 
@@ -26,16 +26,22 @@ class FrontendError(Exception):
 
 
 def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
-                 functions: list[str] | None = None) -> ir.Program:
-    """Read ``paths`` as one program; keep only ``functions`` (case-insensitive) if given."""
+                 functions: list[str] | None = None,
+                 progress: Callable[[str], None] | None = None) -> ir.Program:
+    """Read ``paths`` as one program; keep only ``functions`` (case-insensitive) if given.
+
+    ``progress`` hears what is being read and, for each file, how many procedures and loops
+    were found in it.
+    """
     from sat.frontend.fortran import is_fortran, read_fortran
 
+    progress = progress or (lambda _message: None)
     program = ir.Program(sources=list(paths))
     analysed = 0
     fortran = [p for p in paths if is_fortran(p)]
     if fortran:
         try:
-            part, parsed = read_fortran(fortran, defines, include_dirs)
+            part, parsed = read_fortran(fortran, defines, include_dirs, progress)
         except Exception as exc:  # never a traceback: the run reports what went wrong
             program.warnings.append(ir.Diagnostic(
                 f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))
@@ -43,10 +49,13 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
             analysed += parsed
             program.procedures.extend(part.procedures)
             program.warnings.extend(part.warnings)
+            for path in fortran:
+                _found(progress, path, [p for p in part.procedures if p.file == path])
     for path in paths:
         if is_fortran(path):
             continue
         suffix = os.path.splitext(path)[1].lower()
+        progress(f"reading {path}")
         try:
             if suffix == ".xml":
                 part = _read_xml(path)
@@ -70,12 +79,18 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
         analysed += 1
         program.procedures.extend(part.procedures)
         program.warnings.extend(part.warnings)
+        _found(progress, path, part.procedures)
     if not analysed:
         reasons = "; ".join(str(d) for d in program.warnings[:3]) or "no sources given"
         raise FrontendError(f"nothing could be analysed: {reasons}".replace("\n", " "))
     if functions is not None:
         _keep(program, functions)
     return program
+
+
+def _found(progress: Callable[[str], None], path: str, procedures: list[ir.Procedure]) -> None:
+    loops = sum(1 for p in procedures for _ in p.all_loops())
+    progress(f"read {path}: {len(procedures)} procedure(s), {loops} loop(s)")
 
 
 def _read_xml(path: str) -> ir.Program:

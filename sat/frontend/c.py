@@ -29,12 +29,12 @@ from sat import ir
 from sat.frontend import FrontendError
 from sat.frontend.bodies import run_with_deep_stack
 from sat.frontend.c_visitors import FRAGMENT_FUNCTION, analyse_translation_unit
+from sat.resources import c_include_dir
 
 __all__ = ["CSourceError", "STUB_INCLUDE_DIR", "read_c"]
 
 #: Stub system headers shipped with satreport (searched before any user directory).
-STUB_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "data", "c_include")
+STUB_INCLUDE_DIR = str(c_include_dir())
 
 # GNU extensions that pycparser does not know, removed by the preprocessor.
 _EXTENSION_DEFINES = ("__attribute__(x)=", "__restrict=restrict", "__restrict__=restrict",

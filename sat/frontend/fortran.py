@@ -36,7 +36,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import sympy
@@ -1429,7 +1429,8 @@ def is_fortran(path: str) -> bool:
 
 
 def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
-                 include_dirs: Sequence[str] = ()) -> tuple[ir.Program, int]:
+                 include_dirs: Sequence[str] = (),
+                 progress: Callable[[str], None] | None = None) -> tuple[ir.Program, int]:
     """Read Fortran sources as one program; returns it and the number of files parsed.
 
     fparser and the analysis recurse once per operator of an expression: a statement with a
@@ -1437,15 +1438,17 @@ def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
     with a large stack and a raised recursion limit.
     """
     return run_with_deep_stack(
-        lambda: _read_fortran(paths, defines, include_dirs), "satreport-fortran")
+        lambda: _read_fortran(paths, defines, include_dirs, progress or (lambda _: None)),
+        "satreport-fortran")
 
 
-def _read_fortran(paths: Sequence[str], defines: Sequence[str],
-                  include_dirs: Sequence[str]) -> tuple[ir.Program, int]:
+def _read_fortran(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
+                  progress: Callable[[str], None]) -> tuple[ir.Program, int]:
     program = FortranProgram()
     parsed = 0
     parser = _fortran_parser() if paths else None
-    for path in paths:
+    for number, path in enumerate(paths, 1):
+        progress(f"parsing {path}" + (f" ({number}/{len(paths)})" if len(paths) > 1 else ""))
         try:
             source = parse_file(path, parser, defines, include_dirs, program.warnings)
         except ParseFailure as failure:
@@ -1453,6 +1456,7 @@ def _read_fortran(paths: Sequence[str], defines: Sequence[str],
             continue
         parsed += 1
         program.add_source(source)
+    progress("analysing the Fortran procedures")
     program.declare()
     procedures = program.analyse()
     result = ir.Program(procedures=procedures, sources=list(paths), warnings=program.warnings)

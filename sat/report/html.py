@@ -30,8 +30,8 @@ from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
 from sat.report import graph as graphs
 from sat.report.svg import BarRow, LineChart, Marker, Series, number, paired_bars, si
+from sat.resources import templates_dir
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 REUSE_NAMES = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
 CPU_COLOUR, DRAM_COLOUR = "#4c78a8", "#f58518"
 TOP_NESTS_CHARTED = 40  # the time chart shows the longest nests; the tables list them all
@@ -428,7 +428,7 @@ def html_context(program: Program, result: ModelResult, env: Env,
 
 
 def _environment() -> jinja2.Environment:
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())),
                                      autoescape=True, trim_blocks=True, lstrip_blocks=True,
                                      undefined=jinja2.StrictUndefined)
     environment.filters["si"] = si

@@ -1,0 +1,1 @@
+"""Built-in machine files: data only, installed as the package ``sat.machines``."""
