@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -18,6 +19,12 @@ from sat.ir import Diagnostic
 
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
 SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
+
+
+WARNINGS_PER_KIND = 3
+# Messages that differ only in quoted names and numbers are one kind of warning.
+_KIND = re.compile(r"'[^']*'|\b\d+(\.\d+)?\b")
+_QUOTED = re.compile(r"'[^']*'")
 
 
 class UsageError(Exception):
@@ -94,20 +101,37 @@ class Run:
             self.shown.write(f"satreport: warning: {message}")
 
     def warn_all(self, diagnostics: list[tuple[str, str, int]]) -> None:
-        """(message, file, line) warnings; a message repeated at several places is shown
-        once with the count (all of them with -v; every one is in the Notes and the JSON)."""
+        """(message, file, line) warnings, grouped so that what matters stays visible.
+
+        A message repeated at several places is shown once with the count; messages of one
+        kind (the same text but for quoted names and numbers) are shown up to
+        ``WARNINGS_PER_KIND`` times, then summed up in one line. ``-v`` shows every one; the
+        Notes sheet and the JSON always hold them all.
+        """
         places: dict[str, list[tuple[str, int]]] = {}
         for message, file, line in diagnostics:
             places.setdefault(message, []).append((file, line))
-        for message, where in places.items():
-            file, line = where[0]
-            text = str(Diagnostic(message, file, line))
-            if len(where) > 1 and not self.args.verbose:
-                text += f" (and {len(where) - 1} more time{'s' if len(where) > 2 else ''})"
-            self.warn(text)
-            if self.args.verbose:
-                for file, line in where[1:]:
-                    self.warn(str(Diagnostic(message, file, line)))
+        kinds: dict[str, list[str]] = {}
+        for message in places:
+            kinds.setdefault(_KIND.sub("#", message), []).append(message)
+        verbose = self.args.verbose
+        for messages in kinds.values():
+            for message in messages if verbose else messages[:WARNINGS_PER_KIND]:
+                where = places[message]
+                text = str(Diagnostic(message, *where[0]))
+                if len(where) > 1 and not verbose:
+                    text += f" (and {len(where) - 1} more time{'s' if len(where) > 2 else ''})"
+                self.warn(text)
+                if verbose:
+                    for file, line in where[1:]:
+                        self.warn(str(Diagnostic(message, file, line)))
+            hidden = [] if verbose else messages[WARNINGS_PER_KIND:]
+            if hidden:
+                names = [n for m in hidden for n in _QUOTED.findall(m)[:1]]
+                shown = ", ".join(dict.fromkeys(names[:4])) + (", …" if len(names) > 4 else "")
+                self.warn(f"… and {len(hidden)} more warning{'s' if len(hidden) > 1 else ''} "
+                          "like the one above" + (f" ({shown})" if shown else "")
+                          + ": all in the Notes sheet and the JSON, each with -v")
 
 
 def _list_machines() -> int:
@@ -194,23 +218,34 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.model.tables import Note
-    from sat.model.validate import check
-    from sat.params import build_parameters, unknown_sets, validate
+    from sat.model.validate import check, empty_nests
+    from sat.params import build_parameters, split_build_settings, unknown_sets, validate
 
     args = run.args
     machine = load_machine(args.machine)
+    settings, sets = split_build_settings(args.sets)
     params = build_parameters(machine, args.params, args.block_params, args.symsubs,
-                              args.conds, args.sets)
+                              args.conds, sets)
     validate(params)
     run.progress(f"building the model on machine {machine.name}")
-    result = build_model(program, params)
-    unknown = unknown_sets(params, [s.split("=", 1)[0] for s in args.sets])
+    result = build_model(program, params, setup_iterations=settings["SetupIterations"])
+    unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
     if unknown:
         raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
     validate(params)  # problem parameters now exist too
     errors = check(result)
     if errors:
         raise UsageError(errors[0])
+    if not result.tables["Loops"].rows:
+        skipped = [n for n in result.notes if "is not modelled" in n.message]
+        if skipped:
+            raise UsageError(f"{skipped[0].file}:{skipped[0].line}: nothing to model: "
+                             f"{skipped[0].message}" + (f" (and {len(skipped) - 1} more nests)"
+                                                        if len(skipped) > 1 else ""))
+        raise UsageError(f"{args.sources[0]}:1: nothing to model: no loop nest in "
+                         f"{', '.join(args.sources)}")
+    result.notes.extend(Note(message, "warning", file, line)
+                        for message, file, line in empty_nests(result))
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
         if args.verbose:
             run.progress(message)

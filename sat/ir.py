@@ -91,6 +91,20 @@ class Comm:
 
 
 @dataclass
+class Constant:
+    """A named constant (Fortran ``parameter``) used in a loop bound or an array extent.
+
+    The model gives the symbol this value instead of a guessed default; a user can still
+    override it like any problem parameter.
+    """
+
+    name: str
+    value: float
+    file: str = ""
+    line: int = 0
+
+
+@dataclass
 class Body:
     """Straight-line work at one level: flops by kind, scalars, arrays, calls, branches, loops."""
 
@@ -161,6 +175,7 @@ class Procedure(Body):
     nonlocals: list[Variable] = field(default_factory=list)
     comms: list[Comm] = field(default_factory=list)
     layout: Layout = "column-major"
+    constants: list[Constant] = field(default_factory=list)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from sat.machine import (
     parse_number,
     read_xml,
 )
+from sat.model.nests import DEFAULT_SETUP_ITERATIONS
 from sat.model.parameters import Parameter, ParameterSet, symbol_to_name
 
 
@@ -340,6 +341,29 @@ def apply_set(paramset: ParameterSet, text: str) -> None:
     # hi_1 and hi(1) are one symbol: replace the entry a file gave, keeping its spelling.
     key = next((s for s in paramset.symbol_values if symbol_to_name(s) == wanted), name)
     paramset.symbol_values[key] = (value, "--set")
+
+
+#: ``--set`` names that decide what the model holds rather than a number in it: they are not
+#: rows of the Parameters sheet (editing them there could change nothing).
+BUILD_SETTINGS = {"SetupIterations": DEFAULT_SETUP_ITERATIONS}
+
+
+def split_build_settings(sets: Iterable[str]) -> tuple[dict[str, float], list[str]]:
+    """``--set`` texts -> (build settings with their defaults filled in, the other texts)."""
+    settings: dict[str, float] = dict(BUILD_SETTINGS)
+    rest = []
+    for text in sets:
+        name, raw = parse_set(text)
+        known = next((s for s in BUILD_SETTINGS if s.lower() == name.lower()), None)
+        if known is None:
+            rest.append(text)
+            continue
+        value = parse_value(raw, "number", known)
+        if value < 0 or not float(value).is_integer():
+            raise ParameterError(f"--set {name}={raw}: {known} is a whole number of "
+                                 "iterations, 0 or more")
+        settings[known] = value
+    return settings, rest
 
 
 def unknown_sets(paramset: ParameterSet, set_names: Iterable[str]) -> list[str]:

@@ -4,8 +4,9 @@ The schema is the original tool's: ``program > function > (local | nonlocal | lo
 functioncall | scalar | array)``, ``loop > (loop | scalar | array)``, ``array > access``.
 satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``,
 array ``firstaccess``, function ``file``/``linenum``/``layout``, variable ``datatype``/``shape``/
-``intent``, ``branch``, ``source`` and ``warning`` elements), so that writing then reading is
-lossless for everything in :mod:`sat.ir`. Unknown elements (e.g. ``pininfo``) are skipped.
+``intent``, ``branch``, ``constant``, ``source`` and ``warning`` elements), so that writing
+then reading is lossless for everything in :mod:`sat.ir`. Unknown elements (e.g. ``pininfo``)
+are skipped.
 
 Reading is safe for untrusted input: no entity expansion, no DTD loading, no network, no huge
 trees, and any document carrying a DOCTYPE (where entity declarations live) is refused.
@@ -27,6 +28,7 @@ from sat.ir import (
     Branch,
     Call,
     Comm,
+    Constant,
     Diagnostic,
     FirstAccess,
     Layout,
@@ -171,6 +173,7 @@ class _Reader:
             "local": lambda e: proc.locals.append(self.variable(e)),
             "nonlocal": lambda e: proc.nonlocals.append(self.variable(e)),
             "comm": lambda e: proc.comms.append(self.comm(e)),
+            "constant": lambda e: proc.constants.append(self.constant(e)),
         }
         self.body(element, proc, proc, extra)
         return proc
@@ -291,6 +294,15 @@ class _Reader:
             arrays=self.items(element, "arrays", element.get("arrays", "()")),
         )
 
+    def constant(self, element: etree._Element) -> Constant:
+        value = self.text(element, "value")
+        try:
+            number = float(value)
+        except ValueError:
+            raise self.error(element, f"constant value {value!r} is not a number") from None
+        return Constant(name=self.text(element, "name"), value=number,
+                        file=element.get("file", ""), line=self.count(element, "linenum", 0))
+
     def variable(self, element: etree._Element) -> Variable:
         return Variable(
             name=self.text(element, "name"),
@@ -393,6 +405,15 @@ def _write_procedure(proc: Procedure, lines: list[str]) -> None:
             if var.intent:
                 vattrs.append(("intent", var.intent))
             lines.append(_tag(tag, vattrs, close=True))
+    for constant in proc.constants:
+        value = float(constant.value)
+        exact = str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+        cattrs = [("name", constant.name), ("value", exact)]
+        if constant.file:
+            cattrs.append(("file", constant.file))
+        if constant.line:
+            cattrs.append(("linenum", str(constant.line)))
+        lines.append(_tag("constant", cattrs, close=True))
     lines.append("</function>")
 
 

@@ -48,6 +48,7 @@ from fparser.two.utils import walk
 from sat import ir
 from sat.frontend import intrinsics, subscripts
 from sat.frontend.bodies import Arm, Level, run_with_deep_stack
+from sat.frontend.constants import settle_constants
 from sat.frontend.preprocess import (
     Preprocessed,
     PreprocessError,
@@ -468,7 +469,7 @@ class FortranProgram:
             self.warn(message, *source.where(node))
 
         try:
-            scope.declare_spec(spec, source.line_of, warn)
+            scope.declare_spec(spec, source.where, warn)
         except Exception as exc:  # a declaration we cannot read must not stop the run
             self.warn(f"declarations of '{scope.name}' only partly read ({type(exc).__name__})",
                       source.path, source.line_of(spec))
@@ -498,7 +499,11 @@ class FortranProgram:
                 self.warn(f"procedure '{unit.name}' skipped: cannot analyse "
                           f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
                           unit.line)
+        self.warnings.extend(settle_constants(procedures))
         return procedures
+
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 def _child(node: object, cls: type) -> object | None:
@@ -571,7 +576,25 @@ class _ProcedureAnalyser:
             self._block(execution.content)
         self.level.finish()
         self._variables()
+        self.proc.constants = self._constants()
         return self.proc
+
+    def _constants(self) -> list[ir.Constant]:
+        """The named constants (local, host, module or included) that the procedure's loop
+        bounds, array extents and symbolic offsets use, with their values."""
+        texts = [text for loop in self.proc.all_loops()
+                 for text in (loop.lower, loop.upper, loop.stride)]
+        texts += [text for var in (*self.proc.locals, *self.proc.nonlocals) for text in var.shape]
+        texts += [offset for body in (self.proc, *self.proc.all_loops()) for array in body.arrays
+                  for access in array.accesses for offset in access.offsets
+                  if isinstance(offset, str)]
+        constants: dict[str, ir.Constant] = {}
+        for name in sorted({n for text in texts for n in _IDENTIFIER.findall(text.lower())}):
+            sym, _ = self.scope.lookup(name)
+            if (sym is not None and sym.is_parameter and not sym.is_array
+                    and isinstance(sym.value, int | float) and not isinstance(sym.value, bool)):
+                constants[name] = ir.Constant(name, float(sym.value), *sym.defined_at)
+        return list(constants.values())
 
     def _variables(self) -> None:
         scope = self.scope
@@ -1098,8 +1121,9 @@ class _ProcedureAnalyser:
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         if not known:
             what = "call to" if how == "call" else "reference to"
-            self.warn(f"{what} unknown procedure '{name}': its array arguments are assumed "
-                      "read and written" + ("" if how == "call" else ", its result real"))
+            self.warn(f"{what} unknown procedure '{name}': its cost is not counted, its array "
+                      "arguments are assumed read and written"
+                      + ("" if how == "call" else ", its result real"))
         for arg in args:
             value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \
                 else arg

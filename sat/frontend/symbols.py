@@ -19,6 +19,7 @@ from fparser.two.utils import walk
 from sat.frontend import subscripts
 
 Warn = Callable[[str, object], None]
+Where = Callable[[object], tuple[str, int]]
 
 _DEFAULT_IMPLICIT = {c: (("int", "int") if "i" <= c <= "n" else ("real", "float"))
                      for c in "abcdefghijklmnopqrstuvwxyz"}
@@ -43,6 +44,7 @@ class Symbol:
     unknown: bool = False  # not declared anywhere we can see (e.g. from an unknown module)
     specifics: tuple[str, ...] = ()  # module procedures of a generic interface
     definition: object = None  # (dummy names, expression) of a statement function
+    defined_at: tuple[str, int] = ("", 0)  # (file, line) of a named constant's definition
 
     @property
     def is_array(self) -> bool:
@@ -151,14 +153,14 @@ class Scope:
 
     # ------------------------------------------------------------ declarations
 
-    def declare_spec(self, spec: object, line_of: Callable[[object], int], warn: Warn) -> None:
-        """Read a ``Specification_Part`` into this scope."""
+    def declare_spec(self, spec: object, where: Where, warn: Warn) -> None:
+        """Read a ``Specification_Part`` into this scope (``where``: a node's file and line)."""
         if spec is None:
             return
         for node in _statements(spec):
             handler = _DECLARATIONS.get(type(node).__name__)
             if handler is not None:
-                handler(self, node, line_of, warn)
+                handler(self, node, where, warn)
 
     def evaluate(self, node: object) -> int | float | None:
         """Value of a constant expression (literals, parameters, + - * / **), else ``None``."""
@@ -251,7 +253,7 @@ def _set_dims(sym: Symbol, spec: object) -> None:
     sym.dims, sym.shape = _dims(spec)
 
 
-def _type_declaration(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _type_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     spec, attrs, entities = node.items[0], node.items[1], node.items[2]
     base, datatype = type_of(spec, scope)
     is_param = False
@@ -296,30 +298,32 @@ def _type_declaration(scope: Scope, node: object, line_of, warn: Warn) -> None:
         init = entity.items[3] if len(entity.items) > 3 else None
         if is_param:
             sym.is_parameter = True
+            sym.defined_at = where(node)
             if init is not None:
                 sym.value = scope.evaluate(init.items[1])
 
 
-def _dimension(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _dimension(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for name, spec in node.items[0]:
         _set_dims(scope._get(str(name).lower()), spec)
 
 
-def _parameter(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _parameter(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for definition in node.items[1].items:
         name, value = definition.items
         sym = scope._get(str(name).lower())
         sym.is_parameter = True
+        sym.defined_at = where(node)
         sym.value = scope.evaluate(value)
 
 
-def _intent(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _intent(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     intent = str(node.items[0]).lower().replace(" ", "")
     for name in _names(node.items[1]):
         scope._get(name).intent = intent
 
 
-def _common(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _common(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for _block, objects in node.items[0]:
         for obj in (objects.items if objects is not None else ()):
             if isinstance(obj, F.Name):
@@ -332,12 +336,12 @@ def _common(scope: Scope, node: object, line_of, warn: Warn) -> None:
                     _set_dims(sym, items[1])
 
 
-def _external(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _external(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for name in _names(node.items[1]):
         scope._get(name).procedure = True
 
 
-def _interface(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _interface(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for stmt in walk(node, (F.Subroutine_Stmt, F.Function_Stmt, F.Interface_Stmt)):
         if isinstance(stmt, F.Interface_Stmt):
             generic = stmt.items[0] if stmt.items else None
@@ -350,7 +354,7 @@ def _interface(scope: Scope, node: object, line_of, warn: Warn) -> None:
         scope._get(str(stmt.items[1]).lower()).procedure = True
 
 
-def _implicit(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _implicit(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     if "NONE" in str(node).upper() and not walk(node, F.Implicit_Spec):
         scope.implicit_none = True
         return
@@ -365,9 +369,9 @@ def _implicit(scope: Scope, node: object, line_of, warn: Warn) -> None:
     scope.implicit = rules
 
 
-def _use(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _use(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     module = str(node.items[2]).lower()
-    use = Use(module, line_of(node))
+    use = Use(module, where(node)[1])
     listing = node.items[4]
     if listing is not None:
         entries: dict[str, str] = {}
@@ -383,7 +387,7 @@ def _use(scope: Scope, node: object, line_of, warn: Warn) -> None:
     scope.uses.append(use)
 
 
-def _stmt_function(scope: Scope, node: object, line_of, warn: Warn) -> None:
+def _stmt_function(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     sym = scope._get(str(node.items[0]).lower())
     sym.procedure = True
     dummies = tuple(_names(node.items[1])) if node.items[1] is not None else ()

@@ -25,9 +25,16 @@ from sat.model.dependences import dependences_table
 from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
-from sat.model.nests import enclosing_branches, levels, program_nests, setup_reason
+from sat.model.nests import (
+    DEFAULT_SETUP_ITERATIONS,
+    bounds_assigned_inside,
+    enclosing_branches,
+    levels,
+    program_nests,
+    setup_reason,
+)
 from sat.model.occupancy import footprint, occupancy_table
-from sat.model.parameters import ParameterSet
+from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, Note, Table
 from sat.model.tables import column as _c
@@ -105,14 +112,14 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _loop_rows(program: Program, ctx: ModelContext):
+def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float):
     """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
     for procedure, loop in program_nests(program):
         file = loop.file or procedure.file
-        reason = setup_reason(loop)
+        reason = setup_reason(loop, setup_iterations)
         if reason:
             flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in levels(loop))
             ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
@@ -136,6 +143,15 @@ def _loop_rows(program: Program, ctx: ModelContext):
             continue
         for message in shape.notes:
             ctx.note(f"{procedure.name}:{loop.line}: {message}", "assumption", file, loop.line)
+        for inner, symbol in bounds_assigned_inside(loop):
+            parameter = ctx.params.parameters.get(symbol_to_name(symbol))
+            value = f" = {parameter.value:g}" + (", a default" if parameter.defaulted else "") \
+                if parameter is not None else ""
+            ctx.note(f"'{procedure.name}': the loop at line {inner.line} runs to '{symbol}', "
+                     f"which the nest itself assigns: its trip count changes from pass to pass, "
+                     f"and one value (parameter {symbol_to_name(symbol)}{value}) stands for "
+                     f"every pass; give a typical value with --set {symbol}=VALUE", "warning",
+                     file, inner.line)
         ident = shape.ident
         q = memory.q
 
@@ -202,9 +218,14 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
     return totals
 
 
-def build_model(program: Program, params: ParameterSet) -> ModelResult:
-    """The model of ``program`` under ``params``: tables, totals and notes."""
-    ctx = ModelContext(params)
+def build_model(program: Program, params: ParameterSet,
+                setup_iterations: float = DEFAULT_SETUP_ITERATIONS) -> ModelResult:
+    """The model of ``program`` under ``params``: tables, totals and notes.
+
+    A nest with literal bounds and fewer than ``setup_iterations`` iterations is set-up work
+    (see :mod:`sat.model.nests`).
+    """
+    ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
     ctx.note(UNITS_NOTE)
@@ -213,7 +234,7 @@ def build_model(program: Program, params: ParameterSet) -> ModelResult:
     loop_rows: list[dict[str, CellValue]] = []
     array_rows: list[dict[str, CellValue]] = []
     by_procedure: dict[str, list[NestRecord]] = {}
-    for shape, space, row, memory, _sums in _loop_rows(program, ctx):
+    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations):
         loop_rows.append(row)
         for array in memory.arrays:
             c = array.counts

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from typing import Literal
 
+from sat.ir import Constant
 from sat.model import expr as E
 from sat.model.parameters import Parameter, ParameterSet, symbol_to_name
 from sat.model.tables import Note
@@ -52,8 +54,10 @@ class ExpressionError(ValueError):
 class ModelContext:
     """Collects problem parameters, derived symbol quantities and notes while building."""
 
-    def __init__(self, params: ParameterSet):
+    def __init__(self, params: ParameterSet, constants: Iterable[Constant] = ()):
         self.params = params
+        # Named constants of the code: their value, unless --params or --set gives another.
+        self._constants = {symbol_to_name(c.name): c for c in constants}
         self.notes: list[Note] = []
         self.derived: dict[str, E.Quantity] = {}  # symbol -> quantity (symsubs)
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
@@ -81,16 +85,22 @@ class ModelContext:
         if name in self.params:
             return E.Param(name)
         original, given = self._values.get(name, (symbol, None))
+        constant = self._constants.get(name)
+        label = f"code symbol {original}"
         if given is not None:
             value, source = given
             defaulted = False
+        elif constant is not None:
+            value, defaulted = constant.value, False
+            where = f" at {constant.file}:{constant.line}" if constant.file else ""
+            source, label = f"named constant{where}", f"named constant {original}"
         else:
             value = _default_value(name, role)
             source, defaulted = "default", True
             self.note(f"problem symbol {original} has no value: assumed {value:g} "
                       f"(give it with --params or --set '{original}=VALUE')", "default")
-        self.params.add(Parameter(name, value, "", "problem", f"code symbol {original}",
-                                  source, "number", original, defaulted))
+        self.params.add(Parameter(name, value, "", "problem", label, source, "number", original,
+                                  defaulted))
         return E.Param(name)
 
     def _derived(self, name: str) -> E.Expr:

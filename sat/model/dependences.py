@@ -161,7 +161,7 @@ def dependences_table(program: Program, ctx: ModelContext) -> Table:
         for loop in nests:
             if nest_data(loop).calls:
                 ctx.note(f"Dependences: calls inside the loop nest at line {loop.line} of "
-                         f"{procedure.name} are not followed; arrays they may modify are "
+                         f"'{procedure.name}' are not followed; arrays they may modify are "
                          "not counted as written.", "warning", loop.file or procedure.file,
                          loop.line)
     columns = [

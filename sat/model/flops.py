@@ -12,6 +12,7 @@ adds that procedure's work per call.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sat.ir import Body, Branch, Loop, Program
@@ -45,6 +46,9 @@ def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> flo
     return 1.0 / arms
 
 
+_UNKNOWN_CALLEE = re.compile(r"unknown (?:procedure|function) '([^']+)'")
+
+
 class FlopCounter:
     """Walks a nest summing flops; resolves calls to procedures of the program."""
 
@@ -52,6 +56,9 @@ class FlopCounter:
         self.program = program
         self.ctx = ctx
         self._active: set[str] = set()
+        # Unknown callees a front end has already warned about: one warning per procedure.
+        self._warned = {name for w in program.warnings
+                        for name in _UNKNOWN_CALLEE.findall(w.message)}
 
     def nest(self, loop: Loop, file: str, whole: E.Expr | None = None,
              probability: float = 1.0) -> FlopSums:
@@ -72,18 +79,20 @@ class FlopCounter:
         for call in body.calls:
             callee = self.program.procedure(call.name)
             if callee is None:
-                self.ctx.note(f"call to {call.name}: not a procedure of the program, its cost "
-                              "is not counted", "warning", file, call.line)
+                self.ctx.note(f"call to '{call.name}': not a procedure of the program, its "
+                              "cost is not counted",
+                              "assumption" if call.name in self._warned else "warning",
+                              file, call.line)
                 continue
             if callee.name in self._active:
-                self.ctx.note(f"recursive call to {call.name}: counted once", "warning", file,
+                self.ctx.note(f"recursive call to '{call.name}': counted once", "warning", file,
                               call.line)
                 continue
             self._active.add(callee.name)
             inner = FlopSums()
             self._body(callee, inner, [], 1.0, callee.file, None, -1)
             self._active.discard(callee.name)
-            self.ctx.note(f"call to {callee.name}: its flops are added to the calling nest "
+            self.ctx.note(f"call to '{callee.name}': its flops are added to the calling nest "
                           "(its memory traffic is not)", "assumption", file, call.line)
             mult = self._mult(trips, prob, None, depth)
             for kind in KINDS:

@@ -23,8 +23,12 @@ from dataclasses import dataclass, field
 from sat.ir import AccessType, Body, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.nests import literal_trips
 
 AXES = ("x", "y", "z")
+# A literal loop of at most this many trips over the unit-stride dimension of a grid array
+# runs over the components of a cell (one cache line of doubles holds 8).
+SHORT_LEADING_TRIPS = 8
 BLOCK_PARAMS = ("BlockX", "BlockY", "BlockZ")
 
 
@@ -88,6 +92,45 @@ def _accesses(body: Body, chain: tuple[Loop, ...], out: list) -> None:
         _accesses(loop, (*chain, loop), out)
 
 
+def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
+    """Variables of loops around other loops that subscript arrays only at their own level.
+
+    A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
+    STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension.
+    """
+    found = set()
+    for lp in loops:
+        var = lp.loopvar.lower()
+        if not var or not any(True for _ in lp.all_loops()):
+            continue
+        uses = [chain[-1] for _, access, chain in accesses
+                if var in (v.lower() for v in access.loopvars)]
+        if uses and all(inner is lp for inner in uses):
+            found.add(var)
+    return found
+
+
+def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool
+                        ) -> set[str]:
+    """Variables of short literal loops over the unit-stride dimension of grid arrays.
+
+    In ``rhs(m,i,j,k)`` with ``do m = 1, 5`` the five components of a cell are contiguous:
+    ``m`` is a component loop (five copies of the ``i, j, k`` grid), not the X axis, whose
+    pencils of five elements would each be rounded up to a whole cache line.
+    """
+    trips = {lp.loopvar.lower(): literal_trips(lp) for lp in loops if lp.loopvar}
+    found = set()
+    for access in accesses:
+        dims = loop_dims(access)
+        if len(dims) < 2:
+            continue
+        var = access.loopvars[dims[-1] if row_major else dims[0]].lower()
+        count = trips.get(var)
+        if count is not None and count <= SHORT_LEADING_TRIPS:
+            found.add(var)
+    return found
+
+
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
     loops = [loop, *loop.all_loops()]
@@ -102,9 +145,11 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # A grid array has several loop-variable subscripts; 1-D tables indexed by a component
     # loop (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
     grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
+    bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
+        loops, [access for _, access, _ in accesses], loop_dims, row_major)
     votes: dict[str, Counter[int]] = {}
     for _, access, _ in accesses:
-        dims = loop_dims(access)
+        dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
         if grid and len(dims) < 2:
             continue
         if row_major:
@@ -166,12 +211,18 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
 
 
 def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
-    lower = ctx.expr(loop.lower, "lower")
-    upper = ctx.expr(loop.upper, "upper")
+    # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
+    descending = loop.stride.strip().startswith("-")
+    lower = ctx.expr(loop.lower, "upper" if descending else "lower")
+    upper = ctx.expr(loop.upper, "lower" if descending else "upper")
     if loop.stride.strip() in ("", "1"):
-        return upper - lower + 1
-    stride = ctx.expr(loop.stride)
-    return E.func("FLOOR", (upper - lower) / stride, 1) + 1
+        trips = upper - lower + 1
+    else:
+        trips = E.func("FLOOR", (upper - lower) / ctx.expr(loop.stride), 1) + 1
+    # A loop whose bounds cross runs no iteration (not a negative number of them).
+    if isinstance(trips, E.Num):
+        return E.Num(max(0, trips.value))
+    return E.maximum(0, trips)
 
 
 def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
@@ -229,7 +280,8 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
         expr = E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
         block.append(E.Quantity(_key(shape, f"block_{AXES[a]}"), expr, "iterations",
                                 f"block iterations along {AXES[a].upper()}"))
-        blocks_along.append(E.Ref(extent) / E.Ref(block[a]))
+        # MAX(…, 1): an empty nest (extent 0) has no block, not 0/0 of them.
+        blocks_along.append(E.Ref(extent) / E.maximum(E.Ref(block[a]), 1))
     x_lines = E.Quantity(_key(shape, "block_x_lines"), round_to_lines(block[0], ctx),
                          "elements", "block X rounded up to whole cache lines")
     blocks = E.Quantity(_key(shape, "blocks"), E.mul(*blocks_along), "blocks",

@@ -236,7 +236,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     per_kb = word / KIB
     units: dict[str, E.Expr] = {}
     shapes: dict[frozenset[Point], tuple[E.Expr, E.Expr]] = {}
-    ghi, jhi = E.Mul((g, h, i)), E.Mul((j, h, i))
+    ghi = E.Mul((g, h, i))
 
     def lined(s: int) -> E.Expr:
         return j if s == 0 else round_to_lines(g + s, ctx)
@@ -286,7 +286,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "reused data for reuse between pencils"),
             ("reuse_cell_kb", _prod(counts.reuse_cells, kb), "KiB",
              "reused data for reuse within pencils"),
-            ("traffic_blocks_gb", _prod(1, unit, jhi), "GB",
+            # every element of the block once, not rounded to cache lines: a lower bound of
+            # every other case, so never more than the traffic chosen
+            ("traffic_blocks_gb", _prod(1, unit, ghi), "GB",
              "traffic per sweep with reuse between blocks"),
             ("traffic_planes_gb", _prod(1, unit, block), "GB",
              "traffic per sweep with reuse between planes"),
@@ -353,12 +355,15 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             E.compare("<", cell, cache)]
     # A worse case can move fewer bytes (no cache-line rounding): take the least traffic among
     # the cases the cache allows, as the original does.
-    nest_q("traffic_gb",
-           E.if_(fits[0], E.minimum(*t), E.if_(fits[1], E.minimum(*t[1:]),
-                                                E.if_(fits[2], E.minimum(*t[2:]), t[3]))),
-           "GB", "memory traffic, actual")
-    nest_q("reuse", E.if_(fits[0], 1, E.if_(fits[1], 2, E.if_(fits[2], 3, 4))), "level",
-           "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none")
+    traffic = nest_q("traffic_gb",
+                     E.if_(fits[0], E.minimum(*t), E.if_(fits[1], E.minimum(*t[1:]),
+                                                          E.if_(fits[2], E.minimum(*t[2:]), t[3]))),
+                     "GB", "memory traffic, actual")
+    # The level reported is the case whose traffic was taken: the best allowed case that
+    # moves the least.
+    taken = [E.func("AND", fits[k], same(t[k], traffic)) for k in range(3)]
+    nest_q("reuse", E.if_(taken[0], 1, E.if_(taken[1], 2, E.if_(taken[2], 3, 4))), "level",
+           "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
     return NestMemory(arrays, numbers, q)
 
 

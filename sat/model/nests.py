@@ -2,7 +2,8 @@
 
 A nest is *reported* (a row of the Loops sheet) unless it is fixed setup work: every bound
 of every loop in it is a literal number (so its cost does not grow with any problem
-parameter) and it touches no multi-dimensional array through its loop variables.  The
+parameter), it runs fewer iterations than ``SetupIterations`` (1000 unless set) and it touches
+no multi-dimensional array through its loop variables.  The
 original tool dropped such nests too (``do i = 1, 3`` filling ``dxinv(i) = 1/dx(i)`` in
 hypterm); satreport lists them in the Notes sheet instead of silently ignoring them.
 """
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from sat.ir import Body, Branch, Loop, Procedure, Program
 
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
+DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations when no parameter set says otherwise
 
 
 def outermost_loops(body: Body) -> Iterator[Loop]:
@@ -41,11 +43,41 @@ def levels(loop: Loop) -> Iterator[Body]:
         stack.extend(reversed(body.loops))
 
 
-def setup_reason(loop: Loop) -> str:
-    """Why a nest is fixed setup work and not reported ("" when it is reported)."""
+def literal_trips(loop: Loop) -> int | None:
+    """Trip count of a loop whose bounds and stride are numbers (else None)."""
+    if not (_NUMBER.match(loop.lower) and _NUMBER.match(loop.upper)
+            and _NUMBER.match(loop.stride)) or int(loop.stride) == 0:
+        return None
+    lower, upper, stride = int(loop.lower), int(loop.upper), int(loop.stride)
+    return max(0, (upper - lower + stride) // stride)
+
+
+def literal_iterations(loop: Loop) -> int | None:
+    """Executions of every loop body of a nest whose bounds are all numbers (else None)."""
+    trips = literal_trips(loop)
+    if trips is None:
+        return None
+    inner = [literal_iterations(child) for child in _child_loops(loop)]
+    if any(count is None for count in inner):
+        return None
+    return trips * (1 + sum(inner))  # type: ignore[arg-type]
+
+
+def _child_loops(body: Body) -> Iterator[Loop]:
+    yield from body.loops
+    for branch in body.branches:
+        yield from _child_loops(branch)
+
+
+def setup_reason(loop: Loop, threshold: float) -> str:
+    """Why a nest is fixed setup work and not reported ("" when it is reported).
+
+    ``threshold`` is ``SetupIterations``: a literal nest running at least that many
+    iterations is work (after preprocessing, ``#define N 1000000`` is a literal bound).
+    """
     loops = [loop, *loop.all_loops()]
-    if not all(_NUMBER.match(lp.lower) and _NUMBER.match(lp.upper) and _NUMBER.match(lp.stride)
-               for lp in loops):
+    iterations = literal_iterations(loop)
+    if iterations is None or iterations >= threshold:
         return ""
     loopvars = {lp.loopvar.lower() for lp in loops}
     for body in levels(loop):
@@ -54,15 +86,30 @@ def setup_reason(loop: Loop) -> str:
                 if len(access.offsets) > 1 and any(v.lower() in loopvars
                                                    for v in access.loopvars if v):
                     return ""
-    return ("constant trip counts and no multi-dimensional array indexed by its loop "
-            "variables: fixed setup work that does not grow with the problem size")
+    return (f"constant trip counts ({iterations} iterations, fewer than SetupIterations = "
+            f"{threshold:.0f}: change it with --set) and no multi-dimensional array indexed by "
+            "its loop variables: fixed setup work that does not grow with the problem size")
 
 
-def reported_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
-    """The nests the model reports on: :func:`program_nests` without setup loops."""
-    for procedure, loop in program_nests(program):
-        if not setup_reason(loop):
-            yield procedure, loop
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def bounds_assigned_inside(loop: Loop) -> list[tuple[Loop, str]]:
+    """(loop, symbol) for each loop of the nest whose bounds use a scalar the nest assigns.
+
+    FFT stages halve one bound and double another in each pass (``li = li/2``): such a trip
+    count changes from pass to pass, and one parameter value stands for all passes.
+    """
+    loops = [loop, *loop.all_loops()]
+    loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
+    assigned = {s.name.lower() for body in levels(loop) for s in body.scalars
+                if s.writes and s.name.lower() not in loopvars}
+    found = []
+    for lp in loops:
+        for name in dict.fromkeys(_IDENTIFIER.findall(f"{lp.lower} {lp.upper} {lp.stride}")):
+            if name.lower() in assigned:
+                found.append((lp, name.lower()))
+    return found
 
 
 def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:

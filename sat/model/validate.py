@@ -25,24 +25,31 @@ def _problem_parameters(quantity: Quantity, result: ModelResult) -> list[str]:
     return sorted(found)
 
 
+def empty_nests(result: ModelResult, env: Env | None = None) -> list[tuple[str, str, int]]:
+    """(message, file, line) for each nest that runs no iteration under the parameters: it is
+    shown with zero work, and the message names the parameters its bounds depend on."""
+    env = env or result.env()
+    found = []
+    loops = result.tables.get("Loops")
+    for row in loops.rows if loops else []:
+        for name, what in (*((f"iter_{a}", f"iterations along {a.upper()}") for a in _AXES),
+                           ("sweeps", "sweeps")):
+            count = row.get(name)
+            if isinstance(count, Quantity) and count.value(env) <= 0:
+                names = ", ".join(_problem_parameters(count, result)) or "constant bounds"
+                found.append((f"the nest of {row.get('procedure')} runs no iteration: "
+                              f"0 {what} (bounds depend on: {names}); shown with zero work",
+                              str(row.get("file") or row.get("procedure") or ""),
+                              int(row.get("line") or 0)))
+                break
+    return found
+
+
 def check(result: ModelResult, env: Env | None = None) -> list[str]:
     """Errors (``file:line: message``) for evaluated values that make no sense."""
     env = env or result.env()
     errors: list[str] = []
     loops = result.tables.get("Loops")
-    for row in loops.rows if loops else []:
-        where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
-        for axis in _AXES:
-            extent = row.get(f"iter_{axis}")
-            if isinstance(extent, Quantity) and extent.value(env) <= 0:
-                names = ", ".join(_problem_parameters(extent, result)) or "constant bounds"
-                errors.append(f"{where}: the nest of {row.get('procedure')} has "
-                              f"{extent.value(env):g} iterations along {axis.upper()} "
-                              f"(parameters: {names})")
-        sweeps = row.get("sweeps")
-        if isinstance(sweeps, Quantity) and sweeps.value(env) <= 0:
-            errors.append(f"{where}: the nest of {row.get('procedure')} has "
-                          f"{sweeps.value(env):g} sweeps")
     # Footprints are exact for blocks at least as wide (Y, Z) as the stencil's span.
     nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
     arrays = result.tables.get("Arrays")
@@ -53,8 +60,9 @@ def check(result: ModelResult, env: Env | None = None) -> list[str]:
         where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
         for axis in ("y", "z"):
             block, span = nest.get(f"block_{axis}"), row.get(f"span_{axis}")
+            # an empty nest (block 0) is reported by empty_nests()
             if isinstance(block, Quantity) and isinstance(span, int) and \
-                    block.value(env) < span:
+                    0 < block.value(env) < span:
                 errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
                               f"({block.value(env):g}) is narrower than the stencil ({span}); "
                               "its footprint is approximate: give a larger block")
