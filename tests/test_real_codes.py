@@ -356,3 +356,43 @@ end subroutine
     assert sum("helper" in line for line in lines) == 4  # three shown, one summary line
     assert "… and 3 more warnings like the one above ('helper3', 'helper4', 'helper5')" in err
     assert all("'" in line for line in lines if "call" in line)  # names quoted
+
+
+# ------------------------------------------------------------------ the workbook stays live
+
+
+@pytest.mark.libreoffice
+def test_empty_nest_and_constants_recalculate_like_set(capsys, tmp_path):
+    """Recalculated as written (m = 2: an empty nest), and after editing m to 10 and the
+    named constant n to 50, every cell equals what ``--set`` prints; no cell is an error."""
+    from libreoffice import recalculate
+
+    source = tmp_path / "two.f90"
+    source.write_text(TWO_NESTS.replace("subroutine two(n, m, a, b)\n  integer :: n, m",
+                                        "subroutine two(m, a, b)\n  integer, parameter :: "
+                                        "n = 40\n  integer :: m"))
+    book = tmp_path / "base.xlsx"
+    assert main([str(source), "--set", "m=2", "-o", str(book), "--json",
+                 str(tmp_path / "base.json")]) == 0
+    base = json.loads((tmp_path / "base.json").read_text())
+    cells = {p["name"]: p["cell"] for p in base["parameters"]}
+    edited = tmp_path / "edited.xlsx"
+    workbook = openpyxl.load_workbook(book)
+    for name, value in (("m", 10), ("n", 50)):
+        sheet, cell = cells[name].rsplit("!", 1)
+        workbook[sheet.strip("'")][cell.replace("$", "")].value = value
+    workbook.save(edited)
+    capsys.readouterr()
+    for path, options in zip(recalculate([book, edited], tmp_path / "out"),
+                             (["--set", "m=2"], ["--set", "m=10", "--set", "n=50"]),
+                             strict=True):
+        expected, _ = analyse(capsys, tmp_path, "two.f90", source.read_text(), *options)
+        values = openpyxl.load_workbook(path, data_only=True)
+        for row in [*expected["loops"], expected["totals"]]:
+            for key, address in row["cells"].items():
+                sheet, cell = address.rsplit("!", 1)
+                got = values[sheet.strip("'")][cell.replace("$", "")].value
+                assert got == pytest.approx(row[key], rel=1e-9, abs=1e-300), (options, key)
+        errors = [c.coordinate for sheet in values.worksheets for r in sheet.iter_rows()
+                  for c in r if isinstance(c.value, str) and c.value.startswith("#")]
+        assert errors == [], options
