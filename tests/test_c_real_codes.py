@@ -216,3 +216,139 @@ void f(int n, int m, double *a) {{
         (6, "linearised index '((i + (n * j)) + (m * k)) - 1' of 'a' cannot be split into "
             "dimensions (stride m is not a multiple of n): treated as a one-dimensional "
             "access")]
+
+
+# ------------------------------------------------------------- headers and types
+
+STREAM = DATA / "stream_like.c"
+
+
+def test_stream_like_benchmark_reads_as_is():
+    prog = read_c(str(STREAM))
+    assert [str(w) for w in prog.warnings] == []
+    timer, main_proc = prog.procedures
+    # (double) now.tv_sec + (double) now.tv_usec * 1.e-6: one add, one multiply; the test
+    # status != 0 compares integers (free)
+    assert (timer.name, flops(timer)) == ("wall_seconds", (1, 1, 0, 0))
+    loops = list(main_proc.all_loops())
+    # ARRAY_LENGTH 2000000: j = 0 .. 1999999; NTIMES 10: k = 0 .. 9 and k = 1 .. 9
+    assert [(lp.loopvar, lp.lower, lp.upper) for lp in loops] == [
+        ("j", "0", "1999999"), ("k", "0", "9"), ("j", "0", "1999999"), ("j", "0", "1999999"),
+        ("j", "0", "1999999"), ("j", "0", "1999999"), ("k", "1", "9")]
+    init, repeat, copy, scale, add, triad, best = loops
+    # copy vc = va: none; scale vb = scalar*vc: a multiply; add vc = va + vb: an add;
+    # triad va = vb + scalar*vc: an add and a multiply
+    assert [flops(lp) for lp in (copy, scale, add, triad)] == [
+        (0, 0, 0, 0), (0, 1, 0, 0), (1, 0, 0, 0), (1, 1, 0, 0)]
+    # the four "elapsed[n][k] = wall_seconds() - elapsed[n][k]" subtract reals: four adds,
+    # and eight calls to the timer
+    assert flops(repeat) == (4, 0, 0, 0)
+    assert [c.name for c in repeat.calls] == ["wall_seconds"] * 8
+    assert stencil(triad, "va") == [((0,), ("j",), 0, 1)]
+    assert [a.name for a in triad.arrays] == ["vb", "vc", "va"]
+    # fmin(best, elapsed[3][k]) is one add (min of two); best is a double set from FLT_MAX
+    assert flops(best) == (1, 0, 0, 0)
+    assert {v.name: v.datatype for v in main_proc.locals}["j"] == "int"  # ssize_t
+
+
+def test_stream_like_benchmark_runs_from_the_command_line(capsys):
+    data = model(capsys, STREAM, "Cores=1")
+    assert [(loop["procedure"], loop["line"]) for loop in data["loops"]] == [
+        ("main", 50), ("main", 72)]
+
+
+def test_defines_size_the_stream_like_benchmark():
+    prog = read_c(str(STREAM), defines=["ARRAY_LENGTH=1000", "NTIMES=3"])
+    loops = list(prog.procedures[1].all_loops())
+    assert [(lp.lower, lp.upper) for lp in loops[:3]] == [("0", "999"), ("0", "2"),
+                                                         ("0", "999")]
+
+
+@pytest.mark.parametrize(("header", "use"), [
+    ("unistd.h", "ssize_t got = read(0, buf, 8); long pages = sysconf(_SC_PAGESIZE);"
+                 " pid_t me = getpid(); usleep(10);"),
+    ("sys/types.h", "ssize_t s = 1; off_t o = 2; size_t z = 3; pid_t p = 4; uid_t u = 5;"
+                    " mode_t m = 6; time_t t = 7; suseconds_t us = 8;"),
+    ("sys/time.h", "struct timeval tv; struct timezone tz; gettimeofday(&tv, &tz);"
+                   " long us = tv.tv_usec;"),
+    ("sys/resource.h", "struct rusage ru; getrusage(RUSAGE_SELF, &ru);"
+                       " long max = ru.ru_maxrss;"),
+    ("errno.h", "int e = errno == EINVAL;"),
+    ("stdarg.h", "va_list ap;"),
+    ("ctype.h", "int d = isdigit('1') + toupper('a');"),
+    ("inttypes.h", "int64_t big = 1; const char *f = \"%\" PRId64;"),
+])
+def test_posix_headers_have_stand_ins(tmp_path, header, use):
+    # <time.h> after <sys/types.h> checks that time_t is declared once
+    path = c_file(tmp_path, f"""#include <{header}>
+#include <time.h>
+#include <stdio.h>
+void f(int n, double *a, char *buf) {{
+    {use}
+    for (int i = 0; i < n; i++)
+        a[i] = 0.0;
+}}
+""")
+    prog = read_c(path)
+    assert [str(w) for w in prog.warnings] == []
+    assert [lp.upper for lp in prog.procedures[0].all_loops()] == ["n - 1"]
+
+
+# ------------------------------------------------------------- syntax errors
+
+
+def one_error(capsys, path: str, *extra: str) -> tuple[int, str]:
+    status = main([path, "--json", "-", *extra])
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    return status, err.strip()
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    # a local declaration
+    ("void f(int n, double *a) {\n  my_real_t s = 0.0;\n"
+     "  for (int i = 0; i < n; i++) s += a[i];\n}\n",
+     2, "C syntax error before 's'"),
+    # a parameter (pycparser stops at the name itself)
+    ("void f(int n, my_real_t *a) {\n  for (int i = 0; i < n; i++) a[i] = 0.0;\n}\n",
+     1, "C syntax error: Invalid declaration near 'my_real_t'"),
+    # a static array at file scope
+    ("static my_real_t a[100];\nvoid f(int n) {\n  for (int i = 0; i < n; i++) a[i] = 0.0;\n}\n",
+     1, "C syntax error: Missing type in declaration near 'my_real_t'"),
+    # a cast
+    ("void f(int n, double *a) {\n  for (int i = 0; i < n; i++)\n"
+     "    a[i] = (my_real_t) i;\n}\n",
+     3, "C syntax error before 'i'"),
+])
+def test_unknown_type_name_suggests_a_define(capsys, tmp_path, text, line, message):
+    path = c_file(tmp_path, text)
+    status, err = one_error(capsys, path)
+    assert status == 2
+    assert err == (f"satreport: error: nothing could be analysed: {path}:{line}: {message}: "
+                   "unknown type name 'my_real_t'? (define it, e.g. -D my_real_t=double)")
+    # and the suggestion works
+    assert main([path, "--json", "-", "-q", "-D", "my_real_t=double"]) == 0
+    capsys.readouterr()
+
+
+def test_syntax_errors_without_an_unknown_type_name_the_token(capsys, tmp_path):
+    # size_t is a known type and n a declared variable: no suggestion
+    path = c_file(tmp_path, "#include <stddef.h>\nvoid f(double *a) {\n  size_t n = 1 2;\n"
+                            "  for (size_t i = 0; i < n; i++) a[i] = 0.0;\n}\n")
+    assert one_error(capsys, path) == (
+        2, f"satreport: error: nothing could be analysed: {path}:3: C syntax error before '2'")
+    path = c_file(tmp_path, "void f(int n, double *a) {\n  for (int i = 0; i < n; i++)\n"
+                            "    a[i] = 1.0 @ 2.0;\n}\n", name="at.c")
+    assert one_error(capsys, path) == (
+        2, f"satreport: error: nothing could be analysed: {path}:3: C syntax error: "
+           "Illegal character '@'")
+
+
+def test_unknown_type_in_a_pointer_declaration_that_parses_as_an_expression(tmp_path):
+    # "my_real_t *p = a;" is valid C if my_real_t is a variable: (my_real_t * p) = a
+    prog = read_c(c_file(tmp_path, "void f(int n, double *a) {\n  my_real_t *p = a;\n"
+                                   "  for (int i = 0; i < n; i++) a[i] = 0.0;\n}\n"))
+    assert [(w.line, w.message) for w in prog.warnings] == [
+        (2, "assignment to 'my_real_t * p' not understood: counted as a read (unknown type "
+            "name 'my_real_t'? define it, e.g. -D my_real_t=double)")]

@@ -967,7 +967,15 @@ class _ProcedureAnalyser:
             return self._deref(node, reads=1 if read else 0, writes=1)
         if isinstance(node, c_ast.StructRef):
             return self._member(node, reads=1 if read else 0, writes=1)
-        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read", node)
+        hint = ""
+        if isinstance(node, c_ast.BinaryOp) and node.op == "*" \
+                and isinstance(node.left, c_ast.ID) \
+                and self.lookup(node.left.name).storage == "undeclared":
+            # "T *p = a;" with T unknown reads as the expression (T * p) = a
+            name = node.left.name
+            hint = f" (unknown type name '{name}'? define it, e.g. -D {name}=double)"
+        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read{hint}",
+                  node)
         return self.expr(node)
 
     def _array_ref(self, node: c_ast.ArrayRef, reads: int, writes: int) -> str:
