@@ -249,7 +249,7 @@ def _parse_text(path: str, text: str) -> c_ast.FileAST:
     try:
         return parser.parse(text, path)
     except c_parser.ParseError as exc:
-        raise _syntax_error(parser, str(exc), path) from None
+        raise _syntax_error(parser, str(exc), path, text) from None
     except RecursionError:
         raise _SyntaxError("C expression nesting too deep to parse", path, 0) from None
     except Exception as exc:  # pycparser raises other kinds on odd input: still a parse failure
@@ -257,18 +257,25 @@ def _parse_text(path: str, text: str) -> c_ast.FileAST:
                            path, 0) from None
 
 
-def _syntax_error(parser: c_parser.CParser, text: str, path: str) -> _SyntaxError:
-    match = _PARSE_COORD.match(text)
+def _syntax_error(parser: c_parser.CParser, error: str, path: str,
+                  source: str) -> _SyntaxError:
+    """The error pycparser gave, naming the token it stopped at and any unknown type name."""
+    match = _PARSE_COORD.match(error)
     if match:
         message = match.group("msg").strip()
+        file, line = match.group("file") or path, int(match.group("line"))
+        column = int(match.group("column") or 0)
+        tokens = _line_tokens(source, file, line)
         if message.startswith("before: "):
             message = f"C syntax error before '{message[len('before: '):]}'"
         else:
-            message = f"C syntax error: {message}"
-        return _SyntaxError(message, match.group("file") or path, int(match.group("line")),
-                            column=int(match.group("column") or 0))
+            near = next((tok for col, tok in tokens if col == column), None)
+            named = near is None or f"'{near}'" in message
+            message = f"C syntax error: {message}" + ("" if named else f" near '{near}'")
+        return _SyntaxError(message + _type_hint(parser, tokens, column), file, line,
+                            column=column)
     # Messages without a place ("x.c: Invalid expression"): the next token is where it failed.
-    message = text.split(": ", 1)[1] if ": " in text else text
+    message = error.split(": ", 1)[1] if ": " in error else error
     try:
         token = parser._peek()  # noqa: SLF001 - pycparser gives no public position
     except Exception:  # the token stream may itself be broken
@@ -279,5 +286,95 @@ def _syntax_error(parser: c_parser.CParser, text: str, path: str) -> _SyntaxErro
         return _SyntaxError(f"C syntax error: {message.strip()}", path, 0, at_end=True)
     file = parser.clex.filename or path
     column = getattr(token, "column", 0)  # only a tie-breaker (see _reported_error)
-    return _SyntaxError(f"C syntax error: {message.strip()} near '{token.value}'", file,
-                        token.lineno, column=column if isinstance(column, int) else 0)
+    column = column if isinstance(column, int) else 0
+    hint = _type_hint(parser, _line_tokens(source, file, token.lineno), column)
+    return _SyntaxError(f"C syntax error: {message.strip()} near '{token.value}'{hint}", file,
+                        token.lineno, column=column)
+
+
+# --------------------------------------------------------------------------- unknown types
+
+_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
+_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+_C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto "
+    "if inline int long register restrict return short signed sizeof static struct switch "
+    "typedef union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex "
+    "_Generic _Imaginary _Noreturn _Static_assert _Thread_local".split())
+# words that may stand between a type name and the declared name (my_t const *restrict p)
+_QUALIFIERS = frozenset(("const", "volatile", "restrict", "_Atomic"))
+# tokens after which a declaration may start
+_DECLARATION_START = frozenset((None, ";", "{", "}", "(", ",", "static", "extern", "register",
+                                "auto", "inline", "typedef", "_Thread_local", *_QUALIFIERS))
+
+
+def _line_tokens(source: str, file: str, line: int) -> list[tuple[int, str]]:
+    """``(column, token)`` of one line of the preprocessed text, found by its line markers."""
+    lines = source.splitlines()
+    # without line markers (no preprocessor) the text is numbered as it stands
+    marked = any(_MARKER.match(raw) for raw in lines)
+    current, number = "", 1
+    for raw in lines:
+        marker = _MARKER.match(raw)
+        if marker:
+            current, number = marker.group(2), int(marker.group(1))
+            continue
+        if number == line and (_same_file(current, file) if marked else True):
+            # string and character literals become one token each, so their words are not
+            # mistaken for names
+            text = _LITERAL.sub(lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', raw)
+            return [(m.start() + 1, m.group(0)) for m in _TOKEN.finditer(text)
+                    if m.group(0) != '"']
+        number += 1
+    return []
+
+
+def _type_hint(parser: c_parser.CParser, tokens: list[tuple[int, str]], column: int) -> str:
+    """``": unknown type name 'T'? (define it, e.g. -D T=double)"`` when the line has one.
+
+    In C two names side by side (``T x``), a name and a declared name behind stars at the
+    start of a declaration (``T *x``) or a name in a cast (``(T) x``) make sense only when
+    the first is a type: if it is neither a keyword nor a name pycparser knows (a typedef or a
+    variable in scope), it is an unknown type, typically one a build defines with ``-D``.
+    The candidate nearest before the error is named.
+    """
+    try:
+        scopes = list(parser._scope_stack)  # noqa: SLF001 - the names pycparser has seen
+    except AttributeError:
+        scopes = []
+    known = {name for scope in scopes for name in scope}
+    words = [tok for _col, tok in tokens]
+
+    def is_name(tok: str | None) -> bool:
+        return tok is not None and (tok[0].isalpha() or tok[0] == "_") \
+            and tok not in _C_KEYWORDS
+
+    def unknown_type(at: int) -> bool:
+        word = words[at]
+        if not is_name(word) or word in known:
+            return False
+        before = words[at - 1] if at else None
+        after = at + 1
+        while after < len(words) and words[after] in _QUALIFIERS:
+            after += 1
+        following = words[after] if after < len(words) else None
+        if is_name(following):
+            return True  # T x
+        stars = after
+        while stars < len(words) and words[stars] in ("*", *_QUALIFIERS):
+            stars += 1
+        if stars > after and stars < len(words) and is_name(words[stars]) \
+                and before in _DECLARATION_START:
+            return True  # T *x at the start of a declaration
+        if before == "(" and following == ")" and after + 1 < len(words):
+            cast_of = words[after + 1]
+            return is_name(cast_of) or cast_of[0].isdigit() or cast_of == "("  # (T) x
+        return False
+
+    candidates = [(col, words[at]) for at, (col, _tok) in enumerate(tokens) if unknown_type(at)]
+    if not candidates:
+        return ""
+    before_error = [name for col, name in candidates if col <= column]
+    name = before_error[-1] if before_error else candidates[0][1]
+    return f": unknown type name '{name}'? (define it, e.g. -D {name}=double)"

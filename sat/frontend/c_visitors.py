@@ -24,6 +24,19 @@ Counting rules (the contract with the model, tested in ``tests/test_c_*.py``):
   first (``a[k][j][i]``); otherwise it stays one-dimensional (with a warning when it looked
   linearised). ``*(p + i)`` is ``p[i]``. Plain-name and integer subscripts of a reference that
   also uses a loop variable select a component, as in Fortran.
+- Linearised indices of C ports of Fortran codes, ``a[IDX(j,k)]`` with ``IDX(j,k) =
+  (x_max+5)*((k)-(y_min-2)) + (j)-(x_min-2)``: a row length that is a polynomial but not a
+  product of names (``x_max + 5``) is assumed to be the extent of the inner dimension, and the
+  parts of the index without loop variables that are not numbers (``-(x_min-2)``, as grouped
+  in the source) are where the array starts, not stencil offsets: ``a[IDX(j+1,k)]`` is offset
+  ``(0, 1)`` on ``(k, j)``. Both assumptions are stated once per array; an index that cannot
+  be split is reported once per array.
+- Subscripts chosen at run time are recorded at every choice (the conservative choice: the
+  stencil covers every cell the access may touch, and each choice counts the access's reads
+  and writes): ``a[c ? j : j+1]``, and an integer variable set from loop variables, ``donor
+  = (v > 0) ? j - 1 : j`` or ``j - 1`` and ``j`` on two arms of an if, then ``a[IDX(donor,
+  k)]`` (offsets ``-1`` and ``0`` on ``j``). Such a variable is forgotten when it is changed
+  otherwise (``donor += 1``) and when the loop whose variable it holds ends.
 - Scalars count one read per use and one write per assignment; ``if``/``else if``/``else``,
   ``switch`` and ``?:`` arms are :class:`sat.ir.Branch` bodies whose conditions are counted at
   the enclosing level.
@@ -32,7 +45,10 @@ Counting rules (the contract with the model, tested in ``tests/test_c_*.py``):
 
 from __future__ import annotations
 
+import copy
+import itertools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sympy
@@ -54,6 +70,9 @@ _BINARY_FLOPS = {"+": "adds", "-": "adds", "*": "multiplies", "/": "divides"}
 _QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert,
           c_ast.Typedef)
 _GENERATOR = c_generator.CGenerator()
+#: Most stencil points one access may stand for (``?:`` arms and index variables set on
+#: several if arms, multiplied together); beyond it the access is taken as written.
+_MAX_CHOICES = 16
 
 
 class NotAffine(ValueError):
@@ -257,33 +276,106 @@ def flatten_ref(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
     return node, subs
 
 
-def _is_extent(ratio: sympy.Expr) -> bool:
-    """A positive integer above one, or a product of symbols with a positive integer factor."""
+def _extent_kind(ratio: sympy.Expr) -> str | None:
+    """Whether the ratio of two strides can be the extent of a dimension.
+
+    ``"exact"``: a positive integer above one, or a product of symbols with a positive integer
+    factor (``N``, ``2*N*M``): an extent as written. ``"assumed"``: another polynomial in
+    symbols that does not look negative (``x_max + 5``, the row length of a C port of a
+    Fortran array with ghost cells): taken as an extent, which only the code's author can
+    vouch for, so the caller says so. ``None``: not an extent (``m/n``, ``-N``, ``1``).
+    """
     if ratio.is_Integer:
-        return int(ratio) > 1
+        return "exact" if int(ratio) > 1 else None
     numerator, denominator = sympy.fraction(sympy.cancel(ratio))
-    if denominator != 1:
-        return False
+    if denominator != 1 or not numerator.free_symbols:
+        return None
     coeff, rest = numerator.as_coeff_Mul()
-    if not (coeff.is_Integer and coeff > 0) or rest == 1:
-        return False
-    return all(f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0)
-               for f in sympy.Mul.make_args(rest))
+    if coeff.is_Integer and coeff > 0 and rest != 1 and all(
+            f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0)
+            for f in sympy.Mul.make_args(rest)):
+        return "exact"
+    if numerator.is_polynomial(*numerator.free_symbols) \
+            and not numerator.could_extract_minus_sign():
+        return "assumed"
+    return None
 
 
 def _stride_key(stride: sympy.Expr) -> tuple[int, float]:
-    """Order strides from the unit one outwards: by symbolic degree, then by the number."""
-    coeff, rest = stride.as_coeff_Mul()
-    degree = sum(int(exp) for base, exp in rest.as_powers_dict().items()
-                 if base.is_Symbol and exp.is_Integer) if rest != 1 else 0
+    """Order strides from the unit one outwards: by polynomial degree, then by the number.
+
+    ``x_max + 5`` (degree 1) comes before ``(x_max + 5)*(y_max + 5)`` (degree 2) as ``N``
+    before ``N*M``.
+    """
+    degree = 0
+    if stride.free_symbols:
+        try:
+            degree = sympy.Poly(stride, *sorted(stride.free_symbols, key=str)).total_degree()
+        except sympy.PolynomialError:
+            degree = 0
+    coeff = stride.as_coeff_Mul()[0]
     return degree, abs(float(coeff)) if coeff.is_number else 0.0
 
 
-def delinearise(index: sympy.Expr, loopvars: list[str]) -> tuple[list, list[str], list[str]] | str:
-    """Split a linearised index into dimensions, outermost first.
+def _integral(expr: sympy.Expr) -> bool:
+    """A polynomial with integer coefficients (``2 - y_min``, ``3``), not ``N/2``."""
+    return all(c.is_Integer for c in sympy.expand(expr).as_coefficients_dict().values())
 
-    Returns ``(offsets, loopvars, extents)`` (``extents[d]`` of the inner dimensions, ``"*"``
-    for the outermost) or a reason why it cannot be split.
+
+def _by_strides(expr: sympy.Expr, chain: list[sympy.Expr]) -> list[sympy.Expr]:
+    """``expr`` as ``sum(parts[d] * chain[d])``; ``chain`` innermost first, ``chain[0] == 1``.
+
+    Symbolic strides divide as polynomials in their own symbols, so ``-x_max - 5`` is ``-1``
+    times ``x_max + 5`` and ``(x_max + 5)*(2 - y_min)`` is ``2 - y_min`` times it. Numbers go
+    to the outermost numeric stride they reach, rounded to the nearest (``-65`` over strides
+    64 and 1 is ``-1`` and ``-1``).
+    """
+    parts = [sympy.Integer(0)] * len(chain)
+    rest = sympy.expand(expr)
+    for d in range(len(chain) - 1, 0, -1):
+        stride = chain[d]
+        quotient = sympy.Integer(0)
+        if stride.is_Integer:
+            for term in sympy.Add.make_args(rest):
+                if term.is_Integer:
+                    quotient += int(round(int(term) / int(stride)))
+                elif not term.is_number:
+                    share = sympy.cancel(term / stride)
+                    if sympy.fraction(share)[1] == 1:
+                        quotient += share
+        else:
+            try:
+                share = sympy.div(rest, stride, *sorted(stride.free_symbols, key=str))[0]
+            except (sympy.PolynomialError, TypeError, ValueError):
+                share = sympy.Integer(0)
+            if _integral(share):
+                quotient = share
+        parts[d] = sympy.expand(quotient)
+        rest = sympy.expand(rest - quotient * stride)
+    parts[0] = rest
+    return parts
+
+
+@dataclass
+class Split:
+    """A linearised index split into dimensions, outermost first (see :func:`delinearise`)."""
+
+    offsets: list  # int, or text when symbolic
+    loopvars: list[str]
+    extents: list[str]  # of the inner dimensions; "*" for the outermost
+    assumed: list[str] = field(default_factory=list)  # extents taken on trust (x_max + 5)
+    origin: list[str] = field(default_factory=list)  # per dimension, "" where none
+
+
+def delinearise(index: sympy.Expr, loopvars: list[str],
+                origin_terms: Sequence[sympy.Expr] = ()) -> Split | str:
+    """Split a linearised index into dimensions, outermost first, or say why it cannot be.
+
+    ``index`` holds the loop variables and the whole numbers of the subscript;
+    ``origin_terms`` are its parts without loop variables that are not whole numbers
+    (``-(x_min - 2)`` in ``(j) - (x_min - 2)``). Such a part is where the array starts, not a
+    stencil offset (every access to the array has it), unless it is a whole multiple of a
+    stride (``+ nx`` is the next row): it is then added to the offsets.
     """
     symbols = {s.name: s for s in index.free_symbols}
     present = [v for v in reversed(loopvars) if v in symbols]  # innermost first (sort ties)
@@ -301,34 +393,82 @@ def delinearise(index: sympy.Expr, loopvars: list[str]) -> tuple[list, list[str]
     chain = sorted(strides, key=_stride_key)
     if chain[0] != 1:
         chain.insert(0, sympy.Integer(1))
+    assumed = []
     for inner, outer in zip(chain, chain[1:], strict=False):
-        if not _is_extent(sympy.cancel(outer / inner)):
+        ratio = sympy.cancel(outer / inner)
+        kind = _extent_kind(ratio)
+        if kind is None:
             return f"stride {sympy.sstr(outer)} is not a multiple of {sympy.sstr(inner)}"
-    offsets: list = [sympy.Integer(0)] * len(chain)
-    numeric = sympy.Integer(0)
-    for term in sympy.Add.make_args(rest):
-        if term.is_number:
-            numeric += term
-            continue
-        for d in range(len(chain) - 1, -1, -1):
-            quotient = sympy.cancel(term / chain[d])
-            if sympy.fraction(quotient)[1] == 1:
-                offsets[d] += quotient
-                break
-    if not numeric.is_Integer:
-        return "its constant part is not an integer"
-    for d in range(len(chain) - 1, -1, -1):
-        if chain[d].is_Integer:
-            quotient = int(round(int(numeric) / int(chain[d])))
-            offsets[d] += quotient
-            numeric -= quotient * chain[d]
+        if kind == "assumed":
+            assumed.append(sympy.sstr(ratio))
+    origin = sympy.Integer(0)
+    for term in origin_terms:
+        if any(sympy.cancel(term / stride).is_Integer for stride in chain):
+            rest += term
+        else:
+            origin += term
+    offsets = _by_strides(rest, chain)
+    if any(not _integral(part) for part in offsets):
+        return "its constant part is not a whole number of elements"
+    origins = _by_strides(origin, chain)
     extents = ["*"] + [_extent_text(sympy.cancel(chain[d + 1] / chain[d]))
                        for d in range(len(chain) - 2, -1, -1)]
     ordered = list(reversed(range(len(chain))))
-    out_offsets = [int(offsets[d]) if offsets[d].is_Integer else sympy.sstr(offsets[d])
-                   for d in ordered]
-    out_vars = [strides.get(chain[d], "") for d in ordered]
-    return out_offsets, out_vars, extents
+    return Split([int(offsets[d]) if offsets[d].is_Integer else sympy.sstr(offsets[d])
+                  for d in ordered],
+                 [strides.get(chain[d], "") for d in ordered], extents, assumed,
+                 [sympy.sstr(origins[d]) if origins[d] != 0 else "" for d in ordered])
+
+
+def _split_note(name: str, split: Split) -> str:
+    """What splitting a linearised index assumed, said once per array."""
+    dims = "".join(f"[{var or offset}]" for var, offset in zip(split.loopvars, split.offsets,
+                                                               strict=True))
+    assumptions = []
+    if split.assumed:
+        lengths = ", ".join(split.assumed)
+        assumptions.append(f"that {lengths} {'is' if len(split.assumed) == 1 else 'are'} the "
+                           f"extent{'s' if len(split.assumed) > 1 else ''} of its inner "
+                           f"dimension{'s' if len(split.assumed) > 1 else ''}")
+    if any(split.origin):
+        origin = ", ".join(part or "0" for part in split.origin)
+        assumptions.append(f"that its part without loop variables ({origin}) is where the "
+                           "array starts, not a stencil offset")
+    return (f"linearised index of '{name}' read as {name}{dims}, assuming "
+            f"{' and '.join(assumptions)} (said once per array)")
+
+
+def index_parts(node: c_ast.Node, loopvars: Sequence[str]) -> tuple[sympy.Expr,
+                                                                    list[sympy.Expr]]:
+    """A subscript as its part in loop variables and whole numbers, and its origin terms.
+
+    The origin terms are the largest sub-expressions without a loop variable whose value is
+    not a number, with the factors that multiply them: in ``(x_max+5)*((k)-(y_min-2)) +
+    (j+1)-(x_min-2)`` they are ``-(x_max+5)*(y_min-2)`` and ``-(x_min-2)``, and the rest is
+    ``(x_max+5)*k + j + 1``. The grouping is the source's (a macro's parentheses), so the
+    ``2`` of ``x_min-2`` stays with ``x_min`` and the ``+1`` of ``j+1`` is a stencil offset.
+    Raises :class:`NotAffine` when the subscript is not arithmetic.
+    """
+    if not any(_mentions(node, var) for var in loopvars):
+        value = to_sympy(node)
+        return (value, []) if value.is_number else (sympy.Integer(0), [value])
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        left, left_origin = index_parts(node.left, loopvars)
+        right, right_origin = index_parts(node.right, loopvars)
+        sign = 1 if node.op == "+" else -1
+        return left + sign * right, left_origin + [sign * t for t in right_origin]
+    if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+        for factor, other in ((node.left, node.right), (node.right, node.left)):
+            if not any(_mentions(factor, var) for var in loopvars):
+                scale = to_sympy(factor)
+                inner, origin = index_parts(other, loopvars)
+                return scale * inner, [scale * t for t in origin]
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        inner, origin = index_parts(node.expr, loopvars)
+        return (-inner, [-t for t in origin]) if node.op == "-" else (inner, origin)
+    if isinstance(node, c_ast.Cast):
+        return index_parts(node.expr, loopvars)
+    return to_sympy(node), []
 
 
 def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, str]:
@@ -385,10 +525,11 @@ class CUnit:
         self.order: list[str] = []  # file-scope variables in declaration order
         self.defined: dict[str, c_ast.FuncDef] = {}
         self.warnings = warnings
-        self._warned: set[tuple[str, str, int]] = set()
+        self._warned: set[tuple] = set()
 
-    def warn(self, message: str, file: str, line: int) -> None:
-        key = (message, file, line)
+    def warn(self, message: str, file: str, line: int, key: tuple | None = None) -> None:
+        """Add a warning unless the same one (or one with the same ``key``) was given."""
+        key = ("message", message, file, line) if key is None else key
         if key not in self._warned:
             self._warned.add(key)
             self.warnings.append(ir.Diagnostic(message, file, line))
@@ -512,6 +653,8 @@ class _ProcedureAnalyser:
         self.nonlocal_used: dict[str, CSymbol] = {}
         self.undeclared: dict[str, CSymbol] = {}
         self.derived_shapes: dict[str, tuple[str, ...]] = {}
+        # integer scalars set from loop variables (donor = j + 1): their possible values
+        self.index_values: dict[str, list[c_ast.Node]] = {}
 
     @property
     def level(self) -> Level:
@@ -521,10 +664,17 @@ class _ProcedureAnalyser:
         self.level.scalar(sym.name, sym.datatype, sym.is_constant, write)
 
     def warn(self, message: str, node: c_ast.Node | None = None) -> None:
+        self.unit.warn(message, *self._place(node))
+
+    def warn_once(self, key: tuple, message: str, node: c_ast.Node | None = None) -> None:
+        """A warning given once per ``key`` in the file (the first place it applies)."""
+        self.unit.warn(message, *self._place(node), key=key)
+
+    def _place(self, node: c_ast.Node | None) -> tuple[str, int]:
         file, line = self.file, self.line
         if node is not None and node.coord is not None:
             file, line = node.coord.file or file, node.coord.line
-        self.unit.warn(message, file, line)
+        return file, line
 
     def at(self, node: c_ast.Node) -> None:
         if node.coord is not None and node.coord.line:
@@ -605,6 +755,7 @@ class _ProcedureAnalyser:
         if node.storage and "extern" in node.storage and storage == "local":
             sym.storage = "file"
         self.scopes[-1][sym.name] = sym
+        self.index_values.pop(sym.name, None)  # a new variable: nothing known of its value
         if sym.is_function:
             return
         if storage == "file":
@@ -625,6 +776,7 @@ class _ProcedureAnalyser:
         self.expr(node.init)
         if not sym.is_array:
             self._scalar(sym, True)
+            self._track(sym.name, node.init)
 
     # ------------------------------------------------------------ statements
 
@@ -787,6 +939,7 @@ class _ProcedureAnalyser:
         finally:
             if var:
                 self.loopvars.pop()
+                self._forget_loop(var)
             self.levels.pop().finish()
 
     # ------------------------------------------------------------- references
@@ -794,6 +947,8 @@ class _ProcedureAnalyser:
     def target(self, node: c_ast.Node, read: bool) -> str:
         """The left-hand side of an assignment: written (and read first when ``read``)."""
         if isinstance(node, c_ast.ID):
+            if read:  # x += 1, x++: no longer a known index value (x = e is tracked)
+                self.index_values.pop(node.name, None)
             sym = self.lookup(node.name)
             if sym.storage == "undeclared":
                 self.warn(f"'{node.name}' is assigned but not declared: assumed an integer",
@@ -812,7 +967,15 @@ class _ProcedureAnalyser:
             return self._deref(node, reads=1 if read else 0, writes=1)
         if isinstance(node, c_ast.StructRef):
             return self._member(node, reads=1 if read else 0, writes=1)
-        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read", node)
+        hint = ""
+        if isinstance(node, c_ast.BinaryOp) and node.op == "*" \
+                and isinstance(node.left, c_ast.ID) \
+                and self.lookup(node.left.name).storage == "undeclared":
+            # "T *p = a;" with T unknown reads as the expression (T * p) = a
+            name = node.left.name
+            hint = f" (unknown type name '{name}'? define it, e.g. -D {name}=double)"
+        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read{hint}",
+                  node)
         return self.expr(node)
 
     def _array_ref(self, node: c_ast.ArrayRef, reads: int, writes: int) -> str:
@@ -841,6 +1004,28 @@ class _ProcedureAnalyser:
 
     def _record(self, name: str, datatype: str, subs: list[c_ast.Node], rank: int,
                 reads: int, writes: int, node: c_ast.Node) -> None:
+        """Record an access; a subscript chosen at run time is recorded at every choice.
+
+        ``a[IDX(upwind,k)]`` after ``upwind = (v > 0) ? j - 1 : j`` touches ``j - 1`` on some
+        iterations and ``j`` on others: over the sweep it touches both, so both are stencil
+        points (the conservative choice: the working set holds every cell it may read, and
+        the reads are counted at each).
+        """
+        combos: list[tuple[c_ast.Node, ...]] = []
+        seen: set[str] = set()
+        for combo in itertools.product(*(self._choices(sub) for sub in subs)):
+            text = "][".join(_text(sub) for sub in combo)
+            if text not in seen:
+                seen.add(text)
+                combos.append(combo)
+            if len(combos) > _MAX_CHOICES:
+                combos = [tuple(subs)]
+                break
+        for combo in combos:
+            self._record_one(name, datatype, list(combo), rank, reads, writes, node)
+
+    def _record_one(self, name: str, datatype: str, subs: list[c_ast.Node], rank: int,
+                    reads: int, writes: int, node: c_ast.Node) -> None:
         active = tuple(self.loopvars)
         if len(subs) == 1 and rank <= 1:
             split = self._delinearise(name, subs[0], active, node)
@@ -866,11 +1051,16 @@ class _ProcedureAnalyser:
 
     def _delinearise(self, name: str, sub: c_ast.Node, active: tuple[str, ...],
                      node: c_ast.Node) -> tuple[list, list[str]] | None:
-        """Offsets and loop variables of a linearised index split into dimensions, or None."""
+        """Offsets and loop variables of a linearised index split into dimensions, or None.
+
+        What the split assumes (a row length that is not a product of names, an origin left
+        out of the offsets) and why an index cannot be split are said once per array: a C
+        port of a Fortran code has hundreds of ``a[IDX(j,k)]`` that all say the same.
+        """
         if isinstance(sub, (c_ast.ID, c_ast.Constant)) or not active:
             return None
         try:
-            index = to_sympy(sub)
+            index, origin = index_parts(sub, active)
         except (NotAffine, TypeError, ValueError, ZeroDivisionError):
             return None
         names = {s.name for s in index.free_symbols}
@@ -885,16 +1075,81 @@ class _ProcedureAnalyser:
             return None  # a plain i + c
         if all(c.is_number for c in coefficients) and len(present) == 1:
             return None  # a strided access (2*i): one dimension
-        result = delinearise(index, list(active))
+        result = delinearise(index, list(active), origin)
         if isinstance(result, str):
-            self.warn(f"linearised index '{_text(sub)}' of '{name}' cannot be split into "
-                      f"dimensions ({result}): treated as a one-dimensional access", node)
+            self.warn_once(("unsplit", name),
+                           f"linearised index '{_text(sub)}' of '{name}' cannot be split into "
+                           f"dimensions ({result}): treated as a one-dimensional access", node)
             return None
-        offsets, loopvars, extents = result
+        if result.assumed or any(result.origin):
+            self.warn_once(("split", name), _split_note(name, result), node)
         sym = self.lookup(name) if name.isidentifier() else None
         if sym is not None and sym.dims in (["*"], None) and name not in self.derived_shapes:
-            self.derived_shapes[name] = _shape(extents)
-        return offsets, loopvars
+            self.derived_shapes[name] = _shape(result.extents)
+        return result.offsets, result.loopvars
+
+    # -------------------------------------------------- values chosen at run time
+
+    def _choices(self, node: c_ast.Node) -> list[c_ast.Node]:
+        """The expressions a subscript may stand for: ``?:`` arms and tracked index variables.
+
+        ``(v > 0) ? j : j + 1`` is ``[j, j + 1]``; ``upwind + 1`` after ``upwind = j`` or
+        ``upwind = j - 1`` on two arms of an if is ``[j + 1, j - 1 + 1]``. Only arithmetic is
+        looked through; more than :data:`_MAX_CHOICES` choices give up (the expression as
+        written).
+        """
+        if isinstance(node, c_ast.TernaryOp):
+            found = self._choices(node.iftrue) + self._choices(node.iffalse)
+        elif isinstance(node, c_ast.ID):
+            return list(self.index_values.get(node.name, (node,)))
+        elif isinstance(node, c_ast.BinaryOp):
+            lefts, rights = self._choices(node.left), self._choices(node.right)
+            if lefts == [node.left] and rights == [node.right]:
+                return [node]
+            found = [c_ast.BinaryOp(node.op, left, right, node.coord)
+                     for left, right in itertools.product(lefts, rights)]
+        elif isinstance(node, (c_ast.UnaryOp, c_ast.Cast)) and (
+                isinstance(node, c_ast.Cast) or node.op in ("-", "+")):
+            inner = self._choices(node.expr)
+            if inner == [node.expr]:
+                return [node]
+            found = []
+            for choice in inner:
+                clone = copy.copy(node)
+                clone.expr = choice
+                found.append(clone)
+        else:
+            return [node]
+        return found if len(found) <= _MAX_CHOICES else [node]
+
+    def _track(self, name: str, value: c_ast.Node | None) -> None:
+        """Remember the values an integer scalar is given from loop variables (``donor = j+1``).
+
+        An assignment in an if or switch arm adds to the values the variable may hold; one
+        outside any arm replaces them. A variable whose values do not involve a loop variable
+        is not tracked (its subscripts stay symbolic, as written).
+        """
+        sym = self.lookup(name)
+        in_arm = isinstance(self.level.body, ir.Branch)
+        known = self.index_values.pop(name, []) if in_arm else []
+        self.index_values.pop(name, None)
+        if value is None or sym.base != "int" or sym.is_array or name in self.loopvars:
+            return
+        choices = list(known)
+        texts = {_text(choice) for choice in choices}
+        for choice in self._choices(value):
+            if _text(choice) not in texts:
+                texts.add(_text(choice))
+                choices.append(choice)
+        if len(choices) <= _MAX_CHOICES and any(
+                _mentions(choice, var) for choice in choices for var in self.loopvars):
+            self.index_values[name] = choices
+
+    def _forget_loop(self, var: str) -> None:
+        """After a loop, values computed from its variable no longer hold."""
+        for name in [n for n, values in self.index_values.items()
+                     if any(_mentions(v, var) for v in values)]:
+            del self.index_values[name]
 
     def _deref(self, node: c_ast.UnaryOp, reads: int, writes: int) -> str:
         """``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]``; other forms are not modelled."""
@@ -1150,7 +1405,10 @@ class _ProcedureAnalyser:
     def _e_assignment(self, node: c_ast.Assignment) -> str:
         if node.op == "=":
             self.expr(node.rvalue)
-            return self.target(node.lvalue, read=False)
+            kind = self.target(node.lvalue, read=False)
+            if isinstance(node.lvalue, c_ast.ID):
+                self._track(node.lvalue.name, node.rvalue)
+            return kind
         value = self.expr(node.rvalue)
         target = self.target(node.lvalue, read=True)
         if _combine(target, value) == "real" and node.op in _COMPOUND_FLOPS:

@@ -1,8 +1,12 @@
 /* satreport stub of <time.h>: just enough declarations for pycparser, not the C library. */
 #ifndef SATREPORT_TIME_H
 #define SATREPORT_TIME_H
+/* also declared by <sys/types.h>: one definition whichever header comes first */
+#ifndef SATREPORT_TIME_T
+#define SATREPORT_TIME_T
 typedef long time_t;
 typedef long clock_t;
+#endif
 struct timespec { time_t tv_sec; long tv_nsec; };
 clock_t clock(void);
 time_t time(time_t *t);
