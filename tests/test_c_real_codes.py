@@ -253,8 +253,10 @@ def test_stream_like_benchmark_reads_as_is():
 
 def test_stream_like_benchmark_runs_from_the_command_line(capsys):
     data = model(capsys, STREAM, "Cores=1")
-    assert [(loop["procedure"], loop["line"]) for loop in data["loops"]] == [
-        ("main", 50), ("main", 72)]
+    # the set-up loop at line 44 runs 2,000,000 iterations: work, not set-up; the timing loop
+    # at line 50 repeats its four kernels NTIMES = 10 times (elapsed[.][k] is bookkeeping)
+    assert [(loop["procedure"], loop["line"], loop["sweeps"]) for loop in data["loops"]] == [
+        ("main", 44, 1), ("main", 50, 10), ("main", 72, 1)]
 
 
 def test_defines_size_the_stream_like_benchmark():
