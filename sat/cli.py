@@ -285,7 +285,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         from sat.report.html import write_html
 
         run.progress(f"writing {args.html}")
-        write_html(program, result, env, args.html,
+        write_html(result.program or program, result, env, args.html,
                    {"sources": list(args.sources), "version": __version__,
                     "machine": {"name": machine.name, "source": machine.source},
                     "created": datetime.date.today().isoformat()})
@@ -294,7 +294,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         from sat.report.graph import write_graphs
 
         run.progress(f"writing graphs to {args.graphs}")
-        written = write_graphs(program, args.graphs)
+        written = write_graphs(result.program or program, args.graphs)
         run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0
 

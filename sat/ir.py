@@ -79,6 +79,8 @@ class Call:
     name: str
     line: int = 0
     args: list[str] = field(default_factory=list)
+    # set by the model when it writes the callee's work into the calling nest
+    followed: bool = False
 
 
 @dataclass
@@ -176,6 +178,7 @@ class Procedure(Body):
     comms: list[Comm] = field(default_factory=list)
     layout: Layout = "column-major"
     constants: list[Constant] = field(default_factory=list)
+    dummies: list[str] = field(default_factory=list)  # dummy arguments (parameters), in order
 
 
 @dataclass

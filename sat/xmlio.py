@@ -3,10 +3,10 @@
 The schema is the original tool's: ``program > function > (local | nonlocal | loop | comm |
 functioncall | scalar | array)``, ``loop > (loop | scalar | array)``, ``array > access``.
 satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``,
-array ``firstaccess``, function ``file``/``linenum``/``layout``, variable ``datatype``/``shape``/
-``intent``, ``branch``, ``constant``, ``source`` and ``warning`` elements), so that writing
-then reading is lossless for everything in :mod:`sat.ir`. Unknown elements (e.g. ``pininfo``)
-are skipped.
+array ``firstaccess``, function ``file``/``linenum``/``layout``/``dummies``, variable
+``datatype``/``shape``/``intent``, ``branch``, ``constant``, ``source`` and ``warning``
+elements), so that writing then reading is lossless for everything in :mod:`sat.ir`. Unknown
+elements (e.g. ``pininfo``) are skipped.
 
 Reading is safe for untrusted input: no entity expansion, no DTD loading, no network, no huge
 trees, and any document carrying a DOCTYPE (where entity declarations live) is refused.
@@ -167,6 +167,7 @@ class _Reader:
             file=element.get("file", ""),
             line=self.count(element, "linenum", 0),
             layout=self.choice(element, "layout", _LAYOUTS, "column-major"),  # type: ignore[arg-type]
+            dummies=self.items(element, "dummies", element.get("dummies", "()")),
         )
         self.counts(element, proc)
         extra: dict[str, Callable[[etree._Element], None]] = {
@@ -390,6 +391,8 @@ def _write_procedure(proc: Procedure, lines: list[str]) -> None:
         attrs.append(("linenum", str(proc.line)))
     if proc.layout != "column-major":
         attrs.append(("layout", proc.layout))
+    if proc.dummies:
+        attrs.append(("dummies", _join(proc.dummies)))
     lines.append(_tag("function", attrs))
     _write_body(proc, lines)
     for comm in proc.comms:

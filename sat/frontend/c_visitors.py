@@ -694,6 +694,7 @@ class _ProcedureAnalyser:
                 sym.is_constant = False
                 self.scopes[-1][sym.name] = sym
                 self.params.append(sym)
+                self.proc.dummies.append(sym.name)
         body = self.node.body
         if self.fragment:
             for item in body.block_items or ():

@@ -577,6 +577,7 @@ class _ProcedureAnalyser:
         self.level.finish()
         self._variables()
         self.proc.constants = self._constants()
+        self.proc.dummies = list(self.scope.dummies)
         return self.proc
 
     def _constants(self) -> list[ir.Constant]:

@@ -19,6 +19,7 @@ from sat.model.blocking import (
     overlap_time,
     procedure_rows,
 )
+from sat.model.calls import inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
@@ -43,10 +44,16 @@ UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic 
               "(10^9 bytes) and bandwidth in GB/s (10^9 bytes/s). The original ExaSAT sheet "
               "divided bytes by 2^30 for its 'GBytes' but by a 10^9-based bandwidth, so its "
               "DRAM times are 10^9/2^30 (0.931) of the time for the bytes it counts.")
-REUSE_NOTE = ("Loops 'reuse' column: 1 = reuse between planes, 2 = between pencils, 3 = "
-              "within pencils, 4 = none (the best case whose actual working set fits in "
-              "CacheKB); the actual traffic is the least traffic among that case and the "
-              "worse ones. 'Reuse between blocks' is the compulsory traffic, for comparison.")
+REUSE_NOTE = ("Loops 'reuse' column: the case whose traffic was taken, 1 = reuse between "
+              "planes, 2 = between pencils, 3 = within pencils, 4 = none. The actual traffic is "
+              "the least traffic among the best case whose actual working set fits in CacheKB "
+              "and the worse ones. 'Reuse between blocks' is the compulsory traffic (every "
+              "element once, a lower bound), for comparison.")
+CALLS_NOTE = ("Calls inside a loop nest to procedures of the program count the callee's work "
+              "in the nest: its flops, and its accesses mapped onto the actual arguments (a "
+              "dummy array is the actual array or section; the callee's loops run inside the "
+              "calling iteration). Calls are followed transitively; recursive calls are not "
+              "followed (zero cost, with a warning).")
 
 DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
                  "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
@@ -228,6 +235,14 @@ def build_model(program: Program, params: ParameterSet,
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
+    inlined = inline_calls(program)
+    program = inlined.program
+    ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
+    ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
+                     for d in inlined.assumptions)
+    if any(call.followed for proc in program.procedures for body in (proc, *proc.all_loops())
+           for call in body.calls):
+        ctx.note(CALLS_NOTE)
     ctx.note(UNITS_NOTE)
     ctx.note(REUSE_NOTE)
     ctx.note(DIVISION_NOTE)
@@ -279,7 +294,7 @@ def build_model(program: Program, params: ParameterSet,
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
-                       [q for q in ctx.derived.values() if q is not None])
+                       [q for q in ctx.derived.values() if q is not None], program)
 
 
 __all__ = ["build_model", "Column"]

@@ -67,7 +67,7 @@ def nest_data(loop: Loop) -> NestData:
     """The data a nest reads and writes, over all its levels."""
     data = NestData(loop.line, {}, {})
     for level in levels(loop):
-        data.calls += len(level.calls)
+        data.calls += sum(not call.followed for call in level.calls)
         for array in level.arrays:
             key = (array.name.lower(), array.component.lower())
             if array.reads:
@@ -160,10 +160,10 @@ def dependences_table(program: Program, ctx: ModelContext) -> Table:
     for procedure, nests in _nests_by_procedure(program):
         for loop in nests:
             if nest_data(loop).calls:
-                ctx.note(f"Dependences: calls inside the loop nest at line {loop.line} of "
-                         f"'{procedure.name}' are not followed; arrays they may modify are "
-                         "not counted as written.", "warning", loop.file or procedure.file,
-                         loop.line)
+                ctx.note(f"Dependences: the loop nest at line {loop.line} of "
+                         f"'{procedure.name}' calls procedures that are not in the sources; "
+                         "arrays they may modify are not counted as written.", "warning",
+                         loop.file or procedure.file, loop.line)
     columns = [
         Column("procedure", "Procedure", comment="Procedure holding both loop nests."),
         Column("source_line", "Source loop (line)",

@@ -7,7 +7,7 @@ show 849); the Gflop totals multiply each level's counts by the iterations that 
 runs (the product of its enclosing trip counts), so work placed
 in an outer loop is not inflated to every innermost iteration.  A branch arm's work is
 weighted by its probability (``--conds``, else 1/arms); a call to a procedure of the program
-adds that procedure's work per call.
+arrives here already written into the nest (:mod:`sat.model.calls`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ class FlopCounter:
     def __init__(self, program: Program, ctx: ModelContext):
         self.program = program
         self.ctx = ctx
-        self._active: set[str] = set()
         # Unknown callees a front end has already warned about: one warning per procedure.
         self._warned = {name for w in program.warnings
                         for name in _UNKNOWN_CALLEE.findall(w.message)}
@@ -77,6 +76,8 @@ class FlopCounter:
         counts = dict(zip(KINDS, (body.adds, body.multiplies, body.divides, body.specials),
                           strict=True))
         for call in body.calls:
+            if call.followed:  # sat.model.calls wrote the callee's work into this nest
+                continue
             callee = self.program.procedure(call.name)
             if callee is None:
                 self.ctx.note(f"call to '{call.name}': not a procedure of the program, its "
@@ -84,20 +85,7 @@ class FlopCounter:
                               "assumption" if call.name in self._warned else "warning",
                               file, call.line)
                 continue
-            if callee.name in self._active:
-                self.ctx.note(f"recursive call to '{call.name}': counted once", "warning", file,
-                              call.line)
-                continue
-            self._active.add(callee.name)
-            inner = FlopSums()
-            self._body(callee, inner, [], 1.0, callee.file, None, -1)
-            self._active.discard(callee.name)
-            self.ctx.note(f"call to '{callee.name}': its flops are added to the calling nest "
-                          "(its memory traffic is not)", "assumption", file, call.line)
-            mult = self._mult(trips, prob, None, depth)
-            for kind in KINDS:
-                sums.per_iteration[kind] += prob * inner.per_iteration[kind]
-                sums.totals[kind].extend(E.mul(mult, t) for t in inner.totals[kind])
+            # a callee of the program not followed (recursion): sat.model.calls said so
         if any(counts.values()):
             mult = self._mult(trips, prob, whole, depth)
             for kind, n in counts.items():

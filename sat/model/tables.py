@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sat.ir import Program
 from sat.model.expr import Env, Quantity
 from sat.model.parameters import Parameter
 
@@ -68,6 +69,8 @@ class ModelResult:
     totals: dict[str, Quantity]  # defined name (Total_Time_s, ...) -> quantity
     notes: list[Note] = field(default_factory=list)
     derived: list[Quantity] = field(default_factory=list)  # symsubs symbols, e.g. dlo(1)
+    # the program as modelled: callees written into their calling nests (sat.model.calls)
+    program: Program | None = None
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

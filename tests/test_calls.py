@@ -1,0 +1,159 @@
+"""Calls inside loop nests: the callee's work and accesses counted in the calling nest.
+
+Every expected number is worked out by hand in the comment beside it (default machine:
+ReadCost 8 B, WriteCost and ReadWriteCost 16 B per element, 64-B lines of 8-B words).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+from sat.frontend import read_sources
+from sat.model.calls import inline_calls
+
+PROGRAM = """\
+module eos
+contains
+  subroutine pressure(rho, e, p)
+    real(8), intent(in) :: rho, e
+    real(8), intent(out) :: p
+    p = 0.4d0 * rho * e + 1.0d0 / rho
+  end subroutine
+  subroutine smooth(n, u, v)
+    integer, intent(in) :: n
+    real(8), intent(in) :: u(n)
+    real(8), intent(out) :: v(n)
+    integer :: i
+    do i = 2, n - 1
+      v(i) = 0.25d0 * (u(i-1) + 2.0d0 * u(i) + u(i+1))
+    end do
+  end subroutine
+end module
+subroutine driver(nx, ny, rho, e, p, q, r)
+  use eos
+  integer :: nx, ny, i, j
+  real(8) :: rho(nx, ny), e(nx, ny), p(nx, ny), q(nx, ny), r(nx, ny)
+  do j = 1, ny
+    do i = 1, nx
+      call pressure(rho(i, j), e(i, j), p(i, j))
+    end do
+  end do
+  do j = 1, ny
+    call smooth(nx, q(:, j), r(:, j))
+  end do
+  do j = 2, ny
+    do i = 1, nx
+      q(i, j) = p(i, j) - r(i, j - 1)
+    end do
+  end do
+end subroutine
+"""
+
+
+def run_json(capsys, tmp_path: Path, text: str, *options: str) -> tuple[dict, str]:
+    source = tmp_path / "prog.f90"
+    source.write_text(text)
+    out = tmp_path / "prog.json"
+    assert main([str(source), "--json", str(out), *options]) == 0
+    return json.loads(out.read_text()), capsys.readouterr().err
+
+
+def test_a_pointwise_callee_counts_in_the_calling_nest(capsys, tmp_path):
+    data, err = run_json(capsys, tmp_path, PROGRAM, "--set", "nx=100", "--set", "ny=50")
+    first = data["loops"][0]
+    # p = 0.4*rho*e + 1/rho: 2 multiplies, 1 add, 1 divide per point, 100 × 50 points
+    assert (first["adds"], first["multiplies"], first["divides"]) == (1, 2, 1)
+    assert first["gflops"] == pytest.approx(4 * 5000 / 1e9)
+    # rho and e read (8 B each), p written through the dummy (16 B): 32 B per point
+    assert first["traffic_gb"] == pytest.approx(32 * 5000 / 1e9)
+    assert "not a procedure of the program" not in err
+
+
+def test_a_callee_loop_over_a_section_runs_inside_the_calling_nest(capsys, tmp_path):
+    data, _ = run_json(capsys, tmp_path, PROGRAM, "--set", "nx=100", "--set", "ny=50")
+    second = data["loops"][1]
+    # smooth's i = 2 .. nx-1 (98 points) on the column q(:, j) of each of 50 rows
+    assert (second["iter_x"], second["iter_y"]) == (98, 50)
+    # 0.25*(u(i-1) + 2*u(i) + u(i+1)): 2 adds and 2 multiplies per point
+    assert second["gflops"] == pytest.approx(4 * 98 * 50 / 1e9)
+    # q read over i-1 .. i+1 (100 elements, 104 in whole 8-element lines) and r written
+    # (98 → 104): 50 rows × (104 × 8 + 104 × 16) B
+    assert second["traffic_gb"] == pytest.approx(50 * (104 * 8 + 104 * 16) / 1e9)
+
+
+def test_callees_that_only_run_inside_nests_have_no_rows_of_their_own(capsys, tmp_path):
+    data, _ = run_json(capsys, tmp_path, PROGRAM)
+    assert [loop["procedure"] for loop in data["loops"]] == ["driver"] * 3
+    assert any("'smooth' runs only inside loop nests of 'driver'" in n["message"]
+               for n in data["notes"])
+
+
+def test_dependences_follow_writes_through_calls(capsys, tmp_path):
+    data, err = run_json(capsys, tmp_path, PROGRAM, "--html", str(tmp_path / "p.html"))
+    assert "calls procedures that are not in the sources" not in err
+    program = inline_calls(read_sources([str(tmp_path / "prog.f90")])).program
+    from sat.model.dependences import dependences
+
+    edges = {(e.source_line, e.sink_line, e.kind) for e in dependences(program)}
+    # p is written in the first nest (inside 'pressure') and read in the third: flow 22 → 30
+    assert (22, 30, "flow") in edges
+    # r is written in the second nest (inside 'smooth') and read in the third
+    assert (27, 30, "flow") in edges
+
+
+def test_recursion_is_not_followed_and_said_once(capsys, tmp_path):
+    data, err = run_json(capsys, tmp_path, """\
+recursive subroutine walk(n, a)
+  integer :: n, i
+  real(8) :: a(n)
+  do i = 1, n
+    a(i) = a(i) * 2.0d0
+    if (n > 1) call walk(n - 1, a)
+  end do
+end subroutine
+""")
+    (loop,) = data["loops"]
+    assert loop["gflops"] == pytest.approx(128 / 1e9)  # its own multiply only
+    assert err.count("recursive call to 'walk'") == 1
+
+
+def test_calls_nest_transitively_with_renamed_loop_variables():
+    import tempfile
+
+    text = """\
+subroutine inner(n, x)
+  integer :: n, i
+  real(8) :: x(n)
+  do i = 1, n
+    x(i) = x(i) + 1.0d0
+  end do
+end subroutine
+subroutine middle(n, y)
+  integer :: n
+  real(8) :: y(n)
+  call inner(n, y)
+  call inner(n, y)
+end subroutine
+subroutine top(m, n, z)
+  integer :: m, n, i
+  real(8) :: z(n, m)
+  do i = 1, m
+    call middle(n, z(:, i))
+  end do
+end subroutine
+"""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.f90"
+        path.write_text(text)
+        inlined = inline_calls(read_sources([str(path)]))
+    (top,) = inlined.program.procedures  # inner and middle run only inside top's nest
+    loop = top.loops[0]
+    inner_loops = loop.loops
+    assert [lp.loopvar for lp in inner_loops] == ["i__inner", "i__inner"]
+    access = inner_loops[0].arrays[0].accesses[0]
+    assert (inner_loops[0].arrays[0].name, access.loopvars) == ("z", ("i__inner", "i"))
+    assert all(call.followed for call in loop.calls)
