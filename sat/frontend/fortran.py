@@ -1097,6 +1097,11 @@ class _ProcedureAnalyser:
             # A generic interface: the first of its module procedures stands for it.
             name = next((s for s in sym.specifics if s in self.program.procedures), name)
         known = name in self.program.procedures
+        if not known and name in intrinsics.FORTRAN_EXTENSIONS and how == "function" \
+                and (sym is None or not sym.procedure):
+            # dcmplx, dconjg, cdabs, ...: intrinsics of every compiler that fparser does not
+            # know (a type declaration of the name, as old codes write, does not hide them)
+            return self._intrinsic(name, args)
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         if not known:
             what = "call to" if how == "call" else "reference to"
@@ -1215,6 +1220,10 @@ class _ProcedureAnalyser:
             return sym.base
         if name in self.program.procedures:  # a user procedure shadowing an intrinsic
             return self._call(name, args, "function")
+        return self._intrinsic(name, args)
+
+    def _intrinsic(self, name: str, args: list[object]) -> str:
+        """An intrinsic function reference: its arguments, then its cost; its result kind."""
         saved = self.array_ctx
         if name in intrinsics.TRANSFORMATIONAL:
             self.array_ctx = None
