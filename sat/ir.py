@@ -20,6 +20,17 @@ FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
 
 
+def element_words(datatype: str) -> int:
+    """Words of ``WordBytes`` (the size of a double-precision real) one element takes.
+
+    A double-precision complex (Fortran ``complex(8)``, ``complex*16``, ``double complex``; C
+    ``double _Complex``) is two words, 16 bytes. Every other datatype is one word, as the model
+    has always counted (a single-precision ``complex`` is 8 bytes: one word).
+    """
+    text = datatype.lower()
+    return 2 if "complex" in text and any(t in text for t in ("double", "long", "16")) else 1
+
+
 @dataclass
 class Access:
     """One reference pattern of an array-component pair inside one loop level.

@@ -100,7 +100,8 @@ MACHINE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("LineBytes", "B",
                   "Size of a cache line, the smallest piece of memory the cache moves.",
                   64, "positive"),
-    ParameterSpec("WordBytes", "B", "Size of one array element (8 for double precision).",
+    ParameterSpec("WordBytes", "B", "Size of one array element (8 for double precision); a "
+                  "double-precision complex element is two words.",
                   8, "positive"),
     ParameterSpec("IntRegs", "registers", "Number of integer (general-purpose) registers per core.",
                   16, "count", "integer"),

@@ -534,8 +534,9 @@ def test_complex_counts_as_floating_point(tmp_path):
         end subroutine
         """)
     loop = program.procedures[0].loops[0]
-    assert flops(loop) == (1, 1, 0, 0)
-    assert arrays(loop)["z"].datatype == "complex"
+    # z*w: 4 multiplies, 2 adds; + (1.0, 2.0), complex + complex: 2 adds
+    assert flops(loop) == (4, 4, 0, 0)
+    assert arrays(loop)["z"].datatype == "double complex"
 
 
 def test_goto_and_pointer_assignment_warn(tmp_path):

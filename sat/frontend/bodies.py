@@ -33,6 +33,15 @@ class Level:
         self.scalars: dict[str, tuple[ir.Scalar, bool]] = {}
         self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, bool]] = {}
 
+    def count(self, flops: tuple[int, int, int, int]) -> None:
+        """Charge ``(adds, multiplies, divides, specials)`` to this level's body."""
+        adds, multiplies, divides, specials = flops
+        body = self.body
+        body.adds += adds
+        body.multiplies += multiplies
+        body.divides += divides
+        body.specials += specials
+
     def scalar(self, name: str, datatype: str, is_constant: bool, write: bool) -> None:
         entry = self.scalars.get(name)
         if entry is None:

@@ -5,6 +5,9 @@ Counting rules (the contract with the model, tested in ``tests/test_c_*.py``):
 - Flops per loop level, *exclusive* of child loops, only for floating-point operations (one
   operand ``float``/``double``): ``+``/``-`` one add, ``*`` a multiply, ``/`` a divide, a
   comparison of real operands one add; unary minus, casts and integer arithmetic are free.
+  An operand of a ``_Complex`` type (``double complex`` with ``<complex.h>``) makes the
+  operation complex, counted as the real operations that carry it out (``z * w`` is 4
+  multiplies and 2 adds), as in Fortran: the rules are in :mod:`sat.frontend.intrinsics`.
 - Compound assignments: ``x += e`` is a read of ``x``, an add and a write (``-=`` an add, ``*=``
   a multiply, ``/=`` a divide); the target's subscripts are evaluated once. ``x++`` on a real
   is a read, an add and a write.
@@ -63,10 +66,9 @@ FRAGMENT_FUNCTION = "__satreport_fragment__"
 
 _INTEGER_RESULT = frozenset(
     "abs labs llabs lround lroundf lroundl lrint lrintf lrintl ilogb ilogbf ilogbl".split())
-_POWER = frozenset(("pow", "powf", "powl"))
+_POWER = frozenset(("pow", "powf", "powl", "cpow", "cpowf", "cpowl"))
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
-_COMPOUND_FLOPS = {"+=": "adds", "-=": "adds", "*=": "multiplies", "/=": "divides"}
-_BINARY_FLOPS = {"+": "adds", "-": "adds", "*": "multiplies", "/": "divides"}
+_BINARY_OPERATORS = frozenset("+-*/")
 _QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert,
           c_ast.Typedef)
 _GENERATOR = c_generator.CGenerator()
@@ -87,7 +89,7 @@ class CSymbol:
     """A declared (or assumed) C name with what the counts need."""
 
     name: str
-    base: str = "real"  # real / int / bool / struct / void
+    base: str = "real"  # real / complex / int / bool / struct / void
     datatype: str = "double"
     dims: list[str] | None = None  # extent text per dimension ("*": unknown); None: scalar
     is_constant: bool = False
@@ -120,8 +122,8 @@ def _text(node: c_ast.Node | None) -> str:
 
 def _base_of(names: list[str]) -> tuple[str, str]:
     words = set(names)
-    if "_Complex" in words:
-        return "real", "complex"
+    if "_Complex" in words:  # double and long double complex move 16 bytes, float 8
+        return "complex", ("complex" if "float" in words else "double complex")
     if "double" in words:
         return "real", "double"
     if "float" in words:
@@ -504,6 +506,8 @@ def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, st
 def _combine(a: str, b: str) -> str:
     if a == "ptr" or b == "ptr":
         return "ptr"
+    if a == "complex" or b == "complex":
+        return "complex"
     if a == "real" or b == "real":
         return "real"
     if a == "bool" and b == "bool":
@@ -1260,28 +1264,20 @@ class _ProcedureAnalyser:
 
     def _math(self, name: str, args: list[c_ast.Node]) -> str:
         types = [self.expr(arg) for arg in args]
-        body = self.level.body
         if name in ("abs", "labs", "llabs"):  # integer absolute values: free, type kept
             return types[0] if types else "int"
+        complex_arg = name in intrinsics.C_COMPLEX or "complex" in types
         if name in _POWER and len(args) == 2:
-            exponent = self.constant(args[1])
-            if isinstance(exponent, float) and exponent.is_integer() and abs(exponent) <= 64:
-                exponent = int(exponent)
-            if isinstance(exponent, int):
-                if exponent >= 2:
-                    body.multiplies += exponent - 1
-                elif exponent <= -1:
-                    body.divides += 1
-                    body.multiplies += -exponent - 1
-            else:
-                body.specials += 1
-            return "real"
+            # <math.h> takes doubles: pow(i, 2) on integers is floating-point too.
+            base = "complex" if name in intrinsics.C_COMPLEX else "real"
+            self.level.count(intrinsics.power(base, types[1], self.constant(args[1])))
+            return base
         # <math.h> functions take doubles: even fmax(i, j) on integers is floating-point.
-        adds, multiplies, divides, specials = intrinsics.cost(name, len(args))
-        body.adds += adds
-        body.multiplies += multiplies
-        body.divides += divides
-        body.specials += specials
+        entry = intrinsics.lookup(name, complex_arg)
+        self.level.count(intrinsics.cost(name, len(args), complex_arg))
+        if complex_arg:
+            result = entry.result if entry is not None else "complex"
+            return "complex" if result == "arg" else result
         return "int" if name in _INTEGER_RESULT else "real"
 
     def constant(self, node: c_ast.Node) -> int | float | None:
@@ -1320,15 +1316,16 @@ class _ProcedureAnalyser:
     def expr(self, node: c_ast.Node | None) -> str:
         """Count the flops and accesses of an expression; return its kind.
 
-        Kinds: ``real``, ``int``, ``bool``, ``struct``, ``void`` and ``ptr`` (an address:
-        arithmetic on it is not a flop).
+        Kinds: ``real``, ``complex``, ``int``, ``bool``, ``struct``, ``void`` and ``ptr`` (an
+        address: arithmetic on it is not a flop).
         """
         if node is None:
             return "int"
         handler = _EXPRESSIONS.get(type(node))
         if handler is None:
             kinds = [self.expr(child) for _name, child in node.children()]
-            return next((k for k in kinds if k == "real"), kinds[0] if kinds else "int")
+            return next((k for k in ("complex", "real") if k in kinds),
+                        kinds[0] if kinds else "int")
         return handler(self, node)
 
     def _e_id(self, node: c_ast.ID) -> str:
@@ -1352,16 +1349,16 @@ class _ProcedureAnalyser:
         return self._member(node, reads=1, writes=0)
 
     def _e_binary(self, node: c_ast.BinaryOp) -> str:
-        kind = _combine(self.expr(node.left), self.expr(node.right))
+        left, right = self.expr(node.left), self.expr(node.right)
+        kind = _combine(left, right)
         op = node.op
-        if op in _BINARY_FLOPS:
-            if kind == "real":
-                setattr(self.level.body, _BINARY_FLOPS[op],
-                        getattr(self.level.body, _BINARY_FLOPS[op]) + 1)
+        if op in _BINARY_OPERATORS:
+            if kind in intrinsics.FLOATING:
+                self.level.count(intrinsics.arithmetic(op, left, right))
             return kind
         if op in _COMPARISONS:
-            if kind == "real":
-                self.level.body.adds += 1  # a compare runs on the adder, as in Fortran
+            if kind in intrinsics.FLOATING:  # a compare runs on the adder, as in Fortran
+                self.level.count(intrinsics.comparison(left, right))
             return "bool"
         if op in ("&&", "||"):
             return "bool"
@@ -1386,7 +1383,7 @@ class _ProcedureAnalyser:
                           f"'{operand.name}' are counted relative to where it points", node)
                 return "ptr"
             kind = self.target(operand, read=True)
-            if kind == "real":
+            if kind in intrinsics.FLOATING:  # z++ adds 1 to the real part only
                 self.level.body.adds += 1
             return kind
         kind = self.expr(node.expr)
@@ -1412,9 +1409,9 @@ class _ProcedureAnalyser:
             return kind
         value = self.expr(node.rvalue)
         target = self.target(node.lvalue, read=True)
-        if _combine(target, value) == "real" and node.op in _COMPOUND_FLOPS:
-            field_name = _COMPOUND_FLOPS[node.op]
-            setattr(self.level.body, field_name, getattr(self.level.body, field_name) + 1)
+        op = node.op[:-1]  # "+=" -> "+"
+        if _combine(target, value) in intrinsics.FLOATING and op in _BINARY_OPERATORS:
+            self.level.count(intrinsics.arithmetic(op, target, value))
         return target
 
     def _e_ternary(self, node: c_ast.TernaryOp) -> str:

@@ -3,9 +3,11 @@
 Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py``):
 
 - Flops are counted per loop level, *exclusive* of child loops, and only for floating-point
-  operations: an operation is floating-point when one of its operands is real or complex
-  (complex arithmetic counts like real, one flop per operator). Index arithmetic on integers
-  (``i+1``, ``lo(1)-ng``) is free.
+  operations: an operation is floating-point when one of its operands is real or complex.
+  Index arithmetic on integers (``i+1``, ``lo(1)-ng``) is free. An operation with a complex
+  operand is complex (``z * x`` with ``x`` real is complex) and counts the real operations
+  that carry it out (``z * w`` is 4 multiplies and 2 adds): the rules are in
+  :mod:`sat.frontend.intrinsics`; the rules below are those of real operands.
 - ``a + b`` and ``a - b`` are one add; a unary minus is not counted (as in ExaSAT's reference
   data: a negation folds into the neighbouring add or is a sign-bit flip). ``*`` is a multiply,
   ``/`` a divide. A comparison of real operands (``x > y``) is one add, like ``max``.
@@ -55,7 +57,7 @@ from sat.frontend.preprocess import (
     needs_preprocessing,
     preprocess,
 )
-from sat.frontend.symbols import Scope, Symbol, type_of
+from sat.frontend.symbols import Scope, Symbol, datatype_of, type_of
 
 _DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
 _QUIET = frozenset("""Comment Continue_Stmt End_Do_Stmt Return_Stmt Stop_Stmt Error_Stop_Stmt
@@ -75,7 +77,8 @@ _INTRINSIC_MODULE_KINDS = {
     "iso_fortran_env": {"real32": 4, "real64": 8, "real128": 16, "int8": 1, "int16": 2,
                         "int32": 4, "int64": 8},
     "iso_c_binding": {"c_float": 4, "c_double": 8, "c_long_double": 16, "c_int": 4,
-                      "c_long": 8, "c_size_t": 8, "c_bool": 1},
+                      "c_long": 8, "c_size_t": 8, "c_bool": 1, "c_float_complex": 4,
+                      "c_double_complex": 8, "c_long_double_complex": 16},
 }
 _SILENT_MODULES = frozenset({"ieee_arithmetic", "ieee_exceptions", "ieee_features", "omp_lib",
                              "omp_lib_kinds", "openacc"})
@@ -802,8 +805,7 @@ class _ProcedureAnalyser:
                 self._lookups[name] = self.lookup(str(target).lower())
             else:  # an expression, evaluated once; the name then reads like a scalar
                 kind = self.expr(target)
-                datatype = {"real": "double", "int": "int", "bool": "bool"}.get(kind, kind)
-                self._lookups[name] = (Symbol(name, kind, datatype), "local")
+                self._lookups[name] = (Symbol(name, kind, datatype_of(kind)), "local")
         try:
             self._block(node.content[1:-1])
         finally:
@@ -1119,6 +1121,11 @@ class _ProcedureAnalyser:
             # A generic interface: the first of its module procedures stands for it.
             name = next((s for s in sym.specifics if s in self.program.procedures), name)
         known = name in self.program.procedures
+        if not known and name in intrinsics.FORTRAN_EXTENSIONS and how == "function" \
+                and (sym is None or not sym.procedure):
+            # dcmplx, dconjg, cdabs, ...: intrinsics of every compiler that fparser does not
+            # know (a type declaration of the name, as old codes write, does not hide them)
+            return self._intrinsic(name, args)
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         if not known:
             what = "call to" if how == "call" else "reference to"
@@ -1155,19 +1162,15 @@ class _ProcedureAnalyser:
         self.levels.append(scratch)
         saved = dict(self._lookups)
         for dummy, kind in zip(dummies, kinds, strict=False):
-            self._lookups[dummy] = (Symbol(dummy, kind, "double" if kind == "real" else kind),
-                                    "local")
+            self._lookups[dummy] = (Symbol(dummy, kind, datatype_of(kind)), "local")
         try:
             self.expr(expression)
         finally:
             self.levels.pop()
             self._lookups = saved
             self._expanding.discard(sym.name)
-        body = self.level.body
-        body.adds += scratch.body.adds
-        body.multiplies += scratch.body.multiplies
-        body.divides += scratch.body.divides
-        body.specials += scratch.body.specials
+        work = scratch.body
+        self.level.count((work.adds, work.multiplies, work.divides, work.specials))
         return sym.base
 
     def _is_array_argument(self, node: object) -> bool:
@@ -1242,7 +1245,10 @@ class _ProcedureAnalyser:
             return sym.base
         if name in self.program.procedures:  # a user procedure shadowing an intrinsic
             return self._call(name, args, "function")
-        entry = intrinsics.lookup(name)
+        return self._intrinsic(name, args)
+
+    def _intrinsic(self, name: str, args: list[object]) -> str:
+        """An intrinsic function reference: its arguments, then its cost; its result kind."""
         saved = self.array_ctx
         if name in intrinsics.TRANSFORMATIONAL:
             self.array_ctx = None
@@ -1253,58 +1259,36 @@ class _ProcedureAnalyser:
                 types.append(self.expr(value))
         finally:
             self.array_ctx = saved
-        floating = any(t == "real" for t in types)
+        complex_arg = "complex" in types
+        entry = intrinsics.lookup(name, complex_arg)
+        floating = complex_arg or "real" in types
         if entry is not None and entry.reduction and floating:
             self.warn(f"array reduction '{name}' is not counted as flops (its element count "
                       "is not known here)")
         if entry is not None and (floating or entry.specials):
-            adds, muls, divs, specials = intrinsics.cost(name, len(args))
-            body = self.level.body
-            body.adds += adds
-            body.multiplies += muls
-            body.divides += divs
-            body.specials += specials
+            self.level.count(intrinsics.flops(entry, len(args)))
         result = entry.result if entry is not None else "arg"
         if result == "arg":
             return types[0] if types else "real"
         return result
 
     def _e_add(self, node: object) -> str:  # Level_2_Expr: a + b, a - b
-        left, _op, right = node.items
-        kind = _combine(self.expr(left), self.expr(right))
-        if kind == "real":
-            self.level.body.adds += 1
+        left, op, right = node.items
+        left_kind, right_kind = self.expr(left), self.expr(right)
+        kind = _combine(left_kind, right_kind)
+        if kind in intrinsics.FLOATING:
+            self.level.count(intrinsics.arithmetic(op, left_kind, right_kind))
         return kind
 
-    def _e_mul(self, node: object) -> str:  # Add_Operand: a * b, a / b
-        left, op, right = node.items
-        kind = _combine(self.expr(left), self.expr(right))
-        if kind == "real":
-            if op == "/":
-                self.level.body.divides += 1
-            else:
-                self.level.body.multiplies += 1
-        return kind
+    _e_mul = _e_add  # Add_Operand: a * b, a / b
 
     def _e_power(self, node: object) -> str:  # Mult_Operand: a ** b
         base_node, _op, exponent = node.items
         base = self.expr(base_node)
         exp_kind = self.expr(exponent)
         kind = _combine(base, exp_kind)
-        if kind != "real":
-            return kind
-        body = self.level.body
-        value = self.scope.evaluate(exponent)
-        if isinstance(value, float) and value.is_integer() and abs(value) <= 64:
-            value = int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value >= 2:
-                body.multiplies += value - 1
-            elif value <= -1:
-                body.divides += 1
-                body.multiplies += -value - 1
-        else:
-            body.specials += 1
+        if kind in intrinsics.FLOATING:
+            self.level.count(intrinsics.power(base, exp_kind, self.scope.evaluate(exponent)))
         return kind
 
     def _e_unary(self, node: object) -> str:  # -x is not a flop (see module docstring)
@@ -1315,8 +1299,7 @@ class _ProcedureAnalyser:
 
     def _e_compare(self, node: object) -> str:  # Level_4_Expr
         left, _op, right = node.items
-        if _combine(self.expr(left), self.expr(right)) == "real":
-            self.level.body.adds += 1
+        self.level.count(intrinsics.comparison(self.expr(left), self.expr(right)))
         return "bool"
 
     def _e_logical(self, node: object) -> str:
@@ -1337,7 +1320,7 @@ class _ProcedureAnalyser:
 
     def _e_generic(self, node: object) -> str:
         kinds = [self.expr(child) for child in _children(node)]
-        return next((k for k in kinds if k == "real"), kinds[0] if kinds else "real")
+        return next((k for k in ("complex", "real") if k in kinds), kinds[0] if kinds else "real")
 
 
 _SYNTHETIC = Symbol("_i", "int", "int")
@@ -1345,6 +1328,8 @@ _SYNTHETIC_NAMES = frozenset(f"_i{n}" for n in range(1, 16))
 
 
 def _combine(a: str, b: str) -> str:
+    if a == "complex" or b == "complex":  # complex op real (or integer) is complex
+        return "complex"
     if a == "real" or b == "real":
         return "real"
     if a == "char" or b == "char":
@@ -1413,7 +1398,7 @@ _HANDLERS_BY_NAME = {
     "Hex_Constant": _literal("int"),
     "Real_Literal_Constant": _literal("real"),
     "Signed_Real_Literal_Constant": _literal("real"),
-    "Complex_Literal_Constant": _literal("real"),
+    "Complex_Literal_Constant": _literal("complex"),
     "Logical_Literal_Constant": _literal("bool"),
     "Char_Literal_Constant": _literal("char"),
 }

@@ -3,9 +3,10 @@
 A :class:`Scope` belongs to a module, a procedure or a main program. Lookups go through the
 scope's own declarations, then the modules it ``use``s (found among the sources, in any order),
 then its host (a module for module procedures, the containing procedure for internal ones).
-Only what the flop and access counts need is kept: base type (``real``/``int``/``bool``/
-``char``/``struct``; complex counts as ``real``), the IR datatype name, the declared dimensions,
-parameter values and intents.
+Only what the flop and access counts need is kept: base type (``real``/``complex``/``int``/
+``bool``/``char``/``struct``), the IR datatype name (``complex`` for single precision,
+``double complex`` for ``complex(8)``, ``complex*16`` and ``double complex``: the model moves
+16 bytes for those), the declared dimensions, parameter values and intents.
 """
 
 from __future__ import annotations
@@ -197,15 +198,17 @@ def type_of(spec: object, scope: Scope) -> tuple[str, str]:
         kind = scope.evaluate(kind_node)
         if kind is None:
             kind = -1  # a kind we cannot resolve (e.g. from a module not among the sources)
+        elif selector.items[0] == "*" and name == "COMPLEX" and isinstance(kind, int):
+            kind //= 2  # complex*16 gives the bytes of both parts: kind 8
     if name == "DOUBLE PRECISION":
         return "real", "double"
     if name == "DOUBLE COMPLEX":
-        return "real", "complex"
+        return "complex", "double complex"
+    # Unresolved kinds are taken as double: scientific codes name their double kind.
     if name == "REAL":
-        # Unresolved kinds are taken as double: scientific codes name their double kind.
         return "real", ("float" if kind in (None, 4) else "double")
     if name == "COMPLEX":
-        return "real", "complex"
+        return "complex", ("complex" if kind in (None, 4) else "double complex")
     if name == "INTEGER":
         return "int", "int"
     if name == "LOGICAL":
@@ -213,6 +216,11 @@ def type_of(spec: object, scope: Scope) -> tuple[str, str]:
     if name == "CHARACTER":
         return "char", "char"
     return "real", "double"
+
+
+def datatype_of(kind: str) -> str:
+    """The IR datatype of a value of expression kind ``kind`` (double precision for reals)."""
+    return {"real": "double", "complex": "double complex"}.get(kind, kind)
 
 
 def _dims(spec: object) -> tuple[list[tuple[str, str]], tuple[str, ...]]:

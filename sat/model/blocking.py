@@ -62,10 +62,12 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
     uses: dict[str, list[tuple[int, str]]] = {}
     offsets: dict[str, set] = {}
     copies: dict[str, list[E.Expr]] = {}
+    words: dict[str, int] = {}
     for idx, record in enumerate(records):
         for p in record.shape.patterns:
             uses.setdefault(p.key, []).append((idx, p.kind))
             offsets.setdefault(p.key, set()).update(p.offsets)
+            words[p.key] = max(words.get(p.key, 1), p.words)
             if p.copy_chains:  # components held per cell (component loops)
                 copies.setdefault(p.key, []).append(copies_expr(p, ctx))
     nonlocal_names = _nonlocal(records[0].shape)
@@ -80,8 +82,10 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
                          ext[1], ext[2])
         if key in copies:
             expr = E.mul(E.maximum(*copies[key]), expr)
-        sizes[key] = E.Quantity(("alt", ident, key, "block_elements"), expr, "elements",
-                                f"block footprint of {key} with halos")
+        label = f"block footprint of {key} with halos"
+        if words[key] > 1:  # in words: the working set and the costs below are per word
+            expr, label = E.mul(words[key], expr), f"{label}, {words[key]} words per element"
+        sizes[key] = E.Quantity(("alt", ident, key, "block_elements"), expr, "elements", label)
 
     rows = []
     for idx, record in enumerate(records):

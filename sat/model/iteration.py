@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.ir import AccessType, Body, Loop, Procedure
+from sat.ir import AccessType, Body, Loop, Procedure, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.nests import literal_trips
@@ -43,6 +43,11 @@ class Pattern:
     rank: int
     # chains of component loops enclosing the accesses (empty: one copy per cell)
     copy_chains: tuple[tuple[Loop, ...], ...] = ()
+
+    @property
+    def words(self) -> int:
+        """Words of WordBytes per element: 2 for a double-precision complex, else 1."""
+        return element_words(self.datatype)
 
     @property
     def kind(self) -> str:
@@ -233,14 +238,24 @@ def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
     return products[0] if len(products) == 1 else E.maximum(*products)
 
 
-def elements_per_line(ctx: ModelContext) -> E.Expr:
-    """Array elements per cache line: LineBytes / WordBytes."""
-    return ctx.param("LineBytes") / ctx.param("WordBytes")
+def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
+    """Bytes of one element of ``words`` words: ``WordBytes``, ``2*WordBytes`` for a complex.
+
+    An expression over the parameter (not a number), so that the workbook stays live.
+    """
+    word = ctx.param("WordBytes")
+    return word if words == 1 else E.mul(words, word)
 
 
-def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
-    """Round a unit-stride extent up to whole cache lines (optimistic alignment)."""
-    return E.ceiling(x, elements_per_line(ctx))
+def elements_per_line(ctx: ModelContext, words: int = 1) -> E.Expr:
+    """Array elements per cache line: LineBytes / WordBytes (/ (2*WordBytes) for a complex)."""
+    return ctx.param("LineBytes") / element_bytes(ctx, words)
+
+
+def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: int = 1) -> E.Expr:
+    """Round a unit-stride extent (elements of ``words`` words) up to whole cache lines
+    (optimistic alignment)."""
+    return E.ceiling(x, elements_per_line(ctx, words))
 
 
 @dataclass

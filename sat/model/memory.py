@@ -16,6 +16,12 @@ each reuse case.  The actual case is the best one whose actual working set fits 
 Footprints are exact unions: the block shifted by every offset, counted in whole cache lines
 along X (optimistic alignment), as a polynomial in the block sizes (valid when a block is at
 least as wide as the stencil).
+
+An element is one word of ``WordBytes`` bytes, a double-precision complex two (see
+:func:`sat.ir.element_words`): its working sets count ``2*WordBytes`` bytes per element, its
+cache lines hold ``LineBytes/(2*WordBytes)`` elements, and its traffic moves twice the read,
+read-write or write cost per element (those costs are per word: ``ReadCost = ld_sf *
+WordBytes``).
 """
 
 from __future__ import annotations
@@ -26,7 +32,13 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import NestShape, NestSpace, copies_expr, round_to_lines
+from sat.model.iteration import (
+    NestShape,
+    NestSpace,
+    copies_expr,
+    element_bytes,
+    round_to_lines,
+)
 from sat.model.tables import Column
 from sat.model.tables import column as _c
 
@@ -228,33 +240,42 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                 write_cost: E.Expr) -> NestMemory:
     """Per-array and per-nest working sets and traffic of one nest."""
     plane_gap, pencil_gap = nest_gaps(shape)
-    word = ctx.param("WordBytes")
     g, h, i = (E.Ref(b) for b in space.block)
-    j = E.Ref(space.x_lines)
     blocks = E.Ref(space.blocks)
     arrays: list[ArrayModel] = []
-    per_kb = word / KIB
-    units: dict[str, E.Expr] = {}
-    shapes: dict[frozenset[Point], tuple[E.Expr, E.Expr]] = {}
+    units: dict[tuple[str, int], E.Expr] = {}
+    shapes: dict[tuple[frozenset[Point], int], tuple[E.Expr, E.Expr]] = {}
     ghi = E.Mul((g, h, i))
+    # Block X in whole cache lines: the nest's for one-word elements; a complex array's lines
+    # hold half as many elements.
+    x_lines: dict[int, E.Expr] = {1: E.Ref(space.x_lines)}
 
-    def lined(s: int) -> E.Expr:
-        return j if s == 0 else round_to_lines(g + s, ctx)
+    def lined(s: int, words: int) -> E.Expr:
+        if s == 0:
+            return x_lines.setdefault(words, round_to_lines(g, ctx, words))
+        return round_to_lines(g + s, ctx, words)
 
     for pattern in sorted(shape.patterns, key=lambda p: (p.kind != "R", p.key.lower())):
         counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
         sx, sy, sz = spans(pattern.offsets)
-        if pattern.offsets not in shapes:  # identical stencils share their expressions
-            shapes[pattern.offsets] = (footprint(plane_terms(pattern.offsets), lined, h, 1),
-                                       footprint(volume_terms(pattern.offsets), lined, h, i))
-        plane_expr, block_expr = shapes[pattern.offsets]
-        if pattern.kind not in units:
-            units[pattern.kind] = E.Div(E.Mul((blocks, array_cost(pattern.kind, ctx,
-                                                                  write_cost))), E.Num(GB))
-        unit, kb = units[pattern.kind], per_kb
+        words = pattern.words
+        form = (pattern.offsets, words)
+        if form not in shapes:  # identical stencils share their expressions
+
+            def length(s: int, _words: int = words) -> E.Expr:
+                return lined(s, _words)
+
+            shapes[form] = (footprint(plane_terms(pattern.offsets), length, h, 1),
+                            footprint(volume_terms(pattern.offsets), length, h, i))
+        plane_expr, block_expr = shapes[form]
+        if (pattern.kind, words) not in units:
+            cost = array_cost(pattern.kind, ctx, write_cost)  # per word
+            units[(pattern.kind, words)] = E.Div(
+                E.Mul((blocks, cost if words == 1 else E.mul(words, cost))), E.Num(GB))
+        unit, kb = units[(pattern.kind, words)], element_bytes(ctx, words) / KIB
         copies = copies_expr(pattern, ctx)
         if copies != E.Num(1):  # every count holds once per copy, as in the original sheet
-            unit, kb = E.mul(copies, unit), E.mul(copies, per_kb)
+            unit, kb = E.mul(copies, unit), E.mul(copies, kb)
         prefix = ("array", shape.ident, pattern.key)
         q: dict[str, E.Quantity] = {}
         for name, expr, qunit, label in (
@@ -264,7 +285,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
-                                    round_to_lines(q["access_x"], ctx), "elements",
+                                    round_to_lines(q["access_x"], ctx, words), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
@@ -424,7 +445,8 @@ ARRAY_COLUMNS: list[Column] = [
     _c("block_elements", "Block footprint", "elements", "Elements the stencil touches over "
        "a block (union of the shifted block, X in whole cache lines)."),
     *[_c(f"ws_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s "
-         f"(WordBytes per element).", "Working set (all data)") for k, _ in _LEVELS],
+         f"(WordBytes per element, 2 x WordBytes for a double-precision complex).",
+         "Working set (all data)") for k, _ in _LEVELS],
     *[_c(f"reuse_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s, reused "
          f"data only.", "Working set (reuse only)") for k, _ in _LEVELS],
     *[_c(f"traffic_{k}_gb", h, "GB", f"Traffic per sweep, {c}.", "Traffic per sweep",

@@ -8,7 +8,8 @@ the elements read and written per procedure call, the read/write ratio and the w
 rate (its share of all element writes of the program), the two NVRAM metrics of the paper.
 Per nest: arrays read, written and live, and the footprint of the live arrays.
 
-The memory footprint is the sum of the sizes of the distinct arrays, ``WordBytes`` per element:
+The memory footprint is the sum of the sizes of the distinct arrays, ``WordBytes`` per element
+(``2*WordBytes`` for a double-precision complex):
 the declared shape when the code description has one, otherwise the extent of the loops that
 sweep each dimension plus the span of the stencil offsets (the ghost cells).
 """
@@ -19,10 +20,11 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sat.ir import Array, Body, Loop, Procedure, Program, Variable
+from sat.ir import Array, Body, Loop, Procedure, Program, Variable, element_words
 from sat.model import expr as E
 from sat.model import iteration
 from sat.model.context import ExpressionError, ModelContext
+from sat.model.iteration import element_bytes
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
 
@@ -80,6 +82,17 @@ class ArrayUse:
     size: E.Quantity | None = None  # cells of this pair (component slice)
     element_reads: E.Quantity | None = None
     element_writes: E.Quantity | None = None
+    words: int = 1  # words of WordBytes per element (2: a double-precision complex)
+
+    def size_in_words(self) -> E.Expr:
+        """Cells times words per element: the size in WordBytes units."""
+        assert self.size is not None
+        return _in_words(self.size, self.words)
+
+
+def _in_words(cells: E.Quantity, words: int) -> E.Expr:
+    # one-word arrays keep the plain reference, so their formulas read as before
+    return E.Ref(cells) if words == 1 else E.mul(words, cells)
 
 
 @dataclass
@@ -89,6 +102,11 @@ class ProcedureOccupancy:
     arrays: list[ArrayUse]
     array_sizes: dict[str, E.Quantity]  # distinct array name -> cells (all components)
     footprint_gib: E.Quantity | None = None
+    array_words: dict[str, int] = field(default_factory=dict)  # name -> words per element
+
+    def size_in_words(self, name: str) -> E.Expr:
+        """Size of a distinct array in WordBytes units."""
+        return _in_words(self.array_sizes[name], self.array_words.get(name, 1))
 
 
 @dataclass
@@ -181,6 +199,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
                                          key[0] in local_names,
                                          component_dim=_component_dim(array))
                 use = uses[key]
+                use.words = max(use.words, element_words(array.datatype))
                 if use.component_dim is None:
                     use.component_dim = _component_dim(array)
                 _record(use, array, chain, ctx)
@@ -207,6 +226,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
     arrays.sort(key=lambda u: (u.name.lower(), u.component.lower()))
 
     array_sizes: dict[str, E.Quantity] = {}
+    array_words: dict[str, int] = {}
     estimated: list[str] = []
     by_name: dict[str, list[ArrayUse]] = {}
     for use in arrays:
@@ -231,12 +251,13 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
             full = E.add(*(use.size for use in group))
         array_sizes[lname] = E.Quantity(("occupancy", procedure.name, group[0].name, "size"),
                                         full, "cells")
+        array_words[lname] = max(use.words for use in group)
     if estimated:
         ctx.note(f"Footprint of {procedure.name}: no declared shape for "
                  f"{', '.join(sorted(estimated))}; each array is sized from the loops that "
                  "sweep it plus the span of its stencil offsets (ghost cells), one component "
                  "per array-component pair used.")
-    return ProcedureOccupancy(procedure, nests, arrays, array_sizes)
+    return ProcedureOccupancy(procedure, nests, arrays, array_sizes, array_words=array_words)
 
 
 _CACHE: weakref.WeakKeyDictionary[ModelContext, tuple[int, Analysis]] = (
@@ -253,20 +274,21 @@ def analyse(program: Program, ctx: ModelContext) -> Analysis:
         grouped.setdefault(id(procedure), (procedure, []))[1].append(loop)
     word = ctx.param("WordBytes")
     procedures = [_analyse_procedure(p, nests, ctx) for p, nests in grouped.values()]
-    shared: dict[str, list[E.Quantity]] = {}
+    shared: dict[str, list[E.Expr]] = {}
     local_totals: list[E.Expr] = []
     for occ in procedures:
+        sizes = {name: occ.size_in_words(name) for name in occ.array_sizes}
         occ.footprint_gib = E.Quantity(
             ("occupancy", occ.procedure.name, "footprint_gib"),
-            E.mul(E.add(*occ.array_sizes.values()) if occ.array_sizes else 0, word) / GIB,
+            E.mul(E.add(*sizes.values()) if sizes else 0, word) / GIB,
             "GiB")
-        locals_ = [q for name, q in occ.array_sizes.items()
-                   if any(u.local for u in occ.arrays if u.name.lower() == name)]
-        for name, quantity in occ.array_sizes.items():
-            if quantity not in locals_:
-                shared.setdefault(name, []).append(quantity)
-        if locals_:
-            local_totals.append(E.add(*locals_))
+        local_names = [name for name in sizes
+                       if any(u.local for u in occ.arrays if u.name.lower() == name)]
+        for name, size in sizes.items():
+            if name not in local_names:
+                shared.setdefault(name, []).append(size)
+        if local_names:
+            local_totals.append(E.add(*(sizes[name] for name in local_names)))
     cells = E.add(*(E.maximum(*sizes) for sizes in shared.values()),
                   E.maximum(*local_totals) if local_totals else 0)
     ctx.note("Footprint: every array takes WordBytes bytes per element; nonlocal arrays with "
@@ -274,6 +296,10 @@ def analyse(program: Program, ctx: ModelContext) -> Analysis:
              "at the largest size seen); local arrays exist only while their procedure "
              "runs (the largest procedure's locals are counted); each procedure's nests "
              "run once per call.")
+    if any(occ.array_words.get(name, 1) > 1 for occ in procedures for name in occ.array_words):
+        ctx.note("Complex data: a double-precision complex element is two words (2*WordBytes "
+                 "bytes) in the working sets, cache lines, traffic (twice the read, read-write "
+                 "or write cost, which are per word), footprint and ghost-cell volumes.")
     total = E.Quantity(("occupancy", "footprint_gib"), E.mul(cells, word) / GIB, "GiB",
                        "memory footprint of the program")
     writes = [u.element_writes for occ in procedures for u in occ.arrays]
@@ -326,7 +352,8 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
                "element writes of the program that go to this array: low rates suit NVRAM.",
                number_format="0.000"),
         Column("size_gib", "Size", "GiB", comment="Memory of this array-component pair "
-               "(WordBytes per element); on summary rows, the footprint.",
+               "(WordBytes per element, 2 x WordBytes for a double-precision complex); on "
+               "summary rows, the footprint.",
                number_format="0.000000"),
     ]
     rows: list[dict[str, CellValue]] = []
@@ -350,7 +377,8 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
                 (*where, "write_access_rate_pct"),
                 E.div(use.element_writes, analysis.total_writes) * 100, "%")
             row["size_gib"] = E.Quantity((*where, "size_gib"),
-                                         E.mul(use.size, word) / GIB, "GiB")
+                                         E.mul(use.size, element_bytes(ctx, use.words)) / GIB,
+                                         "GiB")
             rows.append(row)
         summaries = {"Arrays read": (R, RW, WR), "Arrays written": (W, RW, WR),
                      "Arrays live": (R, W, RW, WR, LIVE)}
@@ -362,7 +390,7 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
             rows.append(row)
         row = {"procedure": name, "array": "Live footprint (GiB)"}
         for loop in occ.nests:
-            live = [u.size for u in occ.arrays if loop.line in u.cells]
+            live = [u.size_in_words() for u in occ.arrays if loop.line in u.cells]
             row[_loop_key(occ.procedure, loop)] = E.Quantity(
                 ("occupancy", name, loop.line, "live_gib"),
                 E.mul(E.add(*live) if live else 0, word) / GIB, "GiB")
