@@ -157,3 +157,17 @@ end subroutine
     access = inner_loops[0].arrays[0].accesses[0]
     assert (inner_loops[0].arrays[0].name, access.loopvars) == ("z", ("i__inner", "i"))
     assert all(call.followed for call in loop.calls)
+
+
+def test_the_calls_column_lists_callees_in_json_and_workbook(capsys, tmp_path):
+    import openpyxl
+
+    text = PROGRAM.replace("    call smooth(nx, q(:, j), r(:, j))",
+                           "    call smooth(nx, q(:, j), r(:, j))\n    call ckwyr(q)")
+    data, err = run_json(capsys, tmp_path, text, "-o", str(tmp_path / "p.xlsx"))
+    assert [loop["calls"] for loop in data["loops"]] == [
+        "pressure ×1", "smooth ×1, ckwyr ×1 (not in the sources)", ""]
+    sheet = openpyxl.load_workbook(tmp_path / "p.xlsx")["Loops"]
+    texts = {cell.value for row in sheet.iter_rows() for cell in row}
+    assert "smooth ×1, ckwyr ×1 (not in the sources)" in texts
+    assert err.count("'ckwyr'") == 1  # one warning for the unknown procedure

@@ -19,7 +19,7 @@ from sat.model.blocking import (
     overlap_time,
     procedure_rows,
 )
-from sat.model.calls import inline_calls
+from sat.model.calls import calls_summary, inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
@@ -104,6 +104,9 @@ LOOP_COLUMNS: list[Column] = [
     _c("cpu_bound", "CPU-bound", "0/1", "1 when the nest's CPU time is at least its DRAM time "
        "(compute-bound), 0 when memory-bound. Totals row: the share of the total time spent "
        "in compute-bound nests.", "Estimated time", "0.00"),
+    _c("calls", "Calls", "", "Procedures the nest calls, with the number of call sites "
+       "(transitively): those of the program count in the nest's work; those marked "
+       "'not in the sources' cost nothing."),
 ]
 
 
@@ -119,7 +122,8 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float):
+def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
+               known: set[str]):
     """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
@@ -183,6 +187,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float):
         gp, fp = register_counts(loop)
         row: dict[str, CellValue] = {
             "procedure": procedure.name, "file": file, "line": loop.line,
+            "calls": calls_summary(loop, known),
             "sweeps": space.sweeps,
             "iter_x": space.extent[0], "iter_y": space.extent[1], "iter_z": space.extent[2],
             "block_x": space.block[0], "block_y": space.block[1], "block_z": space.block[2],
@@ -235,6 +240,7 @@ def build_model(program: Program, params: ParameterSet,
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
+    known = {proc.name.lower() for proc in program.procedures}
     inlined = inline_calls(program)
     program = inlined.program
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
@@ -249,7 +255,7 @@ def build_model(program: Program, params: ParameterSet,
     loop_rows: list[dict[str, CellValue]] = []
     array_rows: list[dict[str, CellValue]] = []
     by_procedure: dict[str, list[NestRecord]] = {}
-    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations):
+    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations, known):
         loop_rows.append(row)
         for array in memory.arrays:
             c = array.counts

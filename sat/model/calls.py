@@ -58,6 +58,23 @@ def inline_calls(program: ir.Program) -> Inlined:
     return result
 
 
+def calls_summary(loop: ir.Loop, known: set[str]) -> str:
+    """The calls of a nest for the Loops sheet: ``flux ×2, eos ×1 (not in the sources)``;
+    ``known`` holds the (lower-case) names of the program's procedures."""
+    sites: dict[str, list[bool]] = {}
+    for body in (loop, *_bodies(loop)):
+        for call in body.calls:
+            sites.setdefault(call.name, []).append(call.followed)
+
+    def why(name: str, followed: list[bool]) -> str:
+        if all(followed):
+            return ""
+        return " (not followed)" if name.lower() in known else " (not in the sources)"
+
+    return ", ".join(f"{name} ×{len(followed)}{why(name, followed)}"
+                     for name, followed in sites.items())
+
+
 def _drop_inner_procedures(result: Inlined) -> None:
     """A procedure called only inside loop nests runs there: its work is counted in those
     nests, so its own nests are no rows of their own (they would count it twice). Calls made
