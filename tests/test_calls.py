@@ -171,3 +171,58 @@ def test_the_calls_column_lists_callees_in_json_and_workbook(capsys, tmp_path):
     texts = {cell.value for row in sheet.iter_rows() for cell in row}
     assert "smooth ×1, ckwyr ×1 (not in the sources)" in texts
     assert err.count("'ckwyr'") == 1  # one warning for the unknown procedure
+
+
+GENERIC = """\
+module ops
+  interface scale
+    module procedure scale_int, scale_vec, scale_mat
+  end interface
+contains
+  subroutine scale_int(n, k)
+    integer :: n, k
+    k = k * n
+  end subroutine
+  subroutine scale_vec(n, v)
+    integer :: n, i
+    real(8) :: v(n)
+    do i = 1, n
+      v(i) = v(i) * 2.0d0
+    end do
+  end subroutine
+  subroutine scale_mat(n, m)
+    integer :: n, i, j
+    real(8) :: m(n, n)
+    do j = 1, n
+      do i = 1, n
+        m(i, j) = m(i, j) * 3.0d0 + 1.0d0
+      end do
+    end do
+  end subroutine
+end module
+subroutine user(n, nt, a, b)
+  use ops
+  integer :: n, nt, t
+  real(8) :: a(n, n), b(n)
+  do t = 1, nt
+    call scale(n, a)
+    call scale(n, b)
+  end do
+end subroutine
+"""
+
+
+def test_generic_interfaces_resolve_by_argument_type_and_rank(capsys, tmp_path):
+    data, err = run_json(capsys, tmp_path, GENERIC, "--set", "n=10", "--set", "nt=5")
+    (loop,) = data["loops"]
+    assert loop["calls"] == "scale_mat ×1, scale_vec ×1"
+    # per pass of t: scale_mat 2 flops × 10 × 10, scale_vec 1 flop × 10; 5 passes
+    assert loop["gflops"] == pytest.approx(5 * (200 + 10) / 1e9)
+    assert "generic interface" not in err
+
+
+def test_a_generic_call_no_specific_takes_is_warned_about(capsys, tmp_path):
+    text = GENERIC.replace("    call scale(n, b)", "    call scale(n, 2.5d0)")
+    data, err = run_json(capsys, tmp_path, text)
+    assert "generic interface 'scale': no specific procedure takes these arguments " \
+           "(int rank 0, real rank 0); 'scale_int' stands for it" in err

@@ -507,6 +507,33 @@ class FortranProgram:
 
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+_LITERAL_BASES = {"Int_Literal_Constant": "int", "Signed_Int_Literal_Constant": "int",
+                  "Real_Literal_Constant": "real", "Signed_Real_Literal_Constant": "real",
+                  "Complex_Literal_Constant": "complex", "Logical_Literal_Constant": "logical",
+                  "Char_Literal_Constant": "char"}
+
+
+def _takes(scope: Scope, signatures: list[tuple]) -> bool:
+    """Whether a specific procedure's dummies take arguments of these (keyword, base type,
+    rank, datatype) signatures."""
+    dummies = scope.dummies
+    if len(signatures) > len(dummies):
+        return False
+    for position, (keyword, base, rank, datatype) in enumerate(signatures):
+        dummy = keyword or dummies[position]
+        if dummy not in dummies:
+            return False
+        sym = scope.symbols.get(dummy)
+        if sym is None:
+            continue
+        if base is not None and base != sym.base:
+            return False
+        if rank is not None and rank != sym.rank:
+            return False
+        if datatype and sym.datatype and base in ("real", "complex") and \
+                datatype != sym.datatype:
+            return False
+    return True
 
 
 def _child(node: object, cls: type) -> object | None:
@@ -1117,9 +1144,8 @@ class _ProcedureAnalyser:
         sym, _ = self.scope.lookup(name)
         if sym is not None and sym.definition is not None:
             return self._statement_function(sym, args)
-        if sym is not None and name not in self.program.procedures:
-            # A generic interface: the first of its module procedures stands for it.
-            name = next((s for s in sym.specifics if s in self.program.procedures), name)
+        if sym is not None and name not in self.program.procedures and sym.specifics:
+            name = self._specific(name, sym.specifics, args)
         known = name in self.program.procedures
         if not known and name in intrinsics.FORTRAN_EXTENSIONS and how == "function" \
                 and (sym is None or not sym.procedure):
@@ -1149,6 +1175,48 @@ class _ProcedureAnalyser:
         if sym is not None and not sym.implicit:
             return sym.base
         return "real"
+
+    def _specific(self, generic: str, specifics: Sequence[str], args: list[object]) -> str:
+        """The specific procedure of a generic interface that the arguments select: the first
+        whose dummies take the actual arguments' types and ranks."""
+        candidates = [s for s in specifics if s in self.program.procedures]
+        if not candidates:
+            return generic
+        signatures = [(self._keyword(arg), *self._signature(arg)) for arg in args]
+        for candidate in candidates:
+            scope = self.program.procedures[candidate].scope
+            if _takes(scope, signatures):
+                return candidate
+        shown = ", ".join(f"{base or '?'} rank {rank if rank is not None else '?'}"
+                          for _, base, rank, _ in signatures)
+        self.warn(f"generic interface '{generic}': no specific procedure takes these "
+                  f"arguments ({shown}); '{candidates[0]}' stands for it")
+        return candidates[0]
+
+    @staticmethod
+    def _keyword(arg: object) -> str:
+        if isinstance(arg, F.Actual_Arg_Spec) and arg.items[0] is not None:
+            return str(arg.items[0]).lower()
+        return ""
+
+    def _signature(self, arg: object) -> tuple[str | None, int | None, str | None]:
+        """(base type, rank, datatype) of an actual argument, where they can be told without
+        counting it (``None``: unknown, which any dummy takes)."""
+        value = arg.items[1] if isinstance(arg, F.Actual_Arg_Spec) else arg
+        if isinstance(value, F.Name | F.Part_Ref):
+            name = str(value if isinstance(value, F.Name) else value.items[0]).lower()
+            sym, _ = self.scope.lookup(name)
+            if sym is None or sym.procedure:
+                return None, None, None
+            if isinstance(value, F.Name) or not sym.is_array:
+                return sym.base, sym.rank, sym.datatype
+            subscripts = _subscript_list(value)
+            return (sym.base, sum(isinstance(s, F.Subscript_Triplet) for s in subscripts),
+                    sym.datatype)
+        literal = _LITERAL_BASES.get(type(value).__name__)
+        if literal is not None:
+            return literal, 0, None
+        return None, None, None
 
     def _statement_function(self, sym: Symbol, args: list[object]) -> str:
         """A statement function reference: its arguments, then its expression's flops."""
