@@ -226,3 +226,12 @@ def test_a_generic_call_no_specific_takes_is_warned_about(capsys, tmp_path):
     data, err = run_json(capsys, tmp_path, text)
     assert "generic interface 'scale': no specific procedure takes these arguments " \
            "(int rank 0, real rank 0); 'scale_int' stands for it" in err
+
+
+def test_extra_arguments_are_warned_about(capsys, tmp_path):
+    text = PROGRAM.replace("call pressure(rho(i, j), e(i, j), p(i, j))",
+                           "call pressure(rho(i, j), e(i, j), p(i, j), q(i, j))")
+    data, err = run_json(capsys, tmp_path, text)
+    assert "call to 'pressure' passes 4 arguments but it takes 3: the extra ones are " \
+           "ignored" in err
+    assert data["loops"][0]["calls"] == "pressure ×1"

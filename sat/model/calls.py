@@ -159,6 +159,10 @@ def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
                  result: Inlined, caller: ir.Procedure) -> ir.Body:
     """The callee's body in the caller's terms, for one call."""
     actuals = _actuals(callee, call)
+    if len(call.args) > len(callee.dummies):
+        result.notes.append(ir.Diagnostic(
+            f"call to '{callee.name}' passes {len(call.args)} arguments but it takes "
+            f"{len(callee.dummies)}: the extra ones are ignored", caller.file, call.line))
     suffix = f"__{callee.name.lower()}"
     own = {v.name.lower() for v in callee.locals}
     own |= {lp.loopvar.lower() for lp in callee.all_loops() if lp.loopvar}
