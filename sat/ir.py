@@ -155,6 +155,14 @@ class Branch(Body):
 
 
 @dataclass
+class InlinedCall(Branch):
+    """The work of a called procedure written into the calling level: an arm taken every
+    time. The model makes these (``sat.model.calls``); front ends and files never hold them."""
+
+    callee: str = ""
+
+
+@dataclass
 class Loop(Body):
     """One loop level. ``kind`` is ``do``, ``concurrent``, ``while`` or ``array`` (array syntax)."""
 

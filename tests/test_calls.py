@@ -152,7 +152,10 @@ end subroutine
         inlined = inline_calls(read_sources([str(path)]))
     (top,) = inlined.program.procedures  # inner and middle run only inside top's nest
     loop = top.loops[0]
-    inner_loops = loop.loops
+    # middle's work is an arm of the loop, holding inner's two loops
+    (middle,) = loop.branches
+    assert middle.callee == "middle"
+    inner_loops = list(loop.all_loops())
     assert [lp.loopvar for lp in inner_loops] == ["i__inner", "i__inner"]
     access = inner_loops[0].arrays[0].accesses[0]
     assert (inner_loops[0].arrays[0].name, access.loopvars) == ("z", ("i__inner", "i"))
@@ -235,3 +238,46 @@ def test_extra_arguments_are_warned_about(capsys, tmp_path):
     assert "call to 'pressure' passes 4 arguments but it takes 3: the extra ones are " \
            "ignored" in err
     assert data["loops"][0]["calls"] == "pressure ×1"
+
+
+def calls_sheet(path: Path, data_only: bool = True) -> dict[str, tuple]:
+    """Callee -> (nest line, Gflop, share) read from the Calls sheet."""
+    import openpyxl
+
+    sheet = openpyxl.load_workbook(path, data_only=data_only)["Calls"]
+    rows = [r for r in sheet.iter_rows(values_only=True) if isinstance(r[2], int)]
+    return {r[3]: (r[2], r[4], r[5]) for r in rows}
+
+
+def test_the_calls_sheet_and_the_callee_share(capsys, tmp_path):
+    data, _ = run_json(capsys, tmp_path, PROGRAM, "--set", "nx=100", "--set", "ny=50",
+                       "-o", str(tmp_path / "p.xlsx"))
+    first, second, third = data["loops"]
+    assert first["callee_gflops"] == pytest.approx(4 * 5000 / 1e9)  # all of it in pressure
+    assert second["callee_gflops"] == pytest.approx(4 * 98 * 50 / 1e9)
+    assert third["callee_gflops"] == 0
+    assert data["totals"]["callee_gflops"] == pytest.approx((20000 + 19600) / 1e9)
+    cached = calls_sheet(tmp_path / "p.xlsx")
+    assert cached["pressure"] == (22, pytest.approx(2e-5), pytest.approx(1.0))
+    assert cached["smooth"] == (27, pytest.approx(1.96e-5), pytest.approx(1.0))
+    formulas = calls_sheet(tmp_path / "p.xlsx", data_only=False)
+    assert str(formulas["pressure"][1]).startswith("=")  # live, not a value
+
+
+@pytest.mark.libreoffice
+def test_the_calls_sheet_recalculates_after_an_edit(capsys, tmp_path):
+    import openpyxl
+    from libreoffice import recalculate
+
+    data, _ = run_json(capsys, tmp_path, PROGRAM, "--set", "nx=100", "--set", "ny=50",
+                       "-o", str(tmp_path / "p.xlsx"))
+    cell = next(p["cell"] for p in data["parameters"] if p["name"] == "nx")
+    book = openpyxl.load_workbook(tmp_path / "p.xlsx")
+    sheet, address = cell.rsplit("!", 1)
+    book[sheet.strip("'")][address.replace("$", "")].value = 200
+    book.save(tmp_path / "edited.xlsx")
+    (recalculated,) = recalculate([tmp_path / "edited.xlsx"], tmp_path / "out")
+    values = calls_sheet(recalculated)
+    # pressure: 4 flops × 200 × 50; smooth: 4 flops × 198 × 50
+    assert values["pressure"][1] == pytest.approx(4 * 200 * 50 / 1e9)
+    assert values["smooth"][1] == pytest.approx(4 * 198 * 50 / 1e9)

@@ -104,9 +104,23 @@ LOOP_COLUMNS: list[Column] = [
     _c("cpu_bound", "CPU-bound", "0/1", "1 when the nest's CPU time is at least its DRAM time "
        "(compute-bound), 0 when memory-bound. Totals row: the share of the total time spent "
        "in compute-bound nests.", "Estimated time", "0.00"),
+    _c("callee_gflops", "In callees", "Gflop", "Gflop of the nest done inside the procedures "
+       "it calls (included in Gflop; see the Calls sheet).", "Calls"),
     _c("calls", "Calls", "", "Procedures the nest calls, with the number of call sites "
        "(transitively): those of the program count in the nest's work; those marked "
-       "'not in the sources' cost nothing."),
+       "'not in the sources' cost nothing.", "Calls"),
+]
+
+CALL_COLUMNS: list[Column] = [
+    _c("procedure", "Procedure", "", "Procedure holding the calling nest."),
+    _c("file", "File", "", "Source file of the calling nest."),
+    _c("line", "Nest line", "", "Line of the calling nest's outermost loop."),
+    _c("callee", "Callee", "", "Procedure called inside the nest (directly; the work of the "
+       "procedures it calls in turn counts for it)."),
+    _c("gflops", "Gflop", "Gflop", "Flops done inside the callee per run of the nest: its "
+       "flops per call times the calls the enclosing loops make.", "Work in the callee"),
+    _c("share", "Share", "", "Fraction of the nest's Gflop done inside the callee.",
+       "Work in the callee", "0.0%"),
 ]
 
 
@@ -123,8 +137,9 @@ def _number(value: float) -> float | int:
 
 
 def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
-               known: set[str]):
-    """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest."""
+               known: set[str], call_rows: list[dict[str, CellValue]]):
+    """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest; add a
+    row to ``call_rows`` for each procedure a nest calls."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
@@ -172,7 +187,10 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             return _q[name]
 
         gflops_expr, weighted_expr = gflop_exprs(sums, ctx)
-        quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
+        gflops = quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
+        in_callees = [t for totals in sums.by_callee.values() for t in totals]
+        quantity("callee_gflops", E.add(*in_callees) / 1e9 if in_callees else E.Num(0),
+                 "Gflop", "Gflop done inside called procedures")
         weighted = quantity("weighted_gflops", weighted_expr, "Gflop", "weighted Gflop")
         traffic = q["traffic_gb"]
         quantity("bytes_per_flop", E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
@@ -199,6 +217,15 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             if column.key not in row and column.key in q:
                 row[column.key] = q[column.key]
         q["write_cost"] = E.Quantity(("loop", ident, "write_cost"), write_cost, "B")
+        for callee, totals in sums.by_callee.items():
+            callee_gflops = E.Quantity(("call", ident, callee, "gflops"),
+                                       E.add(*totals) / 1e9, "Gflop", f"Gflop in {callee}")
+            call_rows.append({
+                "procedure": procedure.name, "file": file, "line": loop.line,
+                "callee": callee, "gflops": callee_gflops,
+                "share": E.Quantity(("call", ident, callee, "share"),
+                                    E.Ref(callee_gflops) / E.Ref(gflops), "",
+                                    f"share of the nest's Gflop in {callee}")})
         yield shape, space, row, memory, sums
 
 
@@ -255,7 +282,9 @@ def build_model(program: Program, params: ParameterSet,
     loop_rows: list[dict[str, CellValue]] = []
     array_rows: list[dict[str, CellValue]] = []
     by_procedure: dict[str, list[NestRecord]] = {}
-    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations, known):
+    call_rows: list[dict[str, CellValue]] = []
+    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations, known,
+                                                       call_rows):
         loop_rows.append(row)
         for array in memory.arrays:
             c = array.counts
@@ -285,6 +314,11 @@ def build_model(program: Program, params: ParameterSet,
                    array_rows, None, "Per nest, per array-component pair: stencil counts, "
                    "working sets and traffic per sweep for each reuse case.")
     tables: dict[str, Table] = {t.name: t for t in (loops, alternative, arrays)}
+    if call_rows:
+        tables["Calls"] = Table("Calls", "Work done in called procedures", CALL_COLUMNS,
+                                call_rows, None, "Per nest, each procedure it calls: the "
+                                "flops done inside it (they are part of the nest's Gflop on "
+                                "the Loops sheet).")
     totals_row = loops.totals or {}
     result_totals: dict[str, E.Quantity] = {}
     for name, key in (("Total_Time_s", "time_s"), ("Total_Traffic_GB", "traffic_gb"),

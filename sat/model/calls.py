@@ -2,7 +2,8 @@
 
 A nest that calls a procedure of the program does the callee's work at every iteration: its
 flops, and its accesses to the arrays it is given. The model sees one nest, so the callee's
-body is written into the calling level (inlined), on a copy of the program:
+body is written into the calling level (inlined, as an :class:`~sat.ir.InlinedCall` arm that is
+always taken, so that its share of the nest's work can be told), on a copy of the program:
 
 - a dummy array becomes the actual array: a whole array ``q`` keeps the callee's subscripts;
   a section ``q(:,:,:,n)`` takes them in its ``:`` dimensions and keeps its other subscripts
@@ -139,24 +140,12 @@ def _follow(body: ir.Body, originals: dict[str, ir.Procedure], chain: tuple[str,
         # the callee's own calls first, each in its own terms (chain grows by one)
         _follow(work, originals, (*chain, call.name.lower()), caller, result,
                 loopvars | {lp.loopvar.lower() for lp in work.all_loops() if lp.loopvar})
-        _merge(body, work)
+        body.branches.append(work)
         call.followed = True
 
 
-def _merge(target: ir.Body, work: ir.Body) -> None:
-    target.adds += work.adds
-    target.multiplies += work.multiplies
-    target.divides += work.divides
-    target.specials += work.specials
-    target.scalars.extend(work.scalars)
-    target.arrays.extend(work.arrays)
-    target.calls.extend(work.calls)
-    target.branches.extend(work.branches)
-    target.loops.extend(work.loops)
-
-
 def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
-                 result: Inlined, caller: ir.Procedure) -> ir.Body:
+                 result: Inlined, caller: ir.Procedure) -> ir.InlinedCall:
     """The callee's body in the caller's terms, for one call."""
     actuals = _actuals(callee, call)
     if len(call.args) > len(callee.dummies):
@@ -182,7 +171,8 @@ def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
         return name + suffix if name.lower() in own else name
 
     mapper = _Mapper(actuals, caller_loopvars, rename, rename_text)
-    work = mapper.body(callee, ir.Body())
+    work = mapper.body(callee, ir.InlinedCall(condition=f"call {callee.name}", line=call.line,
+                                              callee=callee.name))
     for variable in callee.locals:  # the callee's temporaries are memory of the caller too
         if variable.shape:
             caller.locals.append(ir.Variable(rename(variable.name), variable.datatype,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sat.ir import Body, Branch, Loop, Program
+from sat.ir import Body, Branch, InlinedCall, Loop, Program
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.iteration import trip_count
@@ -29,13 +29,18 @@ class FlopSums:
 
     per_iteration: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
     totals: dict[str, list[E.Expr]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    # flops (all kinds) done inside each procedure the nest calls, by callee
+    by_callee: dict[str, list[E.Expr]] = field(default_factory=dict)
 
     def total(self, kind: str) -> E.Expr:
         return E.add(*self.totals[kind]) if self.totals[kind] else E.Num(0)
 
 
 def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> float:
-    """Probability the arm runs: from the conditions file, else 1/arms (noted)."""
+    """Probability the arm runs: from the conditions file, else 1/arms (noted); a called
+    procedure's work runs every time."""
+    if isinstance(branch, InlinedCall):
+        return 1.0
     condition = branch.condition.strip()
     for text, p in ctx.params.conds.items():
         if text.strip().lower() == condition.lower():
@@ -70,7 +75,7 @@ class FlopCounter:
         return sums
 
     def _body(self, body: Body, sums: FlopSums, trips: list[E.Expr], prob: float, file: str,
-              whole: E.Expr | None, depth: int) -> None:
+              whole: E.Expr | None, depth: int, callee: str | None = None) -> None:
         if isinstance(body, Loop):
             trips = [*trips, trip_count(body, self.ctx)]
         counts = dict(zip(KINDS, (body.adds, body.multiplies, body.divides, body.specials),
@@ -92,11 +97,15 @@ class FlopCounter:
                 if n:
                     sums.per_iteration[kind] += prob * n
                     sums.totals[kind].append(E.mul(n, mult))
+                    if callee is not None:
+                        sums.by_callee.setdefault(callee, []).append(E.mul(n, mult))
         for branch in body.branches:
             p = prob * branch_probability(branch, self.ctx, file)
-            self._body(branch, sums, trips, p, file, whole, depth)
+            inner = branch.callee if isinstance(branch, InlinedCall) and callee is None \
+                else callee  # work of nested calls counts for the callee the nest calls
+            self._body(branch, sums, trips, p, file, whole, depth, inner)
         for loop in body.loops:
-            self._body(loop, sums, trips, prob, file, whole, depth)
+            self._body(loop, sums, trips, prob, file, whole, depth, callee)
 
     @staticmethod
     def _mult(trips: list[E.Expr], prob: float, whole: E.Expr | None, depth: int) -> E.Expr:
