@@ -125,8 +125,37 @@ end subroutine
 """)
     gflops = {loop["procedure"]: loop["gflops"] for loop in data["loops"]}
     assert gflops == {"big": pytest.approx(1e6 / 1e9), "small": pytest.approx(100 / 1e9)}
-    assert "n" not in problem(data)
-    assert "named constant 'n' has different values" in err
+    values = {name: p["value"] for name, p in problem(data).items()}
+    assert values == {"n_big": 1000, "n_small": 10}  # one parameter each, still --set-able
+    assert "named constant 'n' has different values in different procedures (1000 in 'big'; " \
+           "10 in 'small')" in err
+
+
+def test_a_constant_does_not_fix_another_procedures_variable(capsys, tmp_path):
+    data, _ = analyse(capsys, tmp_path, "clash.f90", """\
+subroutine a1(x)
+  integer, parameter :: m = 5
+  real(8) :: x(m, m)
+  integer :: i, j
+  do j = 1, m
+    do i = 1, m
+      x(i, j) = x(i, j) + 1.0d0
+    end do
+  end do
+end subroutine
+subroutine a2(m, y)
+  integer :: m, i
+  real(8) :: y(m)
+  do i = 1, m
+    y(i) = y(i) * 2.0d0
+  end do
+end subroutine
+""")
+    params = problem(data)
+    assert (params["m_a1"]["value"], params["m"]["value"]) == (5, 128)
+    assert params["m_a1"]["source"].startswith("named constant at ")
+    gflops = {loop["procedure"]: loop["gflops"] for loop in data["loops"]}
+    assert gflops == {"a1": pytest.approx(25 / 1e9), "a2": pytest.approx(128 / 1e9)}
 
 
 # ------------------------------------------------------------------ 2. empty nests
@@ -328,10 +357,10 @@ subroutine stages(m, n, x, y)
   end do
 end subroutine
 """)
-    assert "fft.f90:8: 'stages': the loop at line 8 runs to 'li', which the nest itself " \
-           "assigns" in err
+    assert "fft.f90:8: 'stages': a bound of the loop at line 8 uses 'li', which the nest " \
+           "itself assigns" in err
     assert "(parameter li = 128, a default)" in err and "--set li=VALUE" in err
-    assert "fft.f90:7: 'stages': the loop at line 7 runs to 'lj'" in err
+    assert "fft.f90:7: 'stages': a bound of the loop at line 7 uses 'lj'" in err
 
 
 # ------------------------------------------------------------------ 11. warnings
@@ -396,3 +425,80 @@ def test_empty_nest_and_constants_recalculate_like_set(capsys, tmp_path):
         errors = [c.coordinate for sheet in values.worksheets for r in sheet.iter_rows()
                   for c in r if isinstance(c.value, str) and c.value.startswith("#")]
         assert errors == [], options
+
+
+# ------------------------------------------------------------------ found on real codes
+
+
+def test_an_array_named_like_a_procedure_is_data(capsys, tmp_path):
+    data, err = analyse(capsys, tmp_path, "shadow.f", """\
+      subroutine user(n, x, w)
+      integer n, k
+      double precision x(n), w(n)
+      do 10 k = 1, n
+         x(k) = 2.0d0*w(k)
+   10 continue
+      end
+      subroutine w(m, a)
+      integer m, j
+      double precision a(m)
+      do 20 j = 1, m
+         a(j) = a(j)*a(j)/3.0d0
+   20 continue
+      end
+""")
+    user = data["loops"][0]
+    assert (user["procedure"], user["multiplies"], user["calls"]) == ("user", 1, "")
+    assert user["gflops"] == pytest.approx(128 / 1e9)  # one multiply per element, no call
+    assert user["traffic_gb"] == pytest.approx(128 * (8 + 16) / 1e9)  # w read, x written
+
+
+def test_intrinsics_declared_in_a_type_statement_are_intrinsics(capsys, tmp_path):
+    data, err = analyse(capsys, tmp_path, "intr.f", """\
+      subroutine intr(n, x, z)
+      integer n, i
+      double precision x(n), z(n), dabs, dsqrt
+      do 10 i = 1, n
+         z(i) = dsqrt(x(i)) + dabs(x(i))
+   10 continue
+      end
+""")
+    (loop,) = data["loops"]
+    assert (loop["adds"], loop["specials"]) == (1, 1)  # dsqrt a special, dabs free
+    assert "unknown procedure" not in err
+
+
+def test_fortran_names_that_are_python_keywords(capsys, tmp_path):
+    data, _ = analyse(capsys, tmp_path, "kw.f90", """\
+subroutine kw(n, is, x)
+  integer :: n, is, js
+  real(8) :: x(n, n)
+  do js = is, n
+     x(js, js) = 2.0d0 * x(js, js)
+  end do
+end subroutine
+""", "--set", "is=29")
+    (loop,) = data["loops"]
+    assert loop["gflops"] == pytest.approx(100 / 1e9)  # js = 29 .. 128
+    assert problem(data)["is"]["value"] == 29
+
+
+def test_a_nest_of_hundreds_of_levels_stays_within_excels_formula_length(capsys, tmp_path):
+    levels = "\n".join(f"    do j{k} = 1, n{k}\n      a(i) = a(i) + {k}.0d0 * a(i)\n    end do"
+                       for k in range(300))
+    data, _ = analyse(capsys, tmp_path, "deep.f90", f"""\
+subroutine deep(a, n, {", ".join(f"n{k}" for k in range(300))})
+  integer :: n, i, {", ".join(f"j{k}, n{k}" for k in range(300))}
+  real(8) :: a(n)
+  do i = 1, n
+{levels}
+  end do
+end subroutine
+""", "-o", str(tmp_path / "deep.xlsx"))
+    (loop,) = data["loops"]
+    # 300 levels of 1 add and 1 multiply, each 128 × 128 times
+    assert loop["gflops"] == pytest.approx(300 * 2 * 128 * 128 / 1e9)
+    book = openpyxl.load_workbook(tmp_path / "deep.xlsx")
+    longest = max(len(str(c.value)) for sheet in book.worksheets for row in sheet.iter_rows()
+                  for c in row if isinstance(c.value, str) and c.value.startswith("="))
+    assert longest < 8192

@@ -1,11 +1,12 @@
-"""Named constants across a program: one parameter per name, or the value written in.
+"""Named constants across a program: one parameter per name and value.
 
 The model turns each symbol of a loop bound or an array extent into one parameter of the
 whole workbook, named after the symbol. A named constant that has the same value wherever it
 is used becomes such a parameter (with that value; ``--set`` can still change it). When two
-procedures give the same name different values (``n = 1000`` here, ``n = 64`` there), one
-parameter cannot stand for both: each procedure gets its own value written into its bounds
-and extents, and a warning says so.
+procedures give the same name different values (``n = 1000`` here, ``n = 64`` there), or
+another procedure uses the name as a variable (a dummy size ``n``), one parameter cannot stand
+for both: the constant of each procedure is renamed ``name_procedure`` in its bounds and
+extents (a parameter of its own, with its value), and conflicting values get a warning.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import re
 
 from sat import ir
 
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
+
 
 def settle_constants(procedures: list[ir.Procedure]) -> list[ir.Diagnostic]:
-    """Write conflicting named constants into the procedures' texts; one warning per name."""
+    """Rename constants that cannot share one parameter; one warning per conflicting name."""
     by_name: dict[str, dict[float, list[tuple[ir.Procedure, ir.Constant]]]] = {}
     for proc in procedures:
         for constant in proc.constants:
@@ -24,33 +27,47 @@ def settle_constants(procedures: list[ir.Procedure]) -> list[ir.Diagnostic]:
                 (proc, constant))
     warnings = []
     for name, by_value in by_name.items():
-        if len(by_value) < 2:
+        holders = {id(proc) for uses in by_value.values() for proc, _ in uses}
+        shared = any(id(p) not in holders and name in _symbols(p) for p in procedures)
+        if len(by_value) < 2 and not shared:
             continue
-        places = "; ".join(f"{_literal(value)} in '{uses[0][0].name}'"
-                           + (f" and {len(uses) - 1} more" if len(uses) > 1 else "")
-                           for value, uses in by_value.items())
-        first = next(iter(by_value.values()))[0][1]
-        warnings.append(ir.Diagnostic(
-            f"named constant '{name}' has different values in different procedures "
-            f"({places}): each procedure's bounds use its own value, not a parameter",
-            first.file, first.line))
-        for value, uses in by_value.items():
+        if len(by_value) > 1:
+            places = "; ".join(f"{_literal(value)} in '{uses[0][0].name}'"
+                               + (f" and {len(uses) - 1} more" if len(uses) > 1 else "")
+                               for value, uses in by_value.items())
+            first = next(iter(by_value.values()))[0][1]
+            warnings.append(ir.Diagnostic(
+                f"named constant '{name}' has different values in different procedures "
+                f"({places}): each procedure's bounds use a parameter of its own, "
+                f"'{name}_<procedure>'", first.file, first.line))
+        for uses in by_value.values():
             for proc, _ in uses:
-                _write_value(proc, name, value)
+                _rename(proc, name, f"{name}_{proc.name.lower()}")
     return warnings
 
 
+def _symbols(proc: ir.Procedure) -> set[str]:
+    """Names used in the procedure's bounds, extents and symbolic offsets."""
+    return {name.lower() for text in _texts(proc) for name in _NAME.findall(text)}
+
+
+def _texts(proc: ir.Procedure) -> list[str]:
+    texts = [t for loop in proc.all_loops() for t in (loop.lower, loop.upper, loop.stride)]
+    texts += [t for var in (*proc.locals, *proc.nonlocals) for t in var.shape]
+    texts += [o for body in (proc, *proc.all_loops()) for array in body.arrays
+              for access in array.accesses for o in access.offsets if isinstance(o, str)]
+    return texts
+
+
 def _literal(value: float) -> str:
-    text = str(int(value)) if float(value).is_integer() else repr(float(value))
-    return f"({text})" if value < 0 else text
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _write_value(proc: ir.Procedure, name: str, value: float) -> None:
+def _rename(proc: ir.Procedure, name: str, new_name: str) -> None:
     pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])", re.IGNORECASE)
-    literal = _literal(value)
 
     def put(text: str) -> str:
-        return pattern.sub(literal, text)
+        return pattern.sub(new_name, text)
 
     for loop in proc.all_loops():
         loop.lower, loop.upper, loop.stride = put(loop.lower), put(loop.upper), put(loop.stride)
@@ -59,13 +76,8 @@ def _write_value(proc: ir.Procedure, name: str, value: float) -> None:
     for body in (proc, *proc.all_loops()):
         for array in body.arrays:
             for access in array.accesses:
-                access.offsets = tuple(
-                    _number_or_text(put(o)) if isinstance(o, str) else o for o in access.offsets)
-    proc.constants = [c for c in proc.constants if c.name != name]
-
-
-def _number_or_text(text: str) -> int | str:
-    try:
-        return int(text)
-    except ValueError:
-        return text
+                access.offsets = tuple(put(o) if isinstance(o, str) else o
+                                       for o in access.offsets)
+    for constant in proc.constants:
+        if constant.name == name:
+            constant.name = new_name

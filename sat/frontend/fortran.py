@@ -1286,7 +1286,9 @@ class _ProcedureAnalyser:
     def _e_part_ref(self, node: object) -> str:
         name = str(node.items[0]).lower()
         sym, _ = self.scope.lookup(name)
-        if sym is None or sym.procedure or name in self.program.procedures:
+        # an array declared here is data, even when a procedure elsewhere has its name
+        if sym is None or sym.procedure or (name in self.program.procedures
+                                            and not sym.is_array):
             return self._call(name, _subscript_list(node), "function")
         sym, _ = self.lookup(name)  # records a module/host variable as used
         if sym.is_array:
@@ -1297,6 +1299,9 @@ class _ProcedureAnalyser:
                 self.expr(sub)
             self._scalar(name, sym, False)
             return "char"
+        if intrinsics.lookup(name, False) is not None:
+            # Fortran 77 declares the intrinsics it uses: double precision dabs, dsqrt
+            return self._intrinsic(name, _subscript_list(node))
         return self._call(name, _subscript_list(node), "function")
 
     def _e_structure_constructor(self, node: object) -> str:

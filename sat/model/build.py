@@ -23,7 +23,7 @@ from sat.model.calls import calls_summary, inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
-from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs
+from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs, long_sum
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
 from sat.model.nests import (
@@ -173,8 +173,9 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             parameter = ctx.params.parameters.get(symbol_to_name(symbol))
             value = f" = {parameter.value:g}" + (", a default" if parameter.defaulted else "") \
                 if parameter is not None else ""
-            ctx.note(f"'{procedure.name}': the loop at line {inner.line} runs to '{symbol}', "
-                     f"which the nest itself assigns: its trip count changes from pass to pass, "
+            ctx.note(f"'{procedure.name}': a bound of the loop at line {inner.line} uses "
+                     f"'{symbol}', which the nest itself assigns: its trip count changes from "
+                     "pass to pass, "
                      f"and one value (parameter {symbol_to_name(symbol)}{value}) stands for "
                      f"every pass; give a typical value with --set {symbol}=VALUE", "warning",
                      file, inner.line)
@@ -186,11 +187,12 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             _q[name] = E.Quantity(("loop", _ident, name), expr, unit, label)
             return _q[name]
 
-        gflops_expr, weighted_expr = gflop_exprs(sums, ctx)
+        gflops_expr, weighted_expr = gflop_exprs(sums, ctx, ident)
         gflops = quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
         in_callees = [t for totals in sums.by_callee.values() for t in totals]
-        quantity("callee_gflops", E.add(*in_callees) / 1e9 if in_callees else E.Num(0),
-                 "Gflop", "Gflop done inside called procedures")
+        quantity("callee_gflops",
+                 long_sum(in_callees, ("loop", ident, "callee_flops"), "flops in callees")
+                 / 1e9 if in_callees else E.Num(0), "Gflop", "Gflop done inside called procedures")
         weighted = quantity("weighted_gflops", weighted_expr, "Gflop", "weighted Gflop")
         traffic = q["traffic_gb"]
         quantity("bytes_per_flop", E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
@@ -218,8 +220,9 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                 row[column.key] = q[column.key]
         q["write_cost"] = E.Quantity(("loop", ident, "write_cost"), write_cost, "B")
         for callee, totals in sums.by_callee.items():
-            callee_gflops = E.Quantity(("call", ident, callee, "gflops"),
-                                       E.add(*totals) / 1e9, "Gflop", f"Gflop in {callee}")
+            flops = long_sum(totals, ("call", ident, callee, "flops"), f"flops in {callee}")
+            callee_gflops = E.Quantity(("call", ident, callee, "gflops"), flops / 1e9, "Gflop",
+                                       f"Gflop in {callee}")
             call_rows.append({
                 "procedure": procedure.name, "file": file, "line": loop.line,
                 "callee": callee, "gflops": callee_gflops,

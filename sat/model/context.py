@@ -9,6 +9,7 @@ by ``--symsubs`` becomes a derived :class:`Quantity` over other symbols.
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -28,6 +29,7 @@ DEFAULT_GHOSTS = 4.0
 
 _FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
+_KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 
 def _default_value(name: str, role: Role) -> float:
@@ -138,6 +140,13 @@ class ModelContext:
         previous = None
         while previous != source:  # innermost array symbols first: a(b(1)) is unusual but legal
             previous, source = source, _ARRAY_SYMBOL.sub(rename, source)
+
+        def unreserve(match: re.Match[str]) -> str:
+            # Fortran names such as ``is`` or ``lambda`` are Python keywords
+            symbols[match.group(0) + "_"] = match.group(0)
+            return match.group(0) + "_"
+
+        source = _KEYWORD.sub(unreserve, source)
         try:
             tree = ast.parse(source, mode="eval").body
         except SyntaxError:

@@ -83,14 +83,12 @@ class FlopCounter:
         for call in body.calls:
             if call.followed:  # sat.model.calls wrote the callee's work into this nest
                 continue
-            callee = self.program.procedure(call.name)
-            if callee is None:
+            # a callee of the program not followed (recursion): sat.model.calls said so
+            if self.program.procedure(call.name) is None:
                 self.ctx.note(f"call to '{call.name}': not a procedure of the program, its "
                               "cost is not counted",
                               "assumption" if call.name in self._warned else "warning",
                               file, call.line)
-                continue
-            # a callee of the program not followed (recursion): sat.model.calls said so
         if any(counts.values()):
             mult = self._mult(trips, prob, whole, depth)
             for kind, n in counts.items():
@@ -114,9 +112,31 @@ class FlopCounter:
         return E.mul(prob, *trips)
 
 
-def gflop_exprs(sums: FlopSums, ctx: ModelContext) -> tuple[E.Expr, E.Expr]:
-    """(Gflop performed, weighted Gflop) of a nest per run."""
-    adds, muls, divs, specials = (sums.total(k) for k in KINDS)
+# Terms of one sum per formula: a nest of hundreds of levels would otherwise write a
+# formula longer than the 8192 characters Excel allows.
+TERMS_PER_FORMULA = 16
+
+
+def long_sum(terms: list[E.Expr], key: tuple, label: str) -> E.Expr:
+    """The sum of ``terms``; a long one is split over intermediate quantities (Workings cells)
+    and, past a few terms, is itself one quantity, so that formulas using it stay short."""
+    if len(terms) <= 4:
+        return E.add(*terms) if terms else E.Num(0)
+    parts = terms
+    level = 0
+    while len(parts) > TERMS_PER_FORMULA:
+        parts = [E.Ref(E.Quantity((*key, f"part{level}.{k}"),
+                                  E.add(*parts[i:i + TERMS_PER_FORMULA]), "flops",
+                                  f"{label}, partial sum"))
+                 for k, i in enumerate(range(0, len(parts), TERMS_PER_FORMULA))]
+        level += 1
+    return E.Ref(E.Quantity(key, E.add(*parts), "flops", label))
+
+
+def gflop_exprs(sums: FlopSums, ctx: ModelContext, ident: str) -> tuple[E.Expr, E.Expr]:
+    """(Gflop performed, weighted Gflop) of the nest ``ident`` per run."""
+    adds, muls, divs, specials = (long_sum(sums.totals[k], ("loop", ident, f"{k}_flops"),
+                                           f"{k} per run") for k in KINDS)
     gflops = E.add(adds, muls, divs, specials) / 1e9
     weighted = E.add(adds, muls, E.mul(ctx.param("DivCost"), divs),
                      E.mul(ctx.param("SpecialCost"), specials)) / 1e9
