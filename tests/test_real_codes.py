@@ -502,3 +502,18 @@ end subroutine
     longest = max(len(str(c.value)) for sheet in book.worksheets for row in sheet.iter_rows()
                   for c in row if isinstance(c.value, str) and c.value.startswith("="))
     assert longest < 8192
+
+
+def test_a_fixed_form_comment_ending_in_an_ampersand(capsys, tmp_path):
+    data, _ = analyse(capsys, tmp_path, "amp.f", """\
+c     Dept. of Physics &
+c     Astronomy
+      subroutine amp(n, x)
+      integer n, i
+      double precision x(n)
+      do 10 i = 1, n
+         x(i) = 2.0d0*x(i)
+   10 continue
+      end
+""")
+    assert [(loop["line"], loop["multiplies"]) for loop in data["loops"]] == [(6, 1)]

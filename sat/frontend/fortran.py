@@ -207,12 +207,13 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
             stem, suffix = os.path.splitext(os.path.basename(path))
             parse_path = os.path.join(tmpdir, stem + suffix.lower())
             with open(parse_path, "w", encoding="utf-8") as handle:
-                handle.write(pre.text)
-        elif raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark fparser cannot read
+                handle.write(_fixed_form_comments(pre.text.encode(), parse_path).decode())
+        elif raw.startswith(b"\xef\xbb\xbf") or _fixed_form_comments(raw, path) != raw:
+            # a UTF-8 byte order mark, or comments, that fparser cannot read
             tmpdir = tempfile.mkdtemp(prefix="satreport-")
             parse_path = os.path.join(tmpdir, os.path.basename(path))
             with open(parse_path, "wb") as handle:
-                handle.write(raw[3:])
+                handle.write(_fixed_form_comments(raw.removeprefix(b"\xef\xbb\xbf"), path))
         else:
             directive = re.search(rb"(?m)^#\s*(if|ifdef|ifndef|define|include)\b", raw)
             if directive:
@@ -237,6 +238,18 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
     finally:
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+_FIXED_FORM = (".f", ".for", ".ftn", ".f77")
+# A fixed-form comment line ending in '&': fparser takes the '&' for a continuation.
+_AMPERSAND_COMMENT = re.compile(rb"(?mi)^([c*!][^\n]*?)&[ \t]*(\r?)$")
+
+
+def _fixed_form_comments(text: bytes, path: str) -> bytes:
+    """The text with the '&' that ends a fixed-form comment line removed (lines kept)."""
+    if os.path.splitext(path)[1].lower() not in _FIXED_FORM:
+        return text
+    return _AMPERSAND_COMMENT.sub(rb"\1\2", text)
 
 
 def _parse_failure(exc: Exception, path: str, pre: Preprocessed | None,
