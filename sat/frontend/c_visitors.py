@@ -34,13 +34,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import sympy
 from pycparser import c_ast, c_generator
 
 from sat import ir
-from sat.frontend import intrinsics, subscripts
+from sat.frontend import intrinsics
+from sat.frontend.affine import Affine
 from sat.frontend.bodies import Arm, Level
+
+# sympy is imported inside the functions that need it: most C sources never do (their bounds,
+# extents and subscripts are Affine), and importing it costs more than analysing a kernel.
+if TYPE_CHECKING:
+    import sympy
 
 #: Name of the function a kernel fragment is wrapped in before parsing.
 FRAGMENT_FUNCTION = "__satreport_fragment__"
@@ -190,8 +196,43 @@ def constant_value(node: c_ast.Constant) -> int | float | None:
     return None
 
 
+def to_affine(node: c_ast.Node) -> Affine | None:
+    """An integer expression ``coeff*name + const`` without sympy; None for anything else.
+
+    Where it is not None it is :func:`to_sympy` of the same node, in a simpler form.
+    """
+    if isinstance(node, c_ast.ID):
+        return Affine.symbol(node.name)
+    if isinstance(node, c_ast.Constant):
+        value = constant_value(node)
+        return Affine.number(value) if isinstance(value, int) else None
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        operand = to_affine(node.expr)
+        return -operand if operand is not None and node.op == "-" else operand
+    if isinstance(node, c_ast.Cast):
+        return to_affine(node.expr)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        a = to_affine(node.left)
+        b = to_affine(node.right) if a is not None else None
+        if b is None:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
+
+
+def sstr(value: Affine | sympy.Expr) -> str:
+    """``sympy.sstr`` of a value from :func:`to_affine` or :func:`to_sympy`."""
+    if isinstance(value, Affine):
+        return value.text()
+    import sympy
+
+    return sympy.sstr(value)
+
+
 def to_sympy(node: c_ast.Node) -> sympy.Expr:
     """A C expression as sympy; array elements and calls become placeholder symbols ``a(1)``."""
+    import sympy
+
     if isinstance(node, c_ast.ID):
         return sympy.Symbol(node.name)
     if isinstance(node, c_ast.Constant):
@@ -232,17 +273,17 @@ def to_sympy(node: c_ast.Node) -> sympy.Expr:
 
 def _compact(node: c_ast.Node) -> str:
     try:
-        return sympy.sstr(to_sympy(node)).replace(" ", "")
+        return sstr(to_affine(node) or to_sympy(node)).replace(" ", "")
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node).replace(" ", "")
 
 
 def expr_text(node: c_ast.Node | sympy.Expr) -> str:
     """Normalised text of a bound, stride or extent (``N - 1``); C text if not arithmetic."""
-    if isinstance(node, sympy.Basic):
-        return sympy.sstr(node)
+    if not isinstance(node, c_ast.Node):  # already sympy
+        return sstr(node)
     try:
-        return sympy.sstr(to_sympy(node))
+        return sstr(to_affine(node) or to_sympy(node))
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node)
 
@@ -259,6 +300,8 @@ def flatten_ref(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
 
 def _is_extent(ratio: sympy.Expr) -> bool:
     """A positive integer above one, or a product of symbols with a positive integer factor."""
+    import sympy
+
     if ratio.is_Integer:
         return int(ratio) > 1
     numerator, denominator = sympy.fraction(sympy.cancel(ratio))
@@ -285,6 +328,8 @@ def delinearise(index: sympy.Expr, loopvars: list[str]) -> tuple[list, list[str]
     Returns ``(offsets, loopvars, extents)`` (``extents[d]`` of the inner dimensions, ``"*"``
     for the outermost) or a reason why it cannot be split.
     """
+    import sympy
+
     symbols = {s.name: s for s in index.free_symbols}
     present = [v for v in reversed(loopvars) if v in symbols]  # innermost first (sort ties)
     strides: dict[sympy.Expr, str] = {}
@@ -345,6 +390,16 @@ def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, st
         value = constant_value(node.right)
         if isinstance(value, int):
             return (value if node.op == "+" else -value), node.left.name
+    affine = to_affine(node)
+    if affine is not None:
+        if affine.name in loopvars:  # the part beyond the variable: a number or text
+            rest = affine - Affine.symbol(affine.name)
+            return (rest.const if rest.is_constant else rest.text()), affine.name
+        return (affine.const if affine.is_constant else affine.text()), ""
+    import sympy
+
+    from sat.frontend import subscripts
+
     try:
         expr = to_sympy(node)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
@@ -460,16 +515,16 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
     return procedures
 
 
-_EXTENTS: dict[str, sympy.Expr] = {}  # extent text -> its sympy form, for shapes
+_EXTENTS: dict[str, Affine | sympy.Expr] = {}  # extent text -> its algebra, for shapes
 
 
 def _extent_text(node: c_ast.Node | sympy.Expr) -> str:
     """Text of an array extent, remembering its algebra for :func:`_shape`."""
     try:
-        value = node if isinstance(node, sympy.Basic) else to_sympy(node)
+        value = (to_affine(node) or to_sympy(node)) if isinstance(node, c_ast.Node) else node
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node)
-    text = sympy.sstr(value)
+    text = sstr(value)
     if len(_EXTENTS) > 10000:  # bounded: a run never needs more than a few hundred
         _EXTENTS.clear()
     _EXTENTS[text] = value
@@ -484,7 +539,7 @@ def _shape(dims: list[str]) -> tuple[str, ...]:
         if extent == "*":
             shape.append("0:*")
         elif value is not None:
-            shape.append("0:" + sympy.sstr(value - 1).replace(" ", ""))
+            shape.append("0:" + sstr(value - 1).replace(" ", ""))
         else:  # an extent that is not arithmetic: keep it readable
             shape.append(f"0:({extent})-1".replace(" ", ""))
     return tuple(shape)
@@ -869,6 +924,10 @@ class _ProcedureAnalyser:
         """Offsets and loop variables of a linearised index split into dimensions, or None."""
         if isinstance(sub, (c_ast.ID, c_ast.Constant)) or not active:
             return None
+        if to_affine(sub) is not None:  # one variable at most, times a number: not linearised
+            return None
+        import sympy
+
         try:
             index = to_sympy(sub)
         except (NotAffine, TypeError, ValueError, ZeroDivisionError):
@@ -1292,10 +1351,16 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
                  step: c_ast.Node) -> tuple[str, str, str] | str:
     """Fortran-style ``(lower, upper, stride)`` text of ``for (v = start; v op end; v += step)``."""
     try:
-        step_expr = to_sympy(step)
+        step_expr = to_affine(step) or to_sympy(step)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return f"with a step '{_text(step)}' that is not arithmetic"
-    if step_expr.is_number:
+    if isinstance(step_expr, Affine) and not step_expr.is_constant:
+        step_expr = to_sympy(step)  # a symbolic step: its sign needs sympy
+    if isinstance(step_expr, Affine):
+        if step_expr.const == 0:
+            return "with a zero step"
+        positive = step_expr.const > 0
+    elif step_expr.is_number:
         if step_expr == 0:
             return "with a zero step"
         positive = bool(step_expr > 0)
@@ -1307,13 +1372,13 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
                "never ends)"
     lower = expr_text(start)
     try:
-        end_expr = to_sympy(end)
+        end_expr = to_affine(end) or to_sympy(end)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         end_expr = None
     shift = {"<": -1, "<=": 0, ">": 1, ">=": 0, "!=": -1 if positive else 1}[op]
     if end_expr is not None:
-        upper = sympy.sstr(end_expr + shift)
+        upper = sstr(end_expr + shift)
     else:
         text = _text(end)
         upper = text if shift == 0 else f"({text}) {'+' if shift > 0 else '-'} 1"
-    return lower, upper, sympy.sstr(step_expr)
+    return lower, upper, sstr(step_expr)

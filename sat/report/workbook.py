@@ -53,6 +53,33 @@ def _address(location: Location, absolute: bool = True) -> str:
     return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
 
 
+class _ModelSheet(Worksheet):
+    """A worksheet that stores the model's formulas as printed, without rewriting them.
+
+    xlsxwriter rewrites every formula for Excel functions newer than Excel 2007 (``XLOOKUP(``
+    to ``_xlfn.XLOOKUP(``) with some thirty regular-expression passes, most of a big
+    workbook's write time.  :class:`ExcelPrinter` prints only functions that need no such
+    prefix (SUM and :data:`sat.model.expr.FUNCTIONS`; ``tests/test_workbook.py`` checks that
+    the rewriting leaves them unchanged), so for its formulas the passes are skipped.  Every
+    other formula (conditional formats, charts) still goes through them.
+    """
+
+    _model_formula = False
+
+    def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
+                            value: float) -> None:
+        self._model_formula = True
+        try:
+            self.write_formula(row, col, formula, fmt, value)
+        finally:
+            self._model_formula = False
+
+    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
+        if self._model_formula:
+            return formula[1:]  # the leading "=", all the rewriting would have changed
+        return super()._prepare_formula(formula, expand_future_functions)
+
+
 class CellMap:
     """Where each quantity and parameter lives in the written workbook."""
 
@@ -330,14 +357,14 @@ class _Writer:
             self._formats[key] = self.book.add_format(props)
         return self._formats[key]
 
-    def _write_quantity(self, ws: Worksheet, row: int, col: int, quantity: Quantity,
+    def _write_quantity(self, ws: _ModelSheet, row: int, col: int, quantity: Quantity,
                         fmt: Format, what: str) -> None:
         """The quantity's formula at its home, a reference to the home anywhere else."""
         if self.cells.home(quantity) == (self.current_sheet, row, col):
             formula = self._formula(quantity.expr, what)
         else:
             formula = self._formula(E.Ref(quantity), what)
-        ws.write_formula(row, col, formula, fmt, self._value(quantity))
+        ws.write_model_formula(row, col, formula, fmt, self._value(quantity))
 
     def _write_value(self, ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format,
                      what: str) -> None:
@@ -362,10 +389,10 @@ class _Writer:
         self.book.set_properties({
             "title": "satreport model of " + ", ".join(self.meta.sources),
             "comments": f"Written by satreport {self.meta.version}"})
-        summary = self.book.add_worksheet(self.summary_sheet)
-        parameters = self.book.add_worksheet(self.parameters_sheet)
-        sheets = [(self.book.add_worksheet(t.sheet), t) for t in self.tables]
-        notes = self.book.add_worksheet(self.notes_sheet)
+        summary = self.book.add_worksheet(self.summary_sheet, _ModelSheet)
+        parameters = self.book.add_worksheet(self.parameters_sheet, _ModelSheet)
+        sheets = [(self.book.add_worksheet(t.sheet, _ModelSheet), t) for t in self.tables]
+        notes = self.book.add_worksheet(self.notes_sheet, _ModelSheet)
         self._write_parameters(parameters)
         for ws, layout in sheets:
             self._write_table(ws, layout)
@@ -645,7 +672,7 @@ class _Writer:
             return row
         ws.write_string(row, 0, "Share of the time in memory-bound nests")
         memory_bound = E.add(1, E.mul(-1, share))
-        ws.write_formula(row, 1, self._formula(memory_bound, "memory-bound share"),
+        ws.write_model_formula(row, 1, self._formula(memory_bound, "memory-bound share"),
                          self._format(num_format="0.0%", bold=True),
                          memory_bound.evaluate(self.env))
         ws.write_string(row, 2, "fraction")
