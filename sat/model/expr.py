@@ -365,17 +365,18 @@ def _uses(expr: Expr, name: str) -> tuple[bool, list[Quantity]]:
 
 def children(node: Expr) -> tuple[Expr, ...]:
     """The sub-expressions of a node (a Ref's quantity is not looked into)."""
-    if isinstance(node, Add):
-        return node.terms
-    if isinstance(node, Mul):
-        return node.factors
-    if isinstance(node, Func):
-        return node.args
-    if isinstance(node, Div):
-        return (node.num, node.den)
-    if isinstance(node, Compare):
-        return (node.left, node.right)
-    return ()
+    get = _CHILDREN.get(type(node))
+    return get(node) if get else ()
+
+
+# node type -> its sub-expressions; one dictionary look-up per node in whole-model walks
+_CHILDREN: dict[type, Callable[[Expr], tuple[Expr, ...]]] = {
+    Add: lambda node: node.terms,
+    Mul: lambda node: node.factors,
+    Func: lambda node: node.args,
+    Div: lambda node: (node.num, node.den),
+    Compare: lambda node: (node.left, node.right),
+}
 
 
 def direct_refs(expr: Expr) -> Iterator[Quantity]:

@@ -221,6 +221,8 @@ class _Writer:
         booleans = [p.name for p in result.parameters if p.kind == "boolean"]
         self.printer = ExcelPrinter(self._reference, self._defined_name, booleans)
         self._formats: dict[tuple, Format] = {}
+        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
+        self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
         self.tables: list[_TableLayout] = []
         self._layout()
 
@@ -330,15 +332,24 @@ class _Writer:
 
     def _reference(self, quantity: Quantity) -> str | None:
         """How a formula on the current sheet refers to ``quantity`` (None: inline it)."""
+        # A quantity is referred to from many formulas: its spellings are made once, as
+        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
+        spellings = self._spellings.get(id(quantity))
+        if spellings is None:
+            spellings = self._spellings[id(quantity)] = self._spell(quantity)
+        sheet, here, elsewhere = spellings
+        return here if sheet == self.current_sheet else elsewhere
+
+    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
         name = self.total_names.get(id(quantity))
         if name:
-            return name
+            return None, name, name
         location = self.cells.home(quantity)
         if location is None:
-            return None
+            return None, None, None
         sheet, row, col = location
         cell = xl_rowcol_to_cell(row, col)
-        return cell if sheet == self.current_sheet else f"{quote_sheetname(sheet)}!{cell}"
+        return sheet, cell, f"{quote_sheetname(sheet)}!{cell}"
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -503,10 +514,11 @@ class _Writer:
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
             widths.append(self._column_width(table, column, text))
         formats = [self._column_format(table, column) for column in columns]
+        whats = [f"{layout.sheet} {column.header}" for column in columns]
         for r, row in enumerate(table.rows):
             for col, column in enumerate(columns):
                 self._write_value(ws, layout.first_row + r, col, row.get(column.key),
-                                  formats[col][0], f"{layout.sheet} {column.header}")
+                                  formats[col][0], whats[col])
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -551,9 +563,13 @@ class _Writer:
                 start = col
 
     def _column_values(self, table: Table, column: Column) -> list[Any]:
-        rows = table.rows + ([table.totals] if table.totals else [])
-        values = [row.get(column.key) for row in rows]
-        return [self._value(v) if isinstance(v, Quantity) else v for v in values]
+        key = (id(table), column.key)
+        if key not in self._columns:  # asked for by the format and twice by the width
+            rows = table.rows + ([table.totals] if table.totals else [])
+            values = [row.get(column.key) for row in rows]
+            self._columns[key] = [self._value(v) if isinstance(v, Quantity) else v
+                                  for v in values]
+        return self._columns[key]
 
     def _column_format(self, table: Table, column: Column) -> tuple[Format, Format]:
         """(data format, totals format) for one column."""
