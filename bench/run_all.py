@@ -9,7 +9,10 @@ Runs, each in its own process (so that its peak memory is its own):
 2. ``bench_model.py``: model build and evaluation for a 400-nest program;
 3. ``bench_workbook.py``: workbook write time and size, LibreOffice recalculation time;
 4. satreport end to end on the same generated 4,000-line module (workbook and JSON), and
-   LibreOffice's forced recalculation of that real workbook.
+   LibreOffice's forced recalculation of that real workbook;
+5. ``bench_end_to_end.py``: satreport on SMC's kernels.f90 (workbook, JSON and HTML) against
+   the fparser parse alone, per-stage times, peak memory, and the start-up time of a small C
+   run (skipped when the shared reference input is missing).
 
 Prints every script's own output, then a summary with the wall time and peak resident memory
 of each step.  Nothing is written into the repository.
@@ -135,9 +138,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} logical CPUs", flush=True)
     steps: list[Step] = []
-    for script, script_args in (("bench_frontend.py", [str(args.lines)]),
-                                ("bench_model.py", [str(args.nests)]),
-                                ("bench_workbook.py", [str(args.nests)])):
+    scripts = [("bench_frontend.py", [str(args.lines)]), ("bench_model.py", [str(args.nests)]),
+               ("bench_workbook.py", [str(args.nests)])]
+    from bench_end_to_end import DEFAULT_KERNELS
+
+    if DEFAULT_KERNELS.is_file():
+        scripts.append(("bench_end_to_end.py", [str(DEFAULT_KERNELS)]))
+    for script, script_args in scripts:
         steps.append(run_step(f"{script} {' '.join(script_args)}",
                               [python, str(BENCH / script), *script_args]))
         print(f"\n== {steps[-1].name}\n{steps[-1].output.rstrip()}", flush=True)

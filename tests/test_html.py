@@ -270,3 +270,20 @@ def test_cli_rejects_a_file_as_graph_directory_before_any_work(tmp_path: Path, c
     assert main([str(FUSED), "--graphs", str(target)]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"satreport: error: {target}: not a directory"
+
+
+@pytest.mark.parametrize("name, values", [("CacheKB", [0.5, 3, 64, 1024, 1e6]),
+                                          ("FPRegs", [0, 1, 4, 16, 64])])
+def test_sweep_gives_what_a_fresh_evaluation_gives(reference, name, values):
+    """The charts' sweeps reuse what does not depend on the swept parameter: same numbers."""
+    from sat.model.expr import sweep
+
+    _program, result, _data, _page, _doc = reference
+    quantities = [q for t in result.tables.values() for r in t.rows + [t.totals or {}]
+                  for q in r.values() if hasattr(q, "expr")] + list(result.totals.values())
+    base = result.env()
+    swept = sweep(quantities, base, name, values)
+    for value, got in zip(values, swept, strict=True):
+        fresh = result.env({name: value})
+        expected = [q.value(fresh) for q in quantities]
+        assert [repr(v) for v in got] == [repr(v) for v in expected]

@@ -14,7 +14,11 @@ from collections.abc import Callable, Sequence
 
 from sat import ir
 
-__all__ = ["FrontendError", "read_sources"]
+__all__ = ["FORTRAN_SUFFIXES", "FrontendError", "is_fortran", "read_sources"]
+
+# Known here rather than in the Fortran front end, so that choosing a front end does not import
+# fparser (and sympy) for a run without Fortran sources.
+FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn", ".f95", ".f77")
 
 # fparser logs through the logging module; satreport reports problems as diagnostics instead.
 logging.getLogger("fparser").addHandler(logging.NullHandler())
@@ -33,13 +37,13 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
     ``progress`` hears what is being read and, for each file, how many procedures and loops
     were found in it.
     """
-    from sat.frontend.fortran import is_fortran, read_fortran
-
     progress = progress or (lambda _message: None)
     program = ir.Program(sources=list(paths))
     analysed = 0
     fortran = [p for p in paths if is_fortran(p)]
     if fortran:
+        from sat.frontend.fortran import read_fortran
+
         try:
             part, parsed = read_fortran(fortran, defines, include_dirs, progress)
         except Exception as exc:  # never a traceback: the run reports what went wrong
@@ -86,6 +90,11 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
     if functions is not None:
         _keep(program, functions)
     return program
+
+
+def is_fortran(path: str) -> bool:
+    """Whether ``path`` is read by the Fortran front end (by its suffix, any case)."""
+    return os.path.splitext(path)[1].lower() in FORTRAN_SUFFIXES
 
 
 def _found(progress: Callable[[str], None], path: str, procedures: list[ir.Procedure]) -> None:

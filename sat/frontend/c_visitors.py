@@ -53,13 +53,19 @@ import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import sympy
 from pycparser import c_ast, c_generator
 
 from sat import ir
-from sat.frontend import intrinsics, subscripts
+from sat.frontend import intrinsics
+from sat.frontend.affine import Affine
 from sat.frontend.bodies import Arm, Level
+
+# sympy is imported inside the functions that need it: most C sources never do (their bounds,
+# extents and subscripts are Affine), and importing it costs more than analysing a kernel.
+if TYPE_CHECKING:
+    import sympy
 
 #: Name of the function a kernel fragment is wrapped in before parsing.
 FRAGMENT_FUNCTION = "__satreport_fragment__"
@@ -211,8 +217,43 @@ def constant_value(node: c_ast.Constant) -> int | float | None:
     return None
 
 
+def to_affine(node: c_ast.Node) -> Affine | None:
+    """An integer expression ``coeff*name + const`` without sympy; None for anything else.
+
+    Where it is not None it is :func:`to_sympy` of the same node, in a simpler form.
+    """
+    if isinstance(node, c_ast.ID):
+        return Affine.symbol(node.name)
+    if isinstance(node, c_ast.Constant):
+        value = constant_value(node)
+        return Affine.number(value) if isinstance(value, int) else None
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        operand = to_affine(node.expr)
+        return -operand if operand is not None and node.op == "-" else operand
+    if isinstance(node, c_ast.Cast):
+        return to_affine(node.expr)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        a = to_affine(node.left)
+        b = to_affine(node.right) if a is not None else None
+        if b is None:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
+
+
+def sstr(value: Affine | sympy.Expr) -> str:
+    """``sympy.sstr`` of a value from :func:`to_affine` or :func:`to_sympy`."""
+    if isinstance(value, Affine):
+        return value.text()
+    import sympy
+
+    return sympy.sstr(value)
+
+
 def to_sympy(node: c_ast.Node) -> sympy.Expr:
     """A C expression as sympy; array elements and calls become placeholder symbols ``a(1)``."""
+    import sympy
+
     if isinstance(node, c_ast.ID):
         return sympy.Symbol(node.name)
     if isinstance(node, c_ast.Constant):
@@ -253,17 +294,17 @@ def to_sympy(node: c_ast.Node) -> sympy.Expr:
 
 def _compact(node: c_ast.Node) -> str:
     try:
-        return sympy.sstr(to_sympy(node)).replace(" ", "")
+        return sstr(to_affine(node) or to_sympy(node)).replace(" ", "")
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node).replace(" ", "")
 
 
 def expr_text(node: c_ast.Node | sympy.Expr) -> str:
     """Normalised text of a bound, stride or extent (``N - 1``); C text if not arithmetic."""
-    if isinstance(node, sympy.Basic):
-        return sympy.sstr(node)
+    if not isinstance(node, c_ast.Node):  # already sympy
+        return sstr(node)
     try:
-        return sympy.sstr(to_sympy(node))
+        return sstr(to_affine(node) or to_sympy(node))
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node)
 
@@ -287,6 +328,8 @@ def _extent_kind(ratio: sympy.Expr) -> str | None:
     Fortran array with ghost cells): taken as an extent, which only the code's author can
     vouch for, so the caller says so. ``None``: not an extent (``m/n``, ``-N``, ``1``).
     """
+    import sympy
+
     if ratio.is_Integer:
         return "exact" if int(ratio) > 1 else None
     numerator, denominator = sympy.fraction(sympy.cancel(ratio))
@@ -309,6 +352,8 @@ def _stride_key(stride: sympy.Expr) -> tuple[int, float]:
     ``x_max + 5`` (degree 1) comes before ``(x_max + 5)*(y_max + 5)`` (degree 2) as ``N``
     before ``N*M``.
     """
+    import sympy
+
     degree = 0
     if stride.free_symbols:
         try:
@@ -321,6 +366,8 @@ def _stride_key(stride: sympy.Expr) -> tuple[int, float]:
 
 def _integral(expr: sympy.Expr) -> bool:
     """A polynomial with integer coefficients (``2 - y_min``, ``3``), not ``N/2``."""
+    import sympy
+
     return all(c.is_Integer for c in sympy.expand(expr).as_coefficients_dict().values())
 
 
@@ -332,6 +379,8 @@ def _by_strides(expr: sympy.Expr, chain: list[sympy.Expr]) -> list[sympy.Expr]:
     to the outermost numeric stride they reach, rounded to the nearest (``-65`` over strides
     64 and 1 is ``-1`` and ``-1``).
     """
+    import sympy
+
     parts = [sympy.Integer(0)] * len(chain)
     rest = sympy.expand(expr)
     for d in range(len(chain) - 1, 0, -1):
@@ -379,6 +428,8 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
     stencil offset (every access to the array has it), unless it is a whole multiple of a
     stride (``+ nx`` is the next row): it is then added to the offsets.
     """
+    import sympy
+
     symbols = {s.name: s for s in index.free_symbols}
     present = [v for v in reversed(loopvars) if v in symbols]  # innermost first (sort ties)
     strides: dict[sympy.Expr, str] = {}
@@ -451,6 +502,8 @@ def index_parts(node: c_ast.Node, loopvars: Sequence[str]) -> tuple[sympy.Expr,
     ``2`` of ``x_min-2`` stays with ``x_min`` and the ``+1`` of ``j+1`` is a stencil offset.
     Raises :class:`NotAffine` when the subscript is not arithmetic.
     """
+    import sympy
+
     if not any(_mentions(node, var) for var in loopvars):
         value = to_sympy(node)
         return (value, []) if value.is_number else (sympy.Integer(0), [value])
@@ -487,6 +540,16 @@ def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, st
         value = constant_value(node.right)
         if isinstance(value, int):
             return (value if node.op == "+" else -value), node.left.name
+    affine = to_affine(node)
+    if affine is not None:
+        if affine.name in loopvars:  # the part beyond the variable: a number or text
+            rest = affine - Affine.symbol(affine.name)
+            return (rest.const if rest.is_constant else rest.text()), affine.name
+        return (affine.const if affine.is_constant else affine.text()), ""
+    import sympy
+
+    from sat.frontend import subscripts
+
     try:
         expr = to_sympy(node)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
@@ -605,16 +668,16 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
     return procedures
 
 
-_EXTENTS: dict[str, sympy.Expr] = {}  # extent text -> its sympy form, for shapes
+_EXTENTS: dict[str, Affine | sympy.Expr] = {}  # extent text -> its algebra, for shapes
 
 
 def _extent_text(node: c_ast.Node | sympy.Expr) -> str:
     """Text of an array extent, remembering its algebra for :func:`_shape`."""
     try:
-        value = node if isinstance(node, sympy.Basic) else to_sympy(node)
+        value = (to_affine(node) or to_sympy(node)) if isinstance(node, c_ast.Node) else node
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return _text(node)
-    text = sympy.sstr(value)
+    text = sstr(value)
     if len(_EXTENTS) > 10000:  # bounded: a run never needs more than a few hundred
         _EXTENTS.clear()
     _EXTENTS[text] = value
@@ -629,7 +692,7 @@ def _shape(dims: list[str]) -> tuple[str, ...]:
         if extent == "*":
             shape.append("0:*")
         elif value is not None:
-            shape.append("0:" + sympy.sstr(value - 1).replace(" ", ""))
+            shape.append("0:" + sstr(value - 1).replace(" ", ""))
         else:  # an extent that is not arithmetic: keep it readable
             shape.append(f"0:({extent})-1".replace(" ", ""))
     return tuple(shape)
@@ -1064,6 +1127,10 @@ class _ProcedureAnalyser:
         """
         if isinstance(sub, (c_ast.ID, c_ast.Constant)) or not active:
             return None
+        if to_affine(sub) is not None:  # one variable at most, times a number: not linearised
+            return None
+        import sympy
+
         try:
             index, origin = index_parts(sub, active)
         except (NotAffine, TypeError, ValueError, ZeroDivisionError):
@@ -1548,10 +1615,16 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
                  step: c_ast.Node) -> tuple[str, str, str] | str:
     """Fortran-style ``(lower, upper, stride)`` text of ``for (v = start; v op end; v += step)``."""
     try:
-        step_expr = to_sympy(step)
+        step_expr = to_affine(step) or to_sympy(step)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return f"with a step '{_text(step)}' that is not arithmetic"
-    if step_expr.is_number:
+    if isinstance(step_expr, Affine) and not step_expr.is_constant:
+        step_expr = to_sympy(step)  # a symbolic step: its sign needs sympy
+    if isinstance(step_expr, Affine):
+        if step_expr.const == 0:
+            return "with a zero step"
+        positive = step_expr.const > 0
+    elif step_expr.is_number:
         if step_expr == 0:
             return "with a zero step"
         positive = bool(step_expr > 0)
@@ -1563,13 +1636,13 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
                "never ends)"
     lower = expr_text(start)
     try:
-        end_expr = to_sympy(end)
+        end_expr = to_affine(end) or to_sympy(end)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         end_expr = None
     shift = {"<": -1, "<=": 0, ">": 1, ">=": 0, "!=": -1 if positive else 1}[op]
     if end_expr is not None:
-        upper = sympy.sstr(end_expr + shift)
+        upper = sstr(end_expr + shift)
     else:
         text = _text(end)
         upper = text if shift == 0 else f"({text}) {'+' if shift > 0 else '-'} 1"
-    return lower, upper, sympy.sstr(step_expr)
+    return lower, upper, sstr(step_expr)

@@ -70,7 +70,6 @@ _GOTO = frozenset("Goto_Stmt Computed_Goto_Stmt Assigned_Goto_Stmt Arithmetic_If
 _CPP = ("Cpp_If_Stmt", "Cpp_Elif_Stmt", "Cpp_Else_Stmt", "Cpp_Endif_Stmt", "Cpp_Macro_Stmt",
         "Cpp_Undef_Stmt", "Cpp_Line_Stmt", "Cpp_Error_Stmt", "Cpp_Warning_Stmt",
         "Cpp_Null_Stmt", "Cpp_Include_Stmt")
-_FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn", ".f95", ".f77")
 
 # Kinds of the intrinsic modules, so that real(real64) or real(c_double) resolve.
 _INTRINSIC_MODULE_KINDS = {
@@ -1518,10 +1517,6 @@ def _variable(sym: Symbol) -> ir.Variable:
 
 
 # --------------------------------------------------------------------------- entry point
-
-
-def is_fortran(path: str) -> bool:
-    return os.path.splitext(path)[1].lower() in _FORTRAN_SUFFIXES
 
 
 def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection
+from functools import lru_cache
 
 from sat.model.expr import Add, Compare, Div, Expr, Func, Mul, Num, Param, Quantity, Ref
 
@@ -44,6 +45,16 @@ MAX_FORMULA_LENGTH = 8192
 # A plain cell reference, optionally on another sheet: ``B7``, ``Loops!B7``, ``'Sheet 2'!B7``.
 _CELL = re.compile(r"^((?:'[^']+'|[A-Za-z0-9_.]+)!)?([A-Z]{1,3})([0-9]+)$")
 _MIN_RANGE = 3  # shorter runs read better as plain sums
+
+
+@lru_cache(maxsize=1 << 16)
+def _cell_parts(cell: str) -> tuple[str, str, int] | None:
+    """(sheet prefix, column, row) of a plain cell reference; None for anything else.
+
+    Cached: a big workbook's totals and maxima refer to the same cells from many formulas.
+    """
+    match = _CELL.match(cell)
+    return (match.group(1) or "", match.group(2), int(match.group(3))) if match else None
 
 
 class ExcelPrinter:
@@ -92,7 +103,7 @@ class ExcelPrinter:
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
-        return getattr(self, "_print_" + type(expr).__name__)(expr)
+        return self._printers[type(expr)](self, expr)
 
     def _wrap(self, expr: Expr, level: int) -> str:
         text, prec = self._print(expr)
@@ -136,27 +147,31 @@ class ExcelPrinter:
         """
         parts: list[tuple[str, bool]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
+        cells: list[str] = []  # the run's cells as printed
 
         def flush() -> None:
             if len(run) >= _MIN_RANGE:
                 prefix, column, first = run[0]
                 parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
             else:
-                parts.extend((f"{p}{c}{r}", False) for p, c, r in run)
+                parts.extend((cell, False) for cell in cells)
             run.clear()
+            cells.clear()
 
         for term in terms:
             cell = self.cell_of(term.quantity) if isinstance(term, Ref) else None
-            match = _CELL.match(cell) if cell else None
-            if match:
-                here = (match.group(1) or "", match.group(2), int(match.group(3)))
+            here = _cell_parts(cell) if cell else None
+            if here:
                 if run and not (here[:2] == run[-1][:2] and here[2] == run[-1][2] + 1):
                     flush()
                 run.append(here)
+                cells.append(cell)
                 continue
-            flush()
+            if run:
+                flush()
             parts.append((render(term), False))
-        flush()
+        if run:
+            flush()
         return parts
 
     def _print_Mul(self, expr: Mul) -> tuple[str, int]:
@@ -193,3 +208,9 @@ class ExcelPrinter:
         left = self._wrap_numeric(expr.left, _ADD)
         right = self._wrap_numeric(expr.right, _ADD)
         return f"{left}{expr.op}{right}", _CMP
+
+
+# node type -> its _print_X method, looked up once instead of by name for every node
+ExcelPrinter._printers = {
+    node: getattr(ExcelPrinter, "_print_" + node.__name__)
+    for node in (Add, Compare, Div, Func, Mul, Num, Param, Ref)}

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import datetime
 import math
+import os
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,8 @@ from markupsafe import Markup
 
 from sat import __version__
 from sat.ir import Program
-from sat.model.dependences import dependences
-from sat.model.expr import Env, Quantity
+from sat.model.dependences import Dependence, dependences
+from sat.model.expr import Env, Quantity, sweep
 from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
 from sat.report import graph as graphs
@@ -201,14 +203,13 @@ def _time_chart(loop_values: list[dict[str, Any]]) -> tuple[Markup | None, int]:
     return Markup(svg), len(ranked)
 
 
-def _cache_chart(result: ModelResult, loops: Table | None) -> Markup | None:
+def _cache_chart(result: ModelResult, loops: Table | None, env: Env) -> Markup | None:
     """Program B:F evaluated over a range of CacheKB, with each nest's working sets as ticks."""
     if not loops or not loops.rows or not loops.totals:
         return None
     bf = loops.totals.get("bytes_per_flop")
     if not isinstance(bf, Quantity):
         return None
-    env = result.env()
     current = env.param("CacheKB")
     markers: list[Marker] = []
     for row in loops.rows:
@@ -236,7 +237,9 @@ def _cache_chart(result: ModelResult, loops: Table | None) -> Markup | None:
     exact = len(thresholds) <= MAX_CACHE_THRESHOLDS
     if exact:
         grid |= thresholds | {kb * (1 + 1e-9) for kb in thresholds}
-    points = [(kb, bf.value(result.env({"CacheKB": kb}))) for kb in sorted(grid)]
+    sizes = sorted(grid)
+    points = [(kb, values[0]) for kb, values in zip(sizes, sweep([bf], env, "CacheKB", sizes),
+                                                    strict=True)]
     chart = LineChart([Series("B:F, whole program", "#1f77b4", points, step=exact)],
                       "CacheKB (KiB, log scale)", "B:F (bytes per weighted flop)",
                       x_log2=True, x_fmt=_kib, y_fmt=_fixed3, markers=markers,
@@ -255,7 +258,7 @@ def _kib(kb: float) -> str:
     return f"{kb:g} KiB"
 
 
-def _register_chart(result: ModelResult) -> Markup | None:
+def _register_chart(result: ModelResult, env: Env) -> Markup | None:
     """Share of state-variable accesses spilled, evaluated for 0..N registers per pool."""
     table = result.tables.get("Registers")
     if not table:
@@ -267,19 +270,16 @@ def _register_chart(result: ModelResult) -> Markup | None:
     most = max((r.get("variables") or 0 for r in nests), default=0)
     if not most or not any(accesses.values()):
         return None
-    env = result.env()
     top = int(min(max(most + 2, env.param("FPRegs") + 2, env.param("IntRegs") + 2), 256))
     series = []
     for pool, colour in (("FP", "#1f77b4"), ("Int", "#e6730b")):
         if not accesses[pool]:
             continue
-        points = []
-        for regs in range(0, top + 1):
-            probe = result.env({pools[pool]: regs})
-            spilled = sum(r["spilled_accesses"].value(probe) for r in nests
-                          if r.get("pool") == pool and isinstance(r.get("spilled_accesses"),
-                                                                  Quantity))
-            points.append((float(regs), 100.0 * spilled / accesses[pool]))
+        spills = [r["spilled_accesses"] for r in nests
+                  if r.get("pool") == pool and isinstance(r.get("spilled_accesses"), Quantity)]
+        counts = range(0, top + 1)
+        points = [(float(regs), 100.0 * sum(spilled) / accesses[pool]) for regs, spilled in
+                  zip(counts, sweep(spills, env, pools[pool], counts), strict=True)]
         series.append(Series(f"{pool} ({pools[pool]})", colour, points, step=True))
     current = env.param("FPRegs")
     label = f"FPRegs {current:g}, IntRegs {env.param('IntRegs'):g}"
@@ -382,15 +382,29 @@ def html_context(program: Program, result: ModelResult, env: Env,
         if _finite(values["time_s"]):
             section.time_s += values["time_s"]
     edges = dependences(program)
+    # graphviz lays out the big dependency graphs in its own processes, for as long as all the
+    # rest of the page takes to compute: they run meanwhile, on every core.
+    names = {p.name for p in program.procedures}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        drawn = {s.name: pool.submit(graphs.procedure_svg, program, s.name, use_dot, edges,
+                                     s.anchor + "-graph")
+                 for s in sections.values() if s.name in names}
+        context = _page(program, result, env, meta, sections, loops, loop_values, edges)
+        for name, svg in drawn.items():
+            sections[name].graph_svg = Markup(svg.result())
+    return context
+
+
+def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
+          sections: dict[str, ProcedureSection], loops: Table | None,
+          loop_values: list[dict[str, Any]], edges: list[Dependence]) -> dict[str, Any]:
+    """The template's context but for the dependency graphs, drawn meanwhile."""
     occupancy = _occupancy(result.tables.get("Occupancy"), env)
     total_time = result.totals["Total_Time_s"].value(env) if "Total_Time_s" in result.totals \
         else 0.0
     for section in sections.values():
         section.share_pct = 100 * section.time_s / total_time if total_time else 0.0
         section.dependences = sum(1 for d in edges if d.procedure == section.name)
-        if any(p.name == section.name for p in program.procedures):
-            section.graph_svg = Markup(graphs.procedure_svg(
-                program, section.name, use_dot, edges, section.anchor + "-graph"))
         section.occupancy = occupancy.get(section.name)
     shown = [s for s in sections.values() if s.rows or s.dependences or s.occupancy]
     by_time = sorted(shown, key=lambda s: -s.time_s)
@@ -421,8 +435,8 @@ def html_context(program: Program, result: ModelResult, env: Env,
         "time_chart": time_chart,
         "time_chart_shown": min(charted_of, TOP_NESTS_CHARTED),
         "time_chart_of": charted_of,
-        "cache_chart": _cache_chart(result, loops),
-        "register_chart": _register_chart(result),
+        "cache_chart": _cache_chart(result, loops, env),
+        "register_chart": _register_chart(result, env),
         "notes": _notes(result),
     }
 

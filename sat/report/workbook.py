@@ -53,6 +53,33 @@ def _address(location: Location, absolute: bool = True) -> str:
     return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
 
 
+class _ModelSheet(Worksheet):
+    """A worksheet that stores the model's formulas as printed, without rewriting them.
+
+    xlsxwriter rewrites every formula for Excel functions newer than Excel 2007 (``XLOOKUP(``
+    to ``_xlfn.XLOOKUP(``) with some thirty regular-expression passes, most of a big
+    workbook's write time.  :class:`ExcelPrinter` prints only functions that need no such
+    prefix (SUM and :data:`sat.model.expr.FUNCTIONS`; ``tests/test_workbook.py`` checks that
+    the rewriting leaves them unchanged), so for its formulas the passes are skipped.  Every
+    other formula (conditional formats, charts) still goes through them.
+    """
+
+    _model_formula = False
+
+    def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
+                            value: float) -> None:
+        self._model_formula = True
+        try:
+            self.write_formula(row, col, formula, fmt, value)
+        finally:
+            self._model_formula = False
+
+    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
+        if self._model_formula:
+            return formula[1:]  # the leading "=", all the rewriting would have changed
+        return super()._prepare_formula(formula, expand_future_functions)
+
+
 class CellMap:
     """Where each quantity and parameter lives in the written workbook."""
 
@@ -194,6 +221,8 @@ class _Writer:
         booleans = [p.name for p in result.parameters if p.kind == "boolean"]
         self.printer = ExcelPrinter(self._reference, self._defined_name, booleans)
         self._formats: dict[tuple, Format] = {}
+        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
+        self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
         self.tables: list[_TableLayout] = []
         self._layout()
 
@@ -303,15 +332,24 @@ class _Writer:
 
     def _reference(self, quantity: Quantity) -> str | None:
         """How a formula on the current sheet refers to ``quantity`` (None: inline it)."""
+        # A quantity is referred to from many formulas: its spellings are made once, as
+        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
+        spellings = self._spellings.get(id(quantity))
+        if spellings is None:
+            spellings = self._spellings[id(quantity)] = self._spell(quantity)
+        sheet, here, elsewhere = spellings
+        return here if sheet == self.current_sheet else elsewhere
+
+    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
         name = self.total_names.get(id(quantity))
         if name:
-            return name
+            return None, name, name
         location = self.cells.home(quantity)
         if location is None:
-            return None
+            return None, None, None
         sheet, row, col = location
         cell = xl_rowcol_to_cell(row, col)
-        return cell if sheet == self.current_sheet else f"{quote_sheetname(sheet)}!{cell}"
+        return sheet, cell, f"{quote_sheetname(sheet)}!{cell}"
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -330,14 +368,14 @@ class _Writer:
             self._formats[key] = self.book.add_format(props)
         return self._formats[key]
 
-    def _write_quantity(self, ws: Worksheet, row: int, col: int, quantity: Quantity,
+    def _write_quantity(self, ws: _ModelSheet, row: int, col: int, quantity: Quantity,
                         fmt: Format, what: str) -> None:
         """The quantity's formula at its home, a reference to the home anywhere else."""
         if self.cells.home(quantity) == (self.current_sheet, row, col):
             formula = self._formula(quantity.expr, what)
         else:
             formula = self._formula(E.Ref(quantity), what)
-        ws.write_formula(row, col, formula, fmt, self._value(quantity))
+        ws.write_model_formula(row, col, formula, fmt, self._value(quantity))
 
     def _write_value(self, ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format,
                      what: str) -> None:
@@ -362,10 +400,10 @@ class _Writer:
         self.book.set_properties({
             "title": "satreport model of " + ", ".join(self.meta.sources),
             "comments": f"Written by satreport {self.meta.version}"})
-        summary = self.book.add_worksheet(self.summary_sheet)
-        parameters = self.book.add_worksheet(self.parameters_sheet)
-        sheets = [(self.book.add_worksheet(t.sheet), t) for t in self.tables]
-        notes = self.book.add_worksheet(self.notes_sheet)
+        summary = self.book.add_worksheet(self.summary_sheet, _ModelSheet)
+        parameters = self.book.add_worksheet(self.parameters_sheet, _ModelSheet)
+        sheets = [(self.book.add_worksheet(t.sheet, _ModelSheet), t) for t in self.tables]
+        notes = self.book.add_worksheet(self.notes_sheet, _ModelSheet)
         self._write_parameters(parameters)
         for ws, layout in sheets:
             self._write_table(ws, layout)
@@ -476,10 +514,11 @@ class _Writer:
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
             widths.append(self._column_width(table, column, text))
         formats = [self._column_format(table, column) for column in columns]
+        whats = [f"{layout.sheet} {column.header}" for column in columns]
         for r, row in enumerate(table.rows):
             for col, column in enumerate(columns):
                 self._write_value(ws, layout.first_row + r, col, row.get(column.key),
-                                  formats[col][0], f"{layout.sheet} {column.header}")
+                                  formats[col][0], whats[col])
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -524,9 +563,13 @@ class _Writer:
                 start = col
 
     def _column_values(self, table: Table, column: Column) -> list[Any]:
-        rows = table.rows + ([table.totals] if table.totals else [])
-        values = [row.get(column.key) for row in rows]
-        return [self._value(v) if isinstance(v, Quantity) else v for v in values]
+        key = (id(table), column.key)
+        if key not in self._columns:  # asked for by the format and twice by the width
+            rows = table.rows + ([table.totals] if table.totals else [])
+            values = [row.get(column.key) for row in rows]
+            self._columns[key] = [self._value(v) if isinstance(v, Quantity) else v
+                                  for v in values]
+        return self._columns[key]
 
     def _column_format(self, table: Table, column: Column) -> tuple[Format, Format]:
         """(data format, totals format) for one column."""
@@ -645,7 +688,7 @@ class _Writer:
             return row
         ws.write_string(row, 0, "Share of the time in memory-bound nests")
         memory_bound = E.add(1, E.mul(-1, share))
-        ws.write_formula(row, 1, self._formula(memory_bound, "memory-bound share"),
+        ws.write_model_formula(row, 1, self._formula(memory_bound, "memory-bound share"),
                          self._format(num_format="0.0%", bold=True),
                          memory_bound.evaluate(self.env))
         ws.write_string(row, 2, "fraction")
