@@ -31,7 +31,8 @@ sys.path.insert(0, str(BENCH))
 
 from bench_frontend import best_of, parse_only  # noqa: E402
 
-DEFAULT_KERNELS = Path("/work/shared/reference/exasat/inputs/smc-kernels.f90")
+# the shared reference data sits beside the repository
+DEFAULT_KERNELS = ROOT.parent / "shared" / "reference" / "exasat" / "inputs" / "smc-kernels.f90"
 STARTUP_SOURCE = ROOT / "examples" / "c" / "stencil7.c"
 TARGETS = {"end_to_end_ratio": 1.3, "html_s": 0.5, "peak_mb": 500.0, "startup_s": 0.4}
 # -v progress lines: "satreport: [  9.68 s] wrote out.xlsx"
