@@ -1159,10 +1159,11 @@ class _ProcedureAnalyser:
         if sym is not None and name not in self.program.procedures and sym.specifics:
             name = self._specific(name, sym.specifics, args)
         known = name in self.program.procedures
-        if not known and name in intrinsics.FORTRAN_EXTENSIONS and how == "function" \
-                and (sym is None or not sym.procedure):
-            # dcmplx, dconjg, cdabs, ...: intrinsics of every compiler that fparser does not
-            # know (a type declaration of the name, as old codes write, does not hide them)
+        if not known and how == "function" and (sym is None or not sym.procedure) \
+                and intrinsics.lookup(name) is not None:
+            # An intrinsic fparser did not take for one: declared in a type statement, as
+            # Fortran 77 codes do (double precision dabs, dsqrt), or a compiler extension it
+            # does not know (dcmplx, dconjg, cdabs, ...)
             return self._intrinsic(name, args)
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         if not known:
@@ -1311,9 +1312,6 @@ class _ProcedureAnalyser:
                 self.expr(sub)
             self._scalar(name, sym, False)
             return "char"
-        if intrinsics.lookup(name, False) is not None:
-            # Fortran 77 declares the intrinsics it uses: double precision dabs, dsqrt
-            return self._intrinsic(name, _subscript_list(node))
         return self._call(name, _subscript_list(node), "function")
 
     def _e_structure_constructor(self, node: object) -> str:

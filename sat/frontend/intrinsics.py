@@ -49,8 +49,9 @@ and ``w = c + di`` (:func:`arithmetic`, :func:`power`, and the complex-argument 
   argument is two specials, one per part.
 
 The same rules apply to the double-precision forms every compiler accepts (``dcmplx dconjg dimag
-cdabs zabs cdexp zexp …``, :data:`FORTRAN_EXTENSIONS`) and to C's ``_Complex`` types and
-``<complex.h>`` (``cabs creal cimag conj carg cexp clog csqrt cpow csin …``).
+cdabs zabs cdexp zexp …``, in :data:`INTRINSICS` like the standard ones) and to C's
+``_Complex`` types and ``<complex.h>`` (``cabs creal cimag conj carg cexp clog csqrt cpow csin
+…``).
 """
 
 from __future__ import annotations
@@ -131,12 +132,6 @@ INTRINSICS.update({"mod": _MOD, "amod": _MOD, "dmod": _MOD, "modulo": _MOD,
 INTRINSICS.update({name: _REDUCTION for name in
                    "sum product maxval minval dot_product matmul norm2".split()})
 INTRINSICS.update({name: _INT_REDUCTION for name in ("iall", "iany", "iparity")})
-
-#: Double-precision complex intrinsics of every compiler (GNU, Intel, ...) that are not in the
-#: standard: the Fortran front end treats a reference to one of them as an intrinsic.
-FORTRAN_EXTENSIONS = frozenset(
-    "dcmplx dconjg dimag cdabs zabs cdexp zexp cdlog zlog cdsqrt zsqrt cdsin zsin cdcos zcos "
-    "imag realpart imagpart".split())
 
 #: Intrinsic subroutines: calling them is neither a user call nor work to count.
 INTRINSIC_SUBROUTINES = frozenset(
