@@ -28,7 +28,7 @@ def settle_constants(procedures: list[ir.Procedure]) -> list[ir.Diagnostic]:
     warnings = []
     for name, by_value in by_name.items():
         holders = {id(proc) for uses in by_value.values() for proc, _ in uses}
-        shared = any(id(p) not in holders and name in _symbols(p) for p in procedures)
+        shared = any(id(p) not in holders and name in symbols_used(p) for p in procedures)
         if len(by_value) < 2 and not shared:
             continue
         if len(by_value) > 1:
@@ -46,8 +46,9 @@ def settle_constants(procedures: list[ir.Procedure]) -> list[ir.Diagnostic]:
     return warnings
 
 
-def _symbols(proc: ir.Procedure) -> set[str]:
-    """Names used in the procedure's bounds, extents and symbolic offsets."""
+def symbols_used(proc: ir.Procedure) -> set[str]:
+    """Names (lower case, not array references) used in the procedure's bounds, extents and
+    symbolic offsets: where the model looks for problem symbols."""
     return {name.lower() for text in _texts(proc) for name in _NAME.findall(text)}
 
 

@@ -50,7 +50,7 @@ from fparser.two.utils import walk
 from sat import ir
 from sat.frontend import intrinsics, subscripts
 from sat.frontend.bodies import Arm, Level, run_with_deep_stack
-from sat.frontend.constants import settle_constants
+from sat.frontend.constants import settle_constants, symbols_used
 from sat.frontend.preprocess import (
     Preprocessed,
     PreprocessError,
@@ -518,7 +518,6 @@ class FortranProgram:
         return procedures
 
 
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 _LITERAL_BASES = {"Int_Literal_Constant": "int", "Signed_Int_Literal_Constant": "int",
                   "Real_Literal_Constant": "real", "Signed_Real_Literal_Constant": "real",
                   "Complex_Literal_Constant": "complex", "Logical_Literal_Constant": "logical",
@@ -625,19 +624,13 @@ class _ProcedureAnalyser:
     def _constants(self) -> list[ir.Constant]:
         """The named constants (local, host, module or included) that the procedure's loop
         bounds, array extents and symbolic offsets use, with their values."""
-        texts = [text for loop in self.proc.all_loops()
-                 for text in (loop.lower, loop.upper, loop.stride)]
-        texts += [text for var in (*self.proc.locals, *self.proc.nonlocals) for text in var.shape]
-        texts += [offset for body in (self.proc, *self.proc.all_loops()) for array in body.arrays
-                  for access in array.accesses for offset in access.offsets
-                  if isinstance(offset, str)]
-        constants: dict[str, ir.Constant] = {}
-        for name in sorted({n for text in texts for n in _IDENTIFIER.findall(text.lower())}):
+        constants = []
+        for name in sorted(symbols_used(self.proc)):
             sym, _ = self.scope.lookup(name)
             if (sym is not None and sym.is_parameter and not sym.is_array
                     and isinstance(sym.value, int | float) and not isinstance(sym.value, bool)):
-                constants[name] = ir.Constant(name, float(sym.value), *sym.defined_at)
-        return list(constants.values())
+                constants.append(ir.Constant(name, float(sym.value), *sym.defined_at))
+        return constants
 
     def _variables(self) -> None:
         scope = self.scope
