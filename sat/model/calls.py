@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sat import ir
-from sat.model.nests import outermost_loops
+from sat.model.nests import levels, outermost_loops
 
 MAX_DEPTH = 16
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
@@ -63,7 +63,7 @@ def calls_summary(loop: ir.Loop, known: set[str]) -> str:
     """The calls of a nest for the Loops sheet: ``flux ×2, eos ×1 (not in the sources)``;
     ``known`` holds the (lower-case) names of the program's procedures."""
     sites: dict[str, list[bool]] = {}
-    for body in (loop, *_bodies(loop)):
+    for body in levels(loop):
         for call in body.calls:
             sites.setdefault(call.name, []).append(call.followed)
 
@@ -85,9 +85,8 @@ def _drop_inner_procedures(result: Inlined) -> None:
         inside: dict[str, set[str]] = {}
         elsewhere: set[str] = set()
         for procedure in kept:
-            nest_bodies = {id(b) for loop in outermost_loops(procedure)
-                           for b in (loop, *_bodies(loop))}
-            for body in (procedure, *_bodies(procedure)):
+            nest_bodies = {id(b) for loop in outermost_loops(procedure) for b in levels(loop)}
+            for body in levels(procedure):
                 for call in body.calls:
                     if call.followed and id(body) in nest_bodies:
                         inside.setdefault(call.name.lower(), set()).add(procedure.name)
@@ -106,13 +105,6 @@ def _drop_inner_procedures(result: Inlined) -> None:
         gone = {id(p) for p in dropped}
         kept = [p for p in kept if id(p) not in gone]
     result.program.procedures = kept
-
-
-def _bodies(body: ir.Body):
-    """Every level below ``body``: loops and branch arms, depth first."""
-    for child in (*body.loops, *body.branches):
-        yield child
-        yield from _bodies(child)
 
 
 def _follow(body: ir.Body, originals: dict[str, ir.Procedure], chain: tuple[str, ...],
@@ -255,7 +247,7 @@ class _Mapper:
         if actual is None:
             return ir.Array(self.rename(array.name), array.component, array.datatype,
                             array.accesstype,
-                            [self.access(a, a.offsets) for a in array.accesses],
+                            [self.access(a) for a in array.accesses],
                             array.firstaccess)
         reference = _REFERENCE.match(actual)
         if reference is None:
@@ -265,7 +257,7 @@ class _Mapper:
         name, subscripts = reference.group(1), reference.group(2)
         if subscripts is None:
             return ir.Array(name, array.component, array.datatype, array.accesstype,
-                            [self.access(a, a.offsets) for a in array.accesses],
+                            [self.access(a) for a in array.accesses],
                             array.firstaccess)
         parts = _split(subscripts)
         fixed = [p for p in parts if ":" not in p and not self._loop_subscript(p)]
@@ -274,15 +266,15 @@ class _Mapper:
         return ir.Array(name, component, array.datatype, array.accesstype, accesses,
                         array.firstaccess)
 
-    def access(self, access: ir.Access, offsets: tuple) -> ir.Access:
+    def access(self, access: ir.Access) -> ir.Access:
         return ir.Access(tuple(self.rename_text(o) if isinstance(o, str) else o
-                               for o in offsets),
+                               for o in access.offsets),
                          tuple(self.rename(v) if v else "" for v in access.loopvars),
                          access.reads, access.writes)
 
     def section_access(self, access: ir.Access, parts: list[str]) -> ir.Access:
         """The callee's access through a section or element of the caller's array."""
-        inner = self.access(access, access.offsets)
+        inner = self.access(access)
         sliced = [d for d, p in enumerate(parts) if ":" in p]
         # sequence association: an element passed to an array dummy starts its dimensions
         targets = sliced or list(range(min(len(parts), len(inner.offsets))))

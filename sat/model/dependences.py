@@ -18,13 +18,12 @@ overlapping data; ``q.qu`` and ``q.qv`` are distinct.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from sat.ir import Body, Loop, Procedure, Program
+from sat.ir import Loop, Procedure, Program
 from sat.model.context import ModelContext
-from sat.model.nests import program_nests
+from sat.model.nests import levels, program_nests
 from sat.model.tables import Column, Table
 
 Kind = Literal["flow", "anti", "output"]
@@ -52,15 +51,6 @@ class NestData:
     reads: dict[DataKey, str]
     writes: dict[DataKey, str]
     calls: int = 0
-
-
-def levels(body: Body) -> Iterator[Body]:
-    """A body and every level below it (child loops and branch arms), depth first."""
-    yield body
-    for loop in body.loops:
-        yield from levels(loop)
-    for branch in body.branches:
-        yield from levels(branch)
 
 
 def nest_data(loop: Loop) -> NestData:

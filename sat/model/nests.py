@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from sat.ir import Body, Branch, Loop, Procedure, Program
 
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
-DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations when no parameter set says otherwise
+DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations unless --set gives another
 
 
 def outermost_loops(body: Body) -> Iterator[Loop]:
@@ -33,9 +33,10 @@ def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
             yield procedure, loop
 
 
-def levels(loop: Loop) -> Iterator[Body]:
-    """Every body of a nest: the loop levels and the branch arms inside them."""
-    stack: list[Body] = [loop]
+def levels(top: Body) -> Iterator[Body]:
+    """``top`` (a nest, or a procedure) and every body below it: the loop levels and the
+    branch arms, depth first in program order."""
+    stack: list[Body] = [top]
     while stack:
         body = stack.pop()
         yield body
@@ -57,16 +58,10 @@ def literal_iterations(loop: Loop) -> int | None:
     trips = literal_trips(loop)
     if trips is None:
         return None
-    inner = [literal_iterations(child) for child in _child_loops(loop)]
+    inner = [literal_iterations(child) for child in outermost_loops(loop)]
     if any(count is None for count in inner):
         return None
     return trips * (1 + sum(inner))  # type: ignore[arg-type]
-
-
-def _child_loops(body: Body) -> Iterator[Loop]:
-    yield from body.loops
-    for branch in body.branches:
-        yield from _child_loops(branch)
 
 
 def setup_reason(loop: Loop, threshold: float) -> str:
