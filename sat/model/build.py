@@ -189,10 +189,13 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
 
         gflops_expr, weighted_expr = gflop_exprs(sums, ctx, ident)
         gflops = quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
-        in_callees = [t for totals in sums.by_callee.values() for t in totals]
-        quantity("callee_gflops",
-                 long_sum(in_callees, ("loop", ident, "callee_flops"), "flops in callees")
-                 / 1e9 if in_callees else E.Num(0), "Gflop", "Gflop done inside called procedures")
+        in_callee = {callee: E.Quantity(("call", ident, callee, "gflops"),
+                                        long_sum(totals, ("call", ident, callee, "flops"),
+                                                 f"flops in {callee}") / 1e9,
+                                        "Gflop", f"Gflop in {callee}")
+                     for callee, totals in sums.by_callee.items()}
+        quantity("callee_gflops", E.add(*in_callee.values()) if in_callee else E.Num(0),
+                 "Gflop", "Gflop done inside called procedures")
         weighted = quantity("weighted_gflops", weighted_expr, "Gflop", "weighted Gflop")
         traffic = q["traffic_gb"]
         quantity("bytes_per_flop", E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
@@ -219,10 +222,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             if column.key not in row and column.key in q:
                 row[column.key] = q[column.key]
         q["write_cost"] = E.Quantity(("loop", ident, "write_cost"), write_cost, "B")
-        for callee, totals in sums.by_callee.items():
-            flops = long_sum(totals, ("call", ident, callee, "flops"), f"flops in {callee}")
-            callee_gflops = E.Quantity(("call", ident, callee, "gflops"), flops / 1e9, "Gflop",
-                                       f"Gflop in {callee}")
+        for callee, callee_gflops in in_callee.items():
             call_rows.append({
                 "procedure": procedure.name, "file": file, "line": loop.line,
                 "callee": callee, "gflops": callee_gflops,

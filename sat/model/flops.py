@@ -32,9 +32,6 @@ class FlopSums:
     # flops (all kinds) done inside each procedure the nest calls, by callee
     by_callee: dict[str, list[E.Expr]] = field(default_factory=dict)
 
-    def total(self, kind: str) -> E.Expr:
-        return E.add(*self.totals[kind]) if self.totals[kind] else E.Num(0)
-
 
 def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> float:
     """Probability the arm runs: from the conditions file, else 1/arms (noted); a called
@@ -83,7 +80,8 @@ class FlopCounter:
         for call in body.calls:
             if call.followed:  # sat.model.calls wrote the callee's work into this nest
                 continue
-            # a callee of the program not followed (recursion): sat.model.calls said so
+            # a callee of the program that was not followed (recursion) was reported by
+            # sat.model.calls; one that is not in the sources is noted here
             if self.program.procedure(call.name) is None:
                 self.ctx.note(f"call to '{call.name}': not a procedure of the program, its "
                               "cost is not counted",
