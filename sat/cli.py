@@ -233,7 +233,9 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     if unknown:
         raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
     validate(params)  # problem parameters now exist too
-    errors = check(result)
+    run.progress("evaluating the model")
+    env = result.env()  # one evaluation for the checks and every output
+    errors = check(result, env)
     if errors:
         raise UsageError(errors[0])
     if not result.tables["Loops"].rows:
@@ -245,7 +247,7 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
         raise UsageError(f"{args.sources[0]}:1: nothing to model: no loop nest in "
                          f"{', '.join(args.sources)}")
     result.notes.extend(Note(message, "warning", file, line)
-                        for message, file, line in empty_nests(result))
+                        for message, file, line in empty_nests(result, env))
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
         if args.verbose:
             run.progress(message)
@@ -254,8 +256,6 @@ def _model_and_reports(run: Run, program, workbook: str | None) -> int:
     shown = {(w.message, w.file, w.line) for w in program.warnings}
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
-    run.progress("evaluating the model")
-    env = result.env()
 
     cell_of = parameter_cell = lambda _: None  # noqa: E731
     if workbook:
