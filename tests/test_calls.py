@@ -281,3 +281,26 @@ def test_the_calls_sheet_recalculates_after_an_edit(capsys, tmp_path):
     # pressure: 4 flops × 200 × 50; smooth: 4 flops × 198 × 50
     assert values["pressure"][1] == pytest.approx(4 * 200 * 50 / 1e9)
     assert values["smooth"][1] == pytest.approx(4 * 198 * 50 / 1e9)
+
+
+def test_a_call_inside_a_branch_arm_is_followed_and_noted(capsys, tmp_path):
+    data, _ = run_json(capsys, tmp_path, """\
+subroutine twice(x)
+  real(8) :: x
+  x = 2.0d0 * x
+end subroutine
+subroutine user(n, a)
+  integer :: n, i
+  real(8) :: a(n)
+  do i = 1, n
+    if (a(i) > 0.0d0) then
+      call twice(a(i))
+    end if
+  end do
+end subroutine
+""")
+    (loop,) = data["loops"]
+    assert loop["calls"] == "twice ×1"
+    # per element: the comparison (1 add) always, the multiply in twice half the time
+    assert loop["gflops"] == pytest.approx(128 * 1.5 / 1e9)
+    assert any(n["message"].startswith("Calls inside a loop nest") for n in data["notes"])

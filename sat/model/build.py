@@ -276,7 +276,7 @@ def build_model(program: Program, params: ParameterSet,
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)
-    if any(call.followed for proc in program.procedures for body in (proc, *proc.all_loops())
+    if any(call.followed for proc in program.procedures for body in levels(proc)
            for call in body.calls):
         ctx.note(CALLS_NOTE)
     ctx.note(UNITS_NOTE)
