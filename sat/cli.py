@@ -8,6 +8,7 @@ bug and is reported in one line (the traceback only with ``-v``), exit status 3.
 from __future__ import annotations
 
 import argparse
+import os
 import datetime
 import re
 import sys
@@ -23,7 +24,7 @@ SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
 
 WARNINGS_PER_KIND = 3
 # Messages that differ only in quoted names and numbers are one kind of warning.
-_KIND = re.compile(r"'[^']*'|\b\d+(\.\d+)?\b")
+_KIND = re.compile(r"'[^']*'|\b\d+(\.\d+)?\b|\bCallFlops_\w+")  # names, numbers, per-callee names
 _QUOTED = re.compile(r"'[^']*'")
 
 
@@ -75,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="NAME[=VALUE]", help="preprocessor definition (.F90, .F, .c)")
     front.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                        help="preprocessor include directory")
+    front.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                       help="processes that share the parse of a big Fortran program "
+                            "(default: the cores available, at most 4; 1: one process)")
     misc = parser.add_argument_group("other")
     misc.add_argument("--list-machines", action="store_true", help="list built-in machines")
     misc.add_argument("--version", action="version", version=f"satreport {__version__}")
@@ -82,6 +86,25 @@ def build_parser() -> argparse.ArgumentParser:
     misc.add_argument("-v", "--verbose", action="store_true",
                       help="progress, timings and every repeated warning on stderr")
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), "
+                                         f"got {text!r}")
+    return value
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 class Run:
@@ -195,7 +218,7 @@ def _run(run: Run) -> int:
     functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
         if args.functions else None
     program = read_sources(args.sources, args.defines, args.include_dirs, functions,
-                           progress=run.progress)
+                           progress=run.progress, processes=args.jobs or available_cores())
     run.warn_all([(w.message, w.file, w.line) for w in program.warnings])
     loops = sum(1 for p in program.procedures for _ in p.all_loops())
     run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")

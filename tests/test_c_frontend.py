@@ -473,7 +473,8 @@ void f(int n, double *a, double *b) {
 }
 """)
     assert [(w.line, w.message) for w in prog.warnings] == [
-        (6, "call to unknown function 'external_update': its cost is not counted, its array "
+        (6, "call to unknown function 'external_update': it costs "
+            "CallFlops_external_update flops per call (a parameter, 0 unless set), its array "
             "arguments are assumed read and written")]
     twice, f = prog.procedures
     assert (twice.name, flops(twice)) == ("twice", (0, 1, 0, 0))

@@ -168,7 +168,7 @@ def test_the_calls_column_lists_callees_in_json_and_workbook(capsys, tmp_path):
     text = PROGRAM.replace("    call smooth(nx, q(:, j), r(:, j))",
                            "    call smooth(nx, q(:, j), r(:, j))\n    call ckwyr(q)")
     data, err = run_json(capsys, tmp_path, text, "-o", str(tmp_path / "p.xlsx"))
-    assert [loop["calls"] for loop in data["loops"]] == [
+    assert [loop["calls_summary"] for loop in data["loops"]] == [
         "pressure ×1", "smooth ×1, ckwyr ×1 (not in the sources)", ""]
     sheet = openpyxl.load_workbook(tmp_path / "p.xlsx")["Loops"]
     texts = {cell.value for row in sheet.iter_rows() for cell in row}
@@ -218,7 +218,7 @@ end subroutine
 def test_generic_interfaces_resolve_by_argument_type_and_rank(capsys, tmp_path):
     data, err = run_json(capsys, tmp_path, GENERIC, "--set", "n=10", "--set", "nt=5")
     (loop,) = data["loops"]
-    assert loop["calls"] == "scale_mat ×1, scale_vec ×1"
+    assert loop["calls_summary"] == "scale_mat ×1, scale_vec ×1"
     # per pass of t: scale_mat 2 flops × 10 × 10, scale_vec 1 flop × 10; 5 passes
     assert loop["gflops"] == pytest.approx(5 * (200 + 10) / 1e9)
     assert "generic interface" not in err
@@ -237,7 +237,7 @@ def test_extra_arguments_are_warned_about(capsys, tmp_path):
     data, err = run_json(capsys, tmp_path, text)
     assert "call to 'pressure' passes 4 arguments but it takes 3: the extra ones are " \
            "ignored" in err
-    assert data["loops"][0]["calls"] == "pressure ×1"
+    assert data["loops"][0]["calls_summary"] == "pressure ×1"
 
 
 def calls_sheet(path: Path, data_only: bool = True) -> dict[str, tuple]:
@@ -246,7 +246,7 @@ def calls_sheet(path: Path, data_only: bool = True) -> dict[str, tuple]:
 
     sheet = openpyxl.load_workbook(path, data_only=data_only)["Calls"]
     rows = [r for r in sheet.iter_rows(values_only=True) if isinstance(r[2], int)]
-    return {r[3]: (r[2], r[4], r[5]) for r in rows}
+    return {r[3]: (r[2], r[10], r[11]) for r in rows}
 
 
 def test_the_calls_sheet_and_the_callee_share(capsys, tmp_path):
@@ -262,6 +262,69 @@ def test_the_calls_sheet_and_the_callee_share(capsys, tmp_path):
     assert cached["smooth"] == (27, pytest.approx(1.96e-5), pytest.approx(1.0))
     formulas = calls_sheet(tmp_path / "p.xlsx", data_only=False)
     assert str(formulas["pressure"][1]).startswith("=")  # live, not a value
+    # JSON: each nest's callees as objects (DESIGN §3.2 loops[].calls)
+    (pressure,) = first["calls"]
+    assert {k: pressure[k] for k in ("callee", "line", "count_per_iteration", "adds",
+                                     "multiplies", "divides")} == {
+        "callee": "pressure", "line": 24, "count_per_iteration": 1,
+        "adds": 1, "multiplies": 2, "divides": 1}  # 0.4*rho*e + 1/rho
+    # p(i,j) is also passed (read) by the nest itself: no array is pressure's alone
+    assert pressure["traffic_gb"] == 0 and first["callee_traffic_gb"] == 0
+    (smooth,) = second["calls"]
+    # q and r only smooth touches; reuse between planes moves each row once, X rounded
+    # to 8-element cache lines: q i = 1..100 -> 104 x 8 B read, r i = 2..99 -> 104 x 16 B
+    # written (WriteCost 16), for each of 50 values of j
+    assert smooth["traffic_gb"] == pytest.approx((104 * 8 + 104 * 16) * 50 / 1e9)
+    assert smooth["traffic_share"] == pytest.approx(1.0)
+    assert second["callee_traffic_gb"] == pytest.approx(second["traffic_gb"])
+    assert third["calls"] == [] and third["calls_summary"] == ""
+
+
+UNKNOWN = """\
+subroutine user(n, a, b)
+  integer :: n, i
+  real(8) :: a(n), b(n)
+  do i = 1, n
+    call eos_table(a(i), b(i))
+    b(i) = b(i) * 2.0d0
+  end do
+end subroutine
+"""
+
+
+def test_a_procedure_not_in_the_sources_costs_a_settable_parameter(capsys, tmp_path):
+    data, err = run_json(capsys, tmp_path, UNKNOWN, "--set", "n=1000")
+    assert "it costs CallFlops_eos_table flops per call" in err
+    parameter = next(p for p in data["parameters"] if p["name"] == "CallFlops_eos_table")
+    assert (parameter["value"], parameter["defaulted"]) == (0, True)
+    assert data["loops"][0]["gflops"] == pytest.approx(1000 / 1e9)  # the multiply alone
+    data, _ = run_json(capsys, tmp_path, UNKNOWN, "--set", "n=1000",
+                       "--set", "CallFlops_eos_table=50", "-o", str(tmp_path / "p.xlsx"))
+    (loop,) = data["loops"]
+    # 50 flops per call + 1 multiply, 1000 iterations
+    assert loop["gflops"] == pytest.approx(51 * 1000 / 1e9)
+    assert loop["callee_gflops"] == pytest.approx(50 * 1000 / 1e9)
+    (call,) = loop["calls"]
+    assert (call["callee"], call["count_per_iteration"], call["gflops"]) == \
+        ("eos_table", 1, pytest.approx(5e-5))
+    assert calls_sheet(tmp_path / "p.xlsx")["eos_table"][1:] == \
+        (pytest.approx(5e-5), pytest.approx(50 / 51))
+
+
+@pytest.mark.libreoffice
+def test_the_cost_of_an_unknown_call_is_live_in_the_workbook(capsys, tmp_path):
+    import openpyxl
+    from libreoffice import recalculate
+
+    data, _ = run_json(capsys, tmp_path, UNKNOWN, "--set", "n=1000", "-o",
+                       str(tmp_path / "p.xlsx"))
+    cell = next(p["cell"] for p in data["parameters"] if p["name"] == "CallFlops_eos_table")
+    book = openpyxl.load_workbook(tmp_path / "p.xlsx")
+    sheet, address = cell.rsplit("!", 1)
+    book[sheet.strip("'")][address.replace("$", "")].value = 20
+    book.save(tmp_path / "edited.xlsx")
+    (recalculated,) = recalculate([tmp_path / "edited.xlsx"], tmp_path / "out")
+    assert calls_sheet(recalculated)["eos_table"][1] == pytest.approx(20 * 1000 / 1e9)
 
 
 @pytest.mark.libreoffice
@@ -300,7 +363,7 @@ subroutine user(n, a)
 end subroutine
 """)
     (loop,) = data["loops"]
-    assert loop["calls"] == "twice ×1"
+    assert loop["calls_summary"] == "twice ×1"
     # per element: the comparison (1 add) always, the multiply in twice half the time
     assert loop["gflops"] == pytest.approx(128 * 1.5 / 1e9)
     assert any(n["message"].startswith("Calls inside a loop nest") for n in data["notes"])

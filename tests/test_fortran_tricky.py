@@ -494,8 +494,9 @@ def test_known_and_unknown_subroutine_calls(tmp_path):
     # helper's arguments are read once here; mystery's whole array a is read and written.
     assert accesses(arrays(loop)["a"]) == [((0,), ("i",), 1, 0), ((":",), ("",), 1, 1)]
     assert [m for m in messages(program) if "unknown procedure" in m] == [
-        f"{path}:10: call to unknown procedure 'mystery': its cost is not counted, its array "
-        "arguments are assumed read and written"]
+        f"{path}:10: call to unknown procedure 'mystery': it costs CallFlops_mystery flops "
+        "per call (a parameter, 0 unless set), its array arguments are assumed read and "
+        "written"]
     assert flops(program.procedure("helper")) == (0, 1, 0, 0)
 
 

@@ -448,7 +448,7 @@ def test_an_array_named_like_a_procedure_is_data(capsys, tmp_path):
       end
 """)
     user = data["loops"][0]
-    assert (user["procedure"], user["multiplies"], user["calls"]) == ("user", 1, "")
+    assert (user["procedure"], user["multiplies"], user["calls_summary"]) == ("user", 1, "")
     assert user["gflops"] == pytest.approx(128 / 1e9)  # one multiply per element, no call
     assert user["traffic_gb"] == pytest.approx(128 * (8 + 16) / 1e9)  # w read, x written
 

@@ -31,21 +31,27 @@ class FrontendError(Exception):
 
 def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
                  functions: list[str] | None = None,
-                 progress: Callable[[str], None] | None = None) -> ir.Program:
+                 progress: Callable[[str], None] | None = None,
+                 processes: int = 1) -> ir.Program:
     """Read ``paths`` as one program; keep only ``functions`` (case-insensitive) if given.
 
     ``progress`` hears what is being read and, for each file, how many procedures and loops
-    were found in it.
+    were found in it.  Up to ``processes`` processes share the parse of big Fortran sources.
     """
     progress = progress or (lambda _message: None)
     program = ir.Program(sources=list(paths))
     analysed = 0
     fortran = [p for p in paths if is_fortran(p)]
     if fortran:
+        from sat.frontend.shares import start
+
+        # the workers sharing a big parse start before this process imports the front end
+        started = start(fortran, defines, include_dirs, processes) if processes > 1 else None
         from sat.frontend.fortran import read_fortran
 
         try:
-            part, parsed = read_fortran(fortran, defines, include_dirs, progress)
+            part, parsed = read_fortran(fortran, defines, include_dirs, progress,
+                                        started=started)
         except Exception as exc:  # never a traceback: the run reports what went wrong
             program.warnings.append(ir.Diagnostic(
                 f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))

@@ -1298,8 +1298,9 @@ class _ProcedureAnalyser:
                                                _extent_text).base
             return sym.base
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
-        self.warn(f"call to unknown function '{name}': its cost is not counted, its array "
-                  "arguments are assumed read and written", node)
+        self.warn(f"call to unknown function '{name}': it costs CallFlops_{name} flops per "
+                  "call (a parameter, 0 unless set), its array arguments are assumed read and "
+                  "written", node)
         for arg in args:
             self._argument(arg, conservative=True)
         return sym.base if sym is not None else "real"

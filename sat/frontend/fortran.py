@@ -38,7 +38,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import sympy
@@ -57,6 +57,7 @@ from sat.frontend.preprocess import (
     needs_preprocessing,
     preprocess,
 )
+from sat.frontend.shares import ShareResult, Started, blank_lines, start
 from sat.frontend.symbols import Scope, Symbol, datatype_of, type_of
 
 _DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
@@ -180,8 +181,12 @@ def _check_statement_lengths(parse_path: str, dirs: list[str], path: str,
 
 
 def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence[str],
-               warnings: list[ir.Diagnostic]) -> Source:
-    """Parse one Fortran file (preprocessing upper-case suffixes); raises :class:`ParseFailure`."""
+               warnings: list[ir.Diagnostic],
+               blank: Sequence[tuple[int, int]] = ()) -> Source:
+    """Parse one Fortran file (preprocessing upper-case suffixes); raises :class:`ParseFailure`.
+
+    ``blank``: line ranges parsed as empty lines (see :mod:`sat.frontend.shares`).
+    """
     import fparser.two.symbol_table as symbol_table
 
     if not os.path.isfile(path):
@@ -196,6 +201,7 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
     pre: Preprocessed | None = None
     tmpdir = None
     parse_path = path
+    text = raw
     try:
         if needs_preprocessing(path):
             try:
@@ -207,13 +213,14 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
             parse_path = os.path.join(tmpdir, stem + suffix.lower())
             with open(parse_path, "w", encoding="utf-8") as handle:
                 handle.write(_fixed_form_comments(pre.text.encode(), parse_path).decode())
-        elif raw.startswith(b"\xef\xbb\xbf") or _fixed_form_comments(raw, path) != raw:
-            # a UTF-8 byte order mark, or comments, that fparser cannot read
+        # without a UTF-8 byte order mark and comments that fparser cannot read
+        elif (text := _fixed_form_comments(raw.removeprefix(b"\xef\xbb\xbf"), path)) != raw \
+                or blank:
             tmpdir = tempfile.mkdtemp(prefix="satreport-")
             parse_path = os.path.join(tmpdir, os.path.basename(path))
             with open(parse_path, "wb") as handle:
-                handle.write(_fixed_form_comments(raw.removeprefix(b"\xef\xbb\xbf"), path))
-        else:
+                handle.write(blank_lines(text, blank) if blank else text)
+        if pre is None and text == raw:
             directive = re.search(rb"(?m)^#\s*(if|ifdef|ifndef|define|include)\b", raw)
             if directive:
                 warnings.append(ir.Diagnostic(
@@ -502,11 +509,13 @@ class FortranProgram:
 
     # -------------------------------------------------------------- analysis
 
-    def analyse(self) -> list[ir.Procedure]:
-        procedures: list[ir.Procedure] = []
+    def analyse_units(self) -> Iterator[tuple[Unit, ir.Procedure | None, list[ir.Diagnostic]]]:
+        """Each unit, its procedure (``None`` if it was skipped) and the warnings it raised."""
         for unit in self.units:
+            start = len(self.warnings)
+            procedure = None
             try:
-                procedures.append(_ProcedureAnalyser(self, unit).run())
+                procedure = _ProcedureAnalyser(self, unit).run()
             except RecursionError:
                 self.warn(f"procedure '{unit.name}' skipped: expressions nested too deeply",
                           unit.source.path, unit.line)
@@ -514,8 +523,7 @@ class FortranProgram:
                 self.warn(f"procedure '{unit.name}' skipped: cannot analyse "
                           f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
                           unit.line)
-        self.warnings.extend(settle_constants(procedures))
-        return procedures
+            yield unit, procedure, self.warnings[start:]
 
 
 _LITERAL_BASES = {"Int_Literal_Constant": "int", "Signed_Int_Literal_Constant": "int",
@@ -1161,8 +1169,9 @@ class _ProcedureAnalyser:
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         if not known:
             what = "call to" if how == "call" else "reference to"
-            self.warn(f"{what} unknown procedure '{name}': its cost is not counted, its array "
-                      "arguments are assumed read and written"
+            self.warn(f"{what} unknown procedure '{name}': it costs CallFlops_{name} flops per "
+                      "call (a parameter, 0 unless set), its array arguments are assumed read "
+                      "and written"
                       + ("" if how == "call" else ", its result real"))
         for arg in args:
             value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \
@@ -1512,37 +1521,76 @@ def _variable(sym: Symbol) -> ir.Variable:
 
 def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
                  include_dirs: Sequence[str] = (),
-                 progress: Callable[[str], None] | None = None) -> tuple[ir.Program, int]:
+                 progress: Callable[[str], None] | None = None,
+                 processes: int = 1, started: Started | None = None) -> tuple[ir.Program, int]:
     """Read Fortran sources as one program; returns it and the number of files parsed.
 
     fparser and the analysis recurse once per operator of an expression: a statement with a
     few hundred terms needs a deeper stack than Python's default, so the work runs in a thread
-    with a large stack and a raised recursion limit.
+    with a large stack and a raised recursion limit.  With ``processes`` > 1 a big program is
+    read in shares by that many processes (:mod:`sat.frontend.shares`; ``started``: shares
+    already under way), to the same result.
     """
+    if started is None and processes > 1:
+        started = start(paths, defines, include_dirs, processes)
     return run_with_deep_stack(
-        lambda: _read_fortran(paths, defines, include_dirs, progress or (lambda _: None)),
+        lambda: _read_fortran(paths, defines, include_dirs, progress or (lambda _: None),
+                              started),
         "satreport-fortran")
 
 
 def _read_fortran(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
-                  progress: Callable[[str], None]) -> tuple[ir.Program, int]:
+                  progress: Callable[[str], None], started: Started | None
+                  ) -> tuple[ir.Program, int]:
+    read = None
+    if started is not None:
+        names = ", ".join(os.path.basename(p) for p in paths[:3]) + (", …" if paths[3:] else "")
+        progress(f"parsing {names} in {len(started.shares)} processes")
+        try:
+            own = read_units(paths, defines, include_dirs, started.shares[0].blank)
+        except BaseException:
+            started.stop()
+            raise
+        read = started.finish(own)
+    if read is None:
+        read = read_units(paths, defines, include_dirs, {}, progress)
+    procedures = [p for p in read.procedures if p is not None]
+    warnings = [*read.prefix, *(w for unit in read.unit_warnings for w in unit)]
+    warnings.extend(settle_constants(procedures))
+    result = ir.Program(procedures=procedures, sources=list(paths), warnings=warnings)
+    if read.parsed and not any(True for p in procedures for _ in p.all_loops()):
+        result.warnings.append(ir.Diagnostic("no loops found in the Fortran sources",
+                                             paths[0] if len(paths) == 1 else "", 0))
+    return result, read.parsed
+
+
+def read_units(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
+               blank: dict[str, list[tuple[int, int]]],
+               progress: Callable[[str], None] = lambda _: None) -> ShareResult:
+    """Parse and analyse ``paths``, with ``blank``'s line ranges read as empty lines.
+
+    ``failed`` says whether a file failed to parse while lines were blanked (the caller then
+    reads again without blanking, so that what is reported is what a plain read reports).
+    """
     program = FortranProgram()
-    parsed = 0
+    result = ShareResult(parsed=0, failed=False)
     parser = _fortran_parser() if paths else None
     for number, path in enumerate(paths, 1):
         progress(f"parsing {path}" + (f" ({number}/{len(paths)})" if len(paths) > 1 else ""))
         try:
-            source = parse_file(path, parser, defines, include_dirs, program.warnings)
+            source = parse_file(path, parser, defines, include_dirs, program.warnings,
+                                blank.get(path, ()))
         except ParseFailure as failure:
             program.warnings.append(failure.diagnostic)
+            result.failed = result.failed or bool(blank)
             continue
-        parsed += 1
+        result.parsed += 1
         program.add_source(source)
     progress("analysing the Fortran procedures")
     program.declare()
-    procedures = program.analyse()
-    result = ir.Program(procedures=procedures, sources=list(paths), warnings=program.warnings)
-    if parsed and not any(True for p in procedures for _ in p.all_loops()):
-        result.warnings.append(ir.Diagnostic("no loops found in the Fortran sources",
-                                             paths[0] if len(paths) == 1 else "", 0))
-    return result, parsed
+    result.prefix = list(program.warnings)
+    for unit, procedure, warnings in program.analyse_units():
+        result.units.append((unit.source.path, unit.line))
+        result.procedures.append(procedure)
+        result.unit_warnings.append(warnings)
+    return result

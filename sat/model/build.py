@@ -19,7 +19,7 @@ from sat.model.blocking import (
     overlap_time,
     procedure_rows,
 )
-from sat.model.calls import calls_summary, inline_calls
+from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
@@ -31,6 +31,7 @@ from sat.model.nests import (
     bounds_assigned_inside,
     enclosing_branches,
     levels,
+    outermost_loops,
     program_nests,
     setup_reason,
 )
@@ -53,7 +54,10 @@ CALLS_NOTE = ("Calls inside a loop nest to procedures of the program count the c
               "in the nest: its flops, and its accesses mapped onto the actual arguments (a "
               "dummy array is the actual array or section; the callee's loops run inside the "
               "calling iteration). Calls are followed transitively; recursive calls are not "
-              "followed (zero cost, with a warning).")
+              "followed (zero cost, with a warning). A call to a procedure that is not in the "
+              "sources costs its CallFlops_<name> parameter's flops per call (0 unless set, "
+              "counted as additions); its array arguments are taken as read and written by "
+              "the nest. A callee's traffic is that of the arrays only it touches in the nest.")
 
 DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
                  "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
@@ -106,6 +110,9 @@ LOOP_COLUMNS: list[Column] = [
        "in compute-bound nests.", "Estimated time", "0.00"),
     _c("callee_gflops", "In callees", "Gflop", "Gflop of the nest done inside the procedures "
        "it calls (included in Gflop; see the Calls sheet).", "Calls"),
+    _c("callee_traffic_gb", "Traffic in callees", "GB", "Traffic of the arrays only the "
+       "procedures the nest calls touch (included in Actual; see the Calls sheet).", "Calls",
+       "0.000000"),
     _c("calls", "Calls", "", "Procedures the nest calls, with the number of call sites "
        "(transitively): those of the program count in the nest's work; those marked "
        "'not in the sources' cost nothing.", "Calls"),
@@ -117,10 +124,25 @@ CALL_COLUMNS: list[Column] = [
     _c("line", "Nest line", "", "Line of the calling nest's outermost loop."),
     _c("callee", "Callee", "", "Procedure called inside the nest (directly; the work of the "
        "procedures it calls in turn counts for it)."),
+    _c("call_line", "Call line", "", "Line of the first call to the callee in the nest."),
+    _c("calls_per_iteration", "Calls", "per iteration", "Calls per iteration of the level "
+       "that makes them, summed over the nest's levels (as the flop counts are).",
+       "Per iteration"),
+    *[_c(f"callee_{kind}", kind.capitalize(), "per iteration", f"{kind.capitalize()} done "
+         "inside the callee per iteration, summed over levels (flops of a procedure that is "
+         "not in the sources are in its CallFlops parameter instead).", "Per iteration")
+      for kind in KINDS],
     _c("gflops", "Gflop", "Gflop", "Flops done inside the callee per run of the nest: its "
-       "flops per call times the calls the enclosing loops make.", "Work in the callee"),
+       "flops per call times the calls the enclosing loops make; a procedure that is not in "
+       "the sources does its CallFlops parameter's flops per call.", "Work in the callee"),
     _c("share", "Share", "", "Fraction of the nest's Gflop done inside the callee.",
        "Work in the callee", "0.0%"),
+    _c("traffic_gb", "Traffic", "GB", "Traffic of the arrays only the callee touches in the "
+       "nest (its own arrays, and actual arguments the nest does not touch itself), for the "
+       "reuse case the nest takes; arrays the nest touches too count for the nest.",
+       "Work in the callee", "0.000000"),
+    _c("traffic_share", "Traffic share", "", "Fraction of the nest's traffic that is the "
+       "callee's.", "Work in the callee", "0.0%"),
 ]
 
 
@@ -196,6 +218,15 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                      for callee, totals in sums.by_callee.items()}
         quantity("callee_gflops", E.add(*in_callee.values()) if in_callee else E.Num(0),
                  "Gflop", "Gflop done inside called procedures")
+        touched_by = array_callees(loop)
+        callee_traffic = {callee: E.Quantity(
+            ("call", ident, callee, "traffic_gb"),
+            memory.traffic_of({key for key, callees in touched_by.items()
+                               if callees == {callee}}), "GB", f"traffic in {callee}")
+            for callee in in_callee}
+        quantity("callee_traffic_gb",
+                 E.add(*callee_traffic.values()) if callee_traffic else E.Num(0), "GB",
+                 "traffic of arrays only called procedures touch")
         weighted = quantity("weighted_gflops", weighted_expr, "Gflop", "weighted Gflop")
         traffic = q["traffic_gb"]
         quantity("bytes_per_flop", E.mul(traffic, GB) / E.mul(weighted, 1e9), "B/flop",
@@ -223,12 +254,20 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                 row[column.key] = q[column.key]
         q["write_cost"] = E.Quantity(("loop", ident, "write_cost"), write_cost, "B")
         for callee, callee_gflops in in_callee.items():
+            kinds = sums.callee_per_iteration.get(callee, dict.fromkeys(KINDS, 0.0))
             call_rows.append({
                 "procedure": procedure.name, "file": file, "line": loop.line,
-                "callee": callee, "gflops": callee_gflops,
+                "callee": callee, "call_line": sums.call_lines.get(callee, loop.line),
+                "calls_per_iteration": _number(sums.calls.get(callee, 0.0)),
+                **{f"callee_{kind}": _number(kinds[kind]) for kind in KINDS},
+                "gflops": callee_gflops,
                 "share": E.Quantity(("call", ident, callee, "share"),
                                     E.Ref(callee_gflops) / E.Ref(gflops), "",
-                                    f"share of the nest's Gflop in {callee}")})
+                                    f"share of the nest's Gflop in {callee}"),
+                "traffic_gb": callee_traffic[callee],
+                "traffic_share": E.Quantity(("call", ident, callee, "traffic_share"),
+                                            E.Ref(callee_traffic[callee]) / E.Ref(traffic), "",
+                                            f"share of the nest's traffic in {callee}")})
         yield shape, space, row, memory, sums
 
 
@@ -276,8 +315,8 @@ def build_model(program: Program, params: ParameterSet,
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)
-    if any(call.followed for proc in program.procedures for body in levels(proc)
-           for call in body.calls):
+    if any(body.calls for proc in program.procedures for loop in outermost_loops(proc)
+           for body in levels(loop)):
         ctx.note(CALLS_NOTE)
     ctx.note(UNITS_NOTE)
     ctx.note(REUSE_NOTE)

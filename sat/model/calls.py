@@ -49,14 +49,22 @@ class Inlined:
 def inline_calls(program: ir.Program) -> Inlined:
     """A copy of ``program`` where every call inside a loop nest to a procedure of the
     program carries the callee's work (see the module docstring)."""
-    result = Inlined(copy.deepcopy(program))
     originals = {p.name.lower(): p for p in program.procedures}
+    # only procedures whose nests call one of the program's are changed: copy those alone
+    result = Inlined(copy.copy(program))
+    result.program.procedures = [copy.deepcopy(p) if _calls_the_program(p, originals) else p
+                                 for p in program.procedures]
     for procedure in result.program.procedures:
         for loop in outermost_loops(procedure):
             _follow(loop, originals, (procedure.name.lower(),), procedure, result,
                     {lp.loopvar.lower() for lp in (loop, *loop.all_loops()) if lp.loopvar})
     _drop_inner_procedures(result)
     return result
+
+
+def _calls_the_program(procedure: ir.Procedure, originals: dict[str, ir.Procedure]) -> bool:
+    return any(call.name.lower() in originals for loop in outermost_loops(procedure)
+               for body in levels(loop) for call in body.calls)
 
 
 def calls_summary(loop: ir.Loop, known: set[str]) -> str:
@@ -74,6 +82,25 @@ def calls_summary(loop: ir.Loop, known: set[str]) -> str:
 
     return ", ".join(f"{name} ×{len(followed)}{why(name, followed)}"
                      for name, followed in sites.items())
+
+
+def array_callees(loop: ir.Loop) -> dict[str, set[str]]:
+    """For each array-component of a nest, where its accesses are: the procedures the nest
+    calls directly ("" for the nest's own statements; a nested call counts for the callee
+    the nest calls, as on the Calls sheet)."""
+    found: dict[str, set[str]] = {}
+
+    def walk(body: ir.Body, callee: str) -> None:
+        for array in body.arrays:
+            found.setdefault(array.key, set()).add(callee)
+        for branch in body.branches:
+            walk(branch, branch.callee if isinstance(branch, ir.InlinedCall) and not callee
+                 else callee)
+        for inner in body.loops:
+            walk(inner, callee)
+
+    walk(loop, "")
+    return found
 
 
 def _drop_inner_procedures(result: Inlined) -> None:

@@ -61,6 +61,8 @@ class ModelContext:
         # Named constants of the code: their value, unless --params or --set gives another.
         self._constants = {symbol_to_name(c.name): c for c in constants}
         self.notes: list[Note] = []
+        self._messages: set[str] = set()
+        self._indexed = 0
         self.derived: dict[str, E.Quantity] = {}  # symbol -> quantity (symsubs)
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
         self._values = {symbol_to_name(k): (k, v) for k, v in params.symbol_values.items()}
@@ -75,9 +77,26 @@ class ModelContext:
             raise KeyError(f"unknown parameter {name}")
         return E.Param(name)
 
+    def call_cost(self, callee: str) -> E.Param:
+        """Flops per call of a procedure that is not in the sources: a parameter ``CallFlops_``
+        + its name, 0 unless ``--set`` gives it."""
+        name = f"CallFlops_{symbol_to_name(callee)}"
+        if name not in self.params:
+            given = self._values.get(symbol_to_name(name), (name, None))[1]
+            value, source = given if given is not None else (0, "assumed: not in the sources")
+            self.params.add(Parameter(name, value, "flops", "software",
+                                      f"flops per call of {callee} (not in the sources; "
+                                      "counted as additions)", source, "number", name,
+                                      given is None))
+        return E.Param(name)
+
     def note(self, message: str, kind: str = "assumption", file: str = "", line: int = 0) -> None:
-        if not any(n.message == message for n in self.notes):
+        # notes are only ever appended (some directly): index the messages added since
+        self._messages.update(n.message for n in self.notes[self._indexed:])
+        if message not in self._messages:
             self.notes.append(Note(message, kind, file, line))
+            self._messages.add(message)
+        self._indexed = len(self.notes)
 
     def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
         """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""

@@ -51,6 +51,15 @@ class NestData:
     reads: dict[DataKey, str]
     writes: dict[DataKey, str]
     calls: int = 0
+    _by_array: dict[str, list[tuple[DataKey, str]]] | None = None
+
+    def writes_of(self, array: str) -> list[tuple[DataKey, str]]:
+        """The writes to one array (any component), in order."""
+        if self._by_array is None:
+            self._by_array = {}
+            for key, name in self.writes.items():
+                self._by_array.setdefault(key[0], []).append((key, name))
+        return self._by_array.get(array, [])
 
 
 def nest_data(loop: Loop) -> NestData:
@@ -95,14 +104,15 @@ def procedure_dependences(procedure: Procedure, nests: list[Loop]) -> list[Depen
         # Walk away from `start` through `later`; every overlapping writer is an edge, and
         # the first writer covering the data ends the walk.
         for other in later:
-            for wkey, wname in other.writes.items():
+            writes = other.writes_of(key[0])
+            for wkey, wname in writes:
                 if _overlap(key, wkey):
                     array = _label((key, name), (wkey, wname))
                     if forward:
                         add(start, other, array, kind)
                     else:
                         add(other, start, array, kind)
-            if any(_covers(wkey, key) for wkey in other.writes):
+            if any(_covers(wkey, key) for wkey, _ in writes):
                 return
 
     for index, nest in enumerate(data):

@@ -31,6 +31,10 @@ class FlopSums:
     totals: dict[str, list[E.Expr]] = field(default_factory=lambda: {k: [] for k in KINDS})
     # flops (all kinds) done inside each procedure the nest calls, by callee
     by_callee: dict[str, list[E.Expr]] = field(default_factory=dict)
+    # per iteration, by procedure the nest calls directly: calls, and flops by kind inside it
+    calls: dict[str, float] = field(default_factory=dict)
+    callee_per_iteration: dict[str, dict[str, float]] = field(default_factory=dict)
+    call_lines: dict[str, int] = field(default_factory=dict)  # the first call site
 
 
 def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> float:
@@ -77,31 +81,48 @@ class FlopCounter:
             trips = [*trips, trip_count(body, self.ctx)]
         counts = dict(zip(KINDS, (body.adds, body.multiplies, body.divides, body.specials),
                           strict=True))
+        mult = self._mult(trips, prob, whole, depth) \
+            if body.calls or any(counts.values()) else E.Num(0)
         for call in body.calls:
             if call.followed:  # sat.model.calls wrote the callee's work into this nest
                 continue
             # a callee of the program that was not followed (recursion) was reported by
-            # sat.model.calls; one that is not in the sources is noted here
+            # sat.model.calls; one that is not in the sources costs CallFlops_<name>
             if self.program.procedure(call.name) is None:
-                self.ctx.note(f"call to '{call.name}': not a procedure of the program, its "
-                              "cost is not counted",
+                cost = self.ctx.call_cost(call.name)
+                self.ctx.note(f"call to '{call.name}': not a procedure of the program, it "
+                              f"costs {cost.name} flops per call (0 unless given with --set "
+                              f"{cost.name}=FLOPS)",
                               "assumption" if call.name in self._warned else "warning",
                               file, call.line)
-        if any(counts.values()):
-            mult = self._mult(trips, prob, whole, depth)
-            for kind, n in counts.items():
-                if n:
-                    sums.per_iteration[kind] += prob * n
-                    sums.totals[kind].append(E.mul(n, mult))
-                    if callee is not None:
-                        sums.by_callee.setdefault(callee, []).append(E.mul(n, mult))
+                sums.totals["adds"].append(E.mul(cost, mult))
+                sums.by_callee.setdefault(callee or call.name, []).append(E.mul(cost, mult))
+                if callee is None:
+                    self._count_call(sums, call.name, call.line, prob)
+        for kind, n in counts.items():
+            if n:
+                sums.per_iteration[kind] += prob * n
+                sums.totals[kind].append(E.mul(n, mult))
+                if callee is not None:
+                    sums.by_callee.setdefault(callee, []).append(E.mul(n, mult))
+                    kinds = sums.callee_per_iteration.setdefault(callee,
+                                                                 dict.fromkeys(KINDS, 0.0))
+                    kinds[kind] += prob * n
         for branch in body.branches:
             p = prob * branch_probability(branch, self.ctx, file)
-            inner = branch.callee if isinstance(branch, InlinedCall) and callee is None \
-                else callee  # work of nested calls counts for the callee the nest calls
+            inner = callee
+            if isinstance(branch, InlinedCall) and callee is None:
+                inner = branch.callee  # work of nested calls counts for the callee the nest calls
+                self._count_call(sums, branch.callee, branch.line, p)
             self._body(branch, sums, trips, p, file, whole, depth, inner)
         for loop in body.loops:
             self._body(loop, sums, trips, prob, file, whole, depth, callee)
+
+    @staticmethod
+    def _count_call(sums: FlopSums, callee: str, line: int, probability: float) -> None:
+        sums.calls[callee] = sums.calls.get(callee, 0.0) + probability
+        sums.call_lines.setdefault(callee, line)
+        sums.callee_per_iteration.setdefault(callee, dict.fromkeys(KINDS, 0.0))
 
     @staticmethod
     def _mult(trips: list[E.Expr], prob: float, whole: E.Expr | None, depth: int) -> E.Expr:

@@ -205,6 +205,16 @@ class NestMemory:
     arrays: list[ArrayModel]
     numbers: dict[str, int]
     q: dict[str, E.Quantity]
+    sweeps: E.Expr = E.Num(1)  # expected sweeps of the nest
+
+    def traffic_of(self, keys: set[str]) -> E.Expr:
+        """Traffic (GB) of the arrays ``keys`` for the reuse case the nest takes."""
+        sums = [E.mul(self.sweeps, _sum([a.q[f"traffic_{case}_gb"] for a in self.arrays
+                                         if a.key in keys])) for case in CASES[1:]]
+        reuse = self.q["reuse"]
+        return E.if_(E.compare("=", reuse, 1), sums[0],
+                     E.if_(E.compare("=", reuse, 2), sums[1],
+                           E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
 
 
 def array_cost(kind: str, ctx: ModelContext, write_cost: E.Expr) -> E.Expr:
@@ -385,7 +395,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     taken = [E.func("AND", fits[k], same(t[k], traffic)) for k in range(3)]
     nest_q("reuse", E.if_(taken[0], 1, E.if_(taken[1], 2, E.if_(taken[2], 3, 4))), "level",
            "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
-    return NestMemory(arrays, numbers, q)
+    return NestMemory(arrays, numbers, q, sweeps)
 
 
 # ---------------------------------------------------------------- the Arrays sheet

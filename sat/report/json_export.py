@@ -40,6 +40,33 @@ def _row(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, Any]
     return out
 
 
+def _nest(row: dict[str, CellValue]) -> tuple:
+    return row.get("procedure"), row.get("file"), row.get("line")
+
+
+def _loop(row: dict[str, CellValue], calls: dict[tuple, list[dict[str, Any]]], env: Env,
+          cell_of: CellOf) -> dict[str, Any]:
+    """A Loops row; ``calls`` is the list of the nest's callees (§3.2), the Loops sheet's
+    text of them is ``calls_summary``."""
+    out = _row(row, env, cell_of)
+    if "calls" in out:
+        out["calls_summary"] = out["calls"]
+        out["calls"] = calls.get(_nest(row), [])
+    return out
+
+
+# Calls-sheet columns -> the field names of the contract's loops[].calls objects
+_CALL_FIELDS = {"call_line": "line", "calls_per_iteration": "count_per_iteration",
+                "callee_adds": "adds", "callee_multiplies": "multiplies",
+                "callee_divides": "divides", "callee_specials": "specials"}
+
+
+def _call(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, Any]:
+    out = _row({key: value for key, value in row.items()
+                if key not in ("procedure", "file", "line")}, env, cell_of)
+    return {_CALL_FIELDS.get(key, key): value for key, value in out.items()}
+
+
 def to_json_data(
     program: Program,
     result: ModelResult,
@@ -50,6 +77,9 @@ def to_json_data(
 ) -> dict[str, Any]:
     """The JSON document of DESIGN §3.2 as plain Python data."""
     loops = result.tables.get("Loops")
+    calls: dict[tuple, list[dict[str, Any]]] = {}
+    for row in result.tables["Calls"].rows if "Calls" in result.tables else ():
+        calls.setdefault(_nest(row), []).append(_call(row, env, cell_of))
     # The model's notes include the front ends' warnings (see build_model).
     warnings = [{"file": n.file, "line": n.line, "message": n.message}
                 for n in result.notes if n.kind == "warning"]
@@ -64,7 +94,7 @@ def to_json_data(
              "cell": parameter_cell(p.name)}
             for p in result.parameters
         ],
-        "loops": [_row(row, env, cell_of) for row in (loops.rows if loops else [])],
+        "loops": [_loop(row, calls, env, cell_of) for row in (loops.rows if loops else [])],
         "totals": _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}},
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
