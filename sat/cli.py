@@ -8,8 +8,8 @@ bug and is reported in one line (the traceback only with ``-v``), exit status 3.
 from __future__ import annotations
 
 import argparse
-import os
 import datetime
+import os
 import re
 import sys
 import traceback
