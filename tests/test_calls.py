@@ -367,3 +367,63 @@ end subroutine
     # per element: the comparison (1 add) always, the multiply in twice half the time
     assert loop["gflops"] == pytest.approx(128 * 1.5 / 1e9)
     assert any(n["message"].startswith("Calls inside a loop nest") for n in data["notes"])
+
+
+def test_procedure_pointers_and_mismatched_arguments_are_said(capsys, tmp_path):
+    source = tmp_path / "pp.f90"
+    source.write_text("""\
+module m
+  abstract interface
+    subroutine op(x)
+      real(8) :: x
+    end subroutine
+  end interface
+contains
+  subroutine twice(x)
+    real(8) :: x
+    x = 2.0d0 * x
+  end subroutine
+  subroutine user(n, a, g)
+    integer :: n, i
+    real(8) :: a(n)
+    procedure(op) :: g
+    procedure(op), pointer :: f => null()
+    f => twice
+    do i = 1, n
+      call f(a(i))
+      call g(a(i))
+      call twice(i)
+    end do
+  end subroutine
+end module
+""")
+    assert main([str(source), "--json", str(tmp_path / "pp.json"), "--set", "n=10"]) == 0
+    err = capsys.readouterr().err
+    assert "pp.f90:19: call to procedure pointer 'f': it costs CallFlops_f flops per call" in err
+    assert "pp.f90:20: call to dummy procedure 'g': it costs CallFlops_g flops per call" in err
+    assert "pp.f90:21: call to 'twice': argument 1 is int but dummy 'x' is double; the call " \
+           "is followed as written" in err
+    data = json.loads((tmp_path / "pp.json").read_text())
+    # twice's one multiply per iteration is counted; f and g cost their (zero) parameters
+    assert data["loops"][0]["gflops"] == pytest.approx(10 / 1e9)
+    assert {c["callee"] for c in data["loops"][0]["calls"]} == {"f", "g", "twice"}
+
+
+def test_c_function_pointers_are_said(capsys, tmp_path):
+    source = tmp_path / "fp.c"
+    source.write_text("""\
+double twice(double x) { return 2.0 * x; }
+void user(int n, double *a, double (*f)(double)) {
+  for (int i = 0; i < n; i++) {
+    a[i] = f(a[i]) + twice(a[i]);
+  }
+}
+""")
+    assert main([str(source), "--json", str(tmp_path / "fp.json"), "--set", "n=10",
+                 "--set", "CallFlops_f=7"]) == 0
+    err = capsys.readouterr().err
+    assert "fp.c:4: call through function pointer 'f': it costs CallFlops_f flops per " \
+           "call" in err
+    data = json.loads((tmp_path / "fp.json").read_text())
+    # per iteration: 7 (f) + 1 multiply (twice) + 1 add
+    assert data["loops"][0]["gflops"] == pytest.approx(9 * 10 / 1e9)

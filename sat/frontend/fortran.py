@@ -555,6 +555,21 @@ def _takes(scope: Scope, signatures: list[tuple]) -> bool:
     return True
 
 
+def _type_mismatch(scope: Scope, signatures: list[tuple]) -> str:
+    """The first actual argument whose type the procedure's dummy does not have ("" if none;
+    ranks are not compared: an element may start an array dummy)."""
+    for position, (keyword, base, _rank, datatype) in enumerate(signatures):
+        dummy = keyword or (scope.dummies[position] if position < len(scope.dummies) else "")
+        sym = scope.symbols.get(dummy)
+        if not dummy or sym is None or base is None:
+            continue
+        if base != sym.base or (datatype and sym.datatype and base in ("real", "complex")
+                                and datatype != sym.datatype):
+            return (f"argument {position + 1} is {datatype or base} but dummy '{dummy}' is "
+                    f"{sym.datatype or sym.base}")
+    return ""
+
+
 def _child(node: object, cls: type) -> object | None:
     for sub in getattr(node, "content", ()) or ():
         if isinstance(sub, cls):
@@ -1167,11 +1182,22 @@ class _ProcedureAnalyser:
             # does not know (dcmplx, dconjg, cdabs, ...)
             return self._intrinsic(name, args)
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
-        if not known:
+        if known:
+            mismatch = _type_mismatch(self.program.procedures[name].scope,
+                                      [(self._keyword(a), *self._signature(a)) for a in args])
+            if mismatch:
+                self.warn(f"call to '{name}': {mismatch}; the call is followed as written")
+        else:
             what = "call to" if how == "call" else "reference to"
-            self.warn(f"{what} unknown procedure '{name}': it costs CallFlops_{name} flops per "
-                      "call (a parameter, 0 unless set), its array arguments are assumed read "
-                      "and written"
+            if sym is not None and sym.procedure_pointer:
+                what = f"{what} procedure pointer"
+            elif sym is not None and sym.procedure and sym.dummy:
+                what = f"{what} dummy procedure"
+            else:
+                what = f"{what} unknown procedure"
+            self.warn(f"{what} '{name}': it costs CallFlops_{name} flops per call (a "
+                      "parameter, 0 unless set; the procedure it stands for is not followed), "
+                      "its array arguments are assumed read and written"
                       + ("" if how == "call" else ", its result real"))
         for arg in args:
             value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \

@@ -41,6 +41,7 @@ class Symbol:
     dummy: bool = False
     common: bool = False
     procedure: bool = False  # external, interface or statement-function name
+    procedure_pointer: bool = False  # its target is only known at run time
     implicit: bool = False  # typed by implicit rules, not declared
     unknown: bool = False  # not declared anywhere we can see (e.g. from an unknown module)
     specifics: tuple[str, ...] = ()  # module procedures of a generic interface
@@ -349,6 +350,16 @@ def _external(scope: Scope, node: object, where: Where, warn: Warn) -> None:
         scope._get(name).procedure = True
 
 
+def _procedure_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> None:
+    """``procedure(iface) [, pointer] :: f [=> null()]``: a dummy procedure or a pointer."""
+    pointer = "POINTER" in str(node.items[1] or "").upper()
+    for decl in getattr(node.items[2], "items", ()):
+        name = decl.items[0] if isinstance(decl, F.Proc_Decl) else decl
+        sym = scope._get(str(name).lower())
+        sym.procedure = True
+        sym.procedure_pointer = pointer
+
+
 def _interface(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     for stmt in walk(node, (F.Subroutine_Stmt, F.Function_Stmt, F.Interface_Stmt)):
         if isinstance(stmt, F.Interface_Stmt):
@@ -410,6 +421,7 @@ _DECLARATIONS: dict[str, Callable] = {
     "Common_Stmt": _common,
     "External_Stmt": _external,
     "Interface_Block": _interface,
+    "Procedure_Declaration_Stmt": _procedure_declaration,
     "Implicit_Stmt": _implicit,
     "Use_Stmt": _use,
     "Stmt_Function_Stmt": _stmt_function,

@@ -52,7 +52,8 @@ def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> flo
     return 1.0 / arms
 
 
-_UNKNOWN_CALLEE = re.compile(r"unknown (?:procedure|function) '([^']+)'")
+# the front ends' warning on a call to something not in the sources names its cost parameter
+_UNKNOWN_CALLEE = re.compile(r"'([^']+)': it costs CallFlops_")
 
 
 class FlopCounter:
