@@ -1299,10 +1299,10 @@ class _ProcedureAnalyser:
             return sym.base
         self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
         variable = any(name in scope for scope in self.scopes)
-        what = "call through function pointer" if variable else "call to unknown function"
-        self.warn(f"{what} '{name}': it costs CallFlops_{name} flops per call (a parameter, 0 "
-                  "unless set; the function it stands for is not followed), its array "
-                  "arguments are assumed read and written", node)
+        what = f"call through function pointer '{name}' (its target is not followed)" \
+            if variable else f"call to unknown function '{name}'"
+        self.warn(f"{what}: it costs CallFlops_{name} flops per call (a parameter, 0 unless "
+                  "set), its array arguments are assumed read and written", node)
         for arg in args:
             self._argument(arg, conservative=True)
         return sym.base if sym is not None else "real"

@@ -1189,15 +1189,15 @@ class _ProcedureAnalyser:
                 self.warn(f"call to '{name}': {mismatch}; the call is followed as written")
         else:
             what = "call to" if how == "call" else "reference to"
+            target = " (its target is not followed)"
             if sym is not None and sym.procedure_pointer:
-                what = f"{what} procedure pointer"
+                what = f"{what} procedure pointer '{name}'{target}"
             elif sym is not None and sym.procedure and sym.dummy:
-                what = f"{what} dummy procedure"
+                what = f"{what} dummy procedure '{name}'{target}"
             else:
-                what = f"{what} unknown procedure"
-            self.warn(f"{what} '{name}': it costs CallFlops_{name} flops per call (a "
-                      "parameter, 0 unless set; the procedure it stands for is not followed), "
-                      "its array arguments are assumed read and written"
+                what = f"{what} unknown procedure '{name}'"
+            self.warn(f"{what}: it costs CallFlops_{name} flops per call (a parameter, 0 unless "
+                      "set), its array arguments are assumed read and written"
                       + ("" if how == "call" else ", its result real"))
         for arg in args:
             value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \

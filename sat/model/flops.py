@@ -53,7 +53,7 @@ def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> flo
 
 
 # the front ends' warning on a call to something not in the sources names its cost parameter
-_UNKNOWN_CALLEE = re.compile(r"'([^']+)': it costs CallFlops_")
+_UNKNOWN_CALLEE = re.compile(r"'([^']+)'(?: \([^)]*\))?: it costs CallFlops_")
 
 
 class FlopCounter:
