@@ -14,9 +14,13 @@ import re
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sat import __version__
 from sat.ir import Diagnostic
+
+if TYPE_CHECKING:  # imported when needed: start-up time of small runs
+    from sat.machine import Machine
 
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
 SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
@@ -212,6 +216,13 @@ def _run(run: Run) -> int:
         from sat.report.graph import check_graph_directory
 
         check_graph_directory(args.graphs)
+    machine = None
+    if workbook or args.json or args.html or args.graphs:
+        # Read before the sources: a bad machine file stops the run before any output
+        # (--xml included) is written, and before the (possibly long) analysis.
+        from sat.machine import load_machine
+
+        machine = load_machine(args.machine)
 
     from sat.frontend import read_sources
 
@@ -232,20 +243,19 @@ def _run(run: Run) -> int:
             write_program(program, args.xml)
             run.progress(f"wrote {args.xml}")
 
-    if not (workbook or args.json or args.html or args.graphs):
+    if machine is None:
         return 0
-    return _model_and_reports(run, program, workbook)
+    return _model_and_reports(run, program, workbook, machine)
 
 
-def _model_and_reports(run: Run, program, workbook: str | None) -> int:
-    from sat.machine import load_machine
+def _model_and_reports(run: Run, program, workbook: str | None,
+                       machine: Machine) -> int:
     from sat.model.build import build_model
     from sat.model.tables import Note
     from sat.model.validate import check, empty_nests
     from sat.params import build_parameters, split_build_settings, unknown_sets, validate
 
     args = run.args
-    machine = load_machine(args.machine)
     settings, sets = split_build_settings(args.sets)
     params = build_parameters(machine, args.params, args.block_params, args.symsubs,
                               args.conds, sets)

@@ -1,6 +1,7 @@
 """Machine files: load, validate, list the built-ins in ``machines/``.
 
-Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… val=…/>``:
+Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… val=…/>``, and
+Kerncraft's YAML format:
 
 * **ExaSAT's** ``machine.xml``, read as is::
 
@@ -37,9 +38,39 @@ Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… v
         </memory>
       </machine>
 
-  ``size_kib`` is the capacity of one instance of the level (KiB), ``shared_by_cores`` how many
-  cores share that instance, ``bandwidth_gbs`` the peak bandwidth of one instance (GB/s = 10⁹
-  B/s) towards the cores; ``size_kib`` and ``bandwidth_gbs`` may be left out when unknown.
+  Attributes of a ``<level>`` (all but ``name`` optional; :mod:`sat.machine_levels` has the
+  typed form and the rules):
+
+  - ``name``: ``L1``, ``L2``, ``L3``, … in order, or ExaSAT's single ``on-chip`` cache; then
+    ``memory`` (or ``MEM``), last;
+  - ``size_kib``: capacity of one instance, KiB; required on a cache level;
+  - ``line_bytes``: line size, B (default: the machine's ``LineBytes``);
+  - ``shared_by_cores``: cores sharing one instance (default 1);
+  - ``bandwidth_gbs``: peak bandwidth of one instance towards the cores, GB/s (10⁹ B/s);
+  - ``cycles_per_line``: core cycles one core needs to move one line over the same link;
+  - ``duplex``: ``half`` (reads and write-backs share the link) or ``full``;
+  - ``transfers_overlap``: ``true``/``false``, the ECM overlap hypothesis for this link;
+  - ``policy``: ``inclusive``, ``exclusive`` or ``victim``, relative to the level inside it;
+  - ``write_allocate``: ``true``/``false``, a write miss first reads the line;
+  - ``write_back``: ``true``/``false``, modified lines are written back on eviction;
+  - ``ways``, ``sets``: associativity and sets, sets × ways × line_bytes = size_kib × 1024;
+  - ``source``: where the numbers come from.
+
+  A level's link fields (``bandwidth_gbs``, ``cycles_per_line``, ``duplex``,
+  ``transfers_overlap``) describe the link over which it delivers data to the level inside it:
+  L2's describe the L1–L2 link, memory's the memory bus; L1's are the core's load/store ports.
+  Levels must be in order, a level may not be smaller than the one inside it, and sizes,
+  bandwidths and counts must be positive numbers; anything else stops the run with
+  ``path:line: level …: field: what was expected``.
+
+  In-core throughput, for the ECM model, is given as ``<prop>`` elements too, each with its
+  source: ``ClockGHz``, ``FlopsPerCycle`` (double precision, peak), ``AddFlopsPerCycle``,
+  ``MulFlopsPerCycle``, ``FMAFlopsPerCycle`` (flops per cycle of code made only of that
+  operation), ``LoadsPerCycle``, ``StoresPerCycle`` (full-width vector accesses per cycle) and
+  ``VectorBytes``.  They go to :attr:`Machine.core`, not to the model parameters.
+
+* **Kerncraft's** YAML machine files (``*.yml``, ``*.yaml``), read as they are:
+  :mod:`sat.machine_yaml` documents the mapping.
 
 A key the file does not give takes the default of the exascale node (the ``DEFAULT`` column of
 :data:`MACHINE_SPECS`) and the machine records a note saying so.  Every value remembers where it
@@ -56,6 +87,17 @@ from typing import Literal
 
 from lxml import etree
 
+from sat.machine_levels import (
+    CORE_KEYS,
+    DUPLEXES,
+    EXPECTED_NAMES,
+    POLICIES,
+    CoreThroughput,
+    HierarchyError,
+    MemoryLevel,
+    check_hierarchy,
+    level_name,
+)
 from sat.model.parameters import Kind
 from sat.resources import machines_dir
 from sat.safexml import parse_xml
@@ -160,18 +202,6 @@ _NAME_KEYS = {name.lower(): name for name in MACHINE_PARAMETERS}
 
 
 @dataclass
-class MemoryLevel:
-    """One level of the memory hierarchy, from the core outwards."""
-
-    name: str
-    size_kib: float | None
-    line_bytes: float | None  # None in a file: the machine's LineBytes
-    shared_by_cores: float
-    bandwidth_gbs: float | None
-    source: str = ""
-
-
-@dataclass
 class Machine:
     """A machine description: every machine parameter with its value and where it came from."""
 
@@ -179,11 +209,32 @@ class Machine:
     description: str
     source: str  # the file it was read from, as shown to users
     values: dict[str, tuple[float, str]]  # parameter name -> (value, provenance)
-    memory_levels: list[MemoryLevel] = field(default_factory=list)
+    memory_levels: list[MemoryLevel] = field(default_factory=list)  # from the core outwards
     notes: list[str] = field(default_factory=list)  # defaults taken, keys ignored
+    core: CoreThroughput = field(default_factory=CoreThroughput)  # in-core throughput (ECM)
 
     def value(self, name: str) -> float:
         return self.values[name][0]
+
+    @property
+    def cache_levels(self) -> list[MemoryLevel]:
+        """The cache levels, innermost first (empty when the file lists no levels)."""
+        return [level for level in self.memory_levels if not level.is_memory]
+
+    @property
+    def memory_level(self) -> MemoryLevel | None:
+        return next((level for level in self.memory_levels if level.is_memory), None)
+
+    def link_out(self, name: str) -> MemoryLevel | None:
+        """The level describing the link from level ``name`` to the next level out.
+
+        A level describes the link over which it delivers data inwards, so the L1–L2 link
+        (DESIGN's ``L1GBs``) is described by L2, the last cache's link by memory.  ``None``
+        when nothing lies further out.
+        """
+        names = [level.name for level in self.memory_levels]
+        index = names.index(name)
+        return self.memory_levels[index + 1] if index + 1 < len(names) else None
 
 
 def check_value(spec: ParameterSpec, value: float) -> str | None:
@@ -229,7 +280,16 @@ def parse_number(text: str | None) -> float | None:
 # ------------------------------------------------------------------ loading
 
 
+MACHINE_SUFFIXES = (".xml", ".yml", ".yaml")  # .yml and .yaml: Kerncraft's format
+_YAML_SUFFIXES = (".yml", ".yaml")
+
+
 def builtin_path(name: str) -> Path:
+    """The built-in machine file called ``name`` (``machines/<name>.xml`` if none exists)."""
+    for suffix in MACHINE_SUFFIXES:
+        path = machines_dir() / f"{name}{suffix}"
+        if path.is_file():
+            return path
     return machines_dir() / f"{name}.xml"
 
 
@@ -246,7 +306,7 @@ def load_machine(name_or_path: str | None) -> Machine:
     if name_or_path is None:
         name_or_path = DEFAULT_MACHINE
     text = str(name_or_path)
-    looks_like_path = text.lower().endswith(".xml") or "/" in text or "\\" in text
+    looks_like_path = text.lower().endswith(MACHINE_SUFFIXES) or "/" in text or "\\" in text
     if not looks_like_path and builtin_path(text).is_file():
         path = builtin_path(text)
     else:
@@ -255,15 +315,25 @@ def load_machine(name_or_path: str | None) -> Machine:
             names = ", ".join(name for name, _ in list_machines())
             raise MachineError(f"{text}: no such machine file or built-in machine "
                                f"(built-ins: {names})")
-    return _load(path, _display(path))
+    return _load_file(path, _display(path))
+
+
+def _load_file(path: Path, display: str) -> Machine:
+    if path.suffix.lower() in _YAML_SUFFIXES:
+        # Imported here: PyYAML is only loaded when a YAML file is read (start-up time).
+        from sat.machine_yaml import load_kerncraft
+
+        return load_kerncraft(path, display)
+    return _load(path, display)
 
 
 def list_machines() -> list[tuple[str, str]]:
     """(name, description) of every built-in machine, for ``--list-machines``."""
     result = []
-    for path in sorted(machines_dir().glob("*.xml")):
+    paths = [p for p in machines_dir().iterdir() if p.suffix.lower() in MACHINE_SUFFIXES]
+    for path in sorted(paths):
         try:
-            machine = _load(path, _display(path))
+            machine = _load_file(path, _display(path))
         except MachineError as exc:
             result.append((path.stem, f"(unusable: {exc})"))
             continue
@@ -285,6 +355,8 @@ def _load(path: Path, display: str) -> Machine:
     factors: dict[str, tuple[float, str, int]] = {}
     notes: list[str] = []
     levels: list[MemoryLevel] = []
+    core = CoreThroughput()
+    core_lines: dict[str, int] = {}  # core field -> line, to name a key given twice
     origin = f"machine file {display}"
 
     for element in root:
@@ -322,6 +394,9 @@ def _load(path: Path, display: str) -> Machine:
                                    f"(also line {other})")
             factors[target] = (value, prov, line)
             continue
+        if lowered in _CORE_KEYS:
+            _set_core(core, core_lines, _CORE_KEYS[lowered], value, prov, display, line)
+            continue
         name = _key_name(key)
         if name is None:
             notes.append(f"{display}:{line}: unknown machine key {key!r} ignored")
@@ -353,13 +428,46 @@ def _load(path: Path, display: str) -> Machine:
     for level in levels:
         if level.line_bytes is None:
             level.line_bytes = ordered["LineBytes"][0]
+    checked_hierarchy(levels, display)
     name = (root.get("name") or "").strip() or path.stem
     description = " ".join((root.get("description") or "").split())
-    return Machine(name, description, display, ordered, levels, notes)
+    return Machine(name, description, display, ordered, levels, notes, core)
 
 
-_LEVEL_ATTRIBUTES = ("name", "size_kib", "line_bytes", "shared_by_cores", "bandwidth_gbs",
-                     "source")
+_CORE_KEYS = {key.lower(): key for key in CORE_KEYS}
+
+
+def _set_core(core: CoreThroughput, lines: dict[str, int], key: str, value: float, prov: str,
+              display: str, line: int) -> None:
+    """Record one in-core figure (``ClockGHz``, ``LoadsPerCycle``, …) after checking it."""
+    attribute, _unit, may_be_zero = CORE_KEYS[key]
+    where = f"{display}:{line}"
+    if attribute in lines:
+        raise MachineError(f"{where}: {key}: given twice (also line {lines[attribute]})")
+    if value < 0 or (value == 0 and not may_be_zero):
+        raise MachineError(f"{where}: {key} must be {'non-negative' if may_be_zero else 'positive'}"
+                           f", got {value:g}")
+    setattr(core, attribute, value)
+    core.sources[attribute] = prov
+    lines[attribute] = line
+
+
+def checked_hierarchy(levels: list[MemoryLevel], display: str) -> list[MemoryLevel]:
+    """:func:`check_hierarchy` with its errors as ``display:line: …`` machine errors."""
+    try:
+        check_hierarchy(levels)
+    except HierarchyError as exc:
+        raise MachineError(f"{display}:{exc.line}: {exc}") from None
+    return levels
+
+
+_LEVEL_NUMBERS = ("size_kib", "line_bytes", "shared_by_cores", "bandwidth_gbs",
+                  "cycles_per_line", "ways", "sets")
+_LEVEL_WHOLE = ("shared_by_cores", "ways", "sets")  # counts
+_LEVEL_FLAGS = ("transfers_overlap", "write_allocate", "write_back")
+_LEVEL_CHOICES = {"policy": POLICIES, "duplex": DUPLEXES}
+_LEVEL_ATTRIBUTES = ("name", "source", *_LEVEL_NUMBERS, *_LEVEL_FLAGS, *_LEVEL_CHOICES)
+_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 
 
 def _levels(memory: etree._Element, display: str) -> list[MemoryLevel]:
@@ -373,16 +481,27 @@ def _levels(memory: etree._Element, display: str) -> list[MemoryLevel]:
         unknown = sorted(set(element.attrib) - set(_LEVEL_ATTRIBUTES))
         if unknown:
             raise MachineError(f"{display}:{line}: <level> has unknown attribute {unknown[0]!r}")
-        name = (element.get("name") or "").strip()
-        if not name:
+        raw_name = (element.get("name") or "").strip()
+        if not raw_name:
             raise MachineError(f"{display}:{line}: <level> without a name")
+        name = level_name(raw_name)
+        if name is None:
+            raise MachineError(f"{display}:{line}: level {raw_name}: name: expected "
+                               f"{EXPECTED_NAMES}, got {raw_name!r}")
         where = f"{display}:{line}: level {name}"
-        levels.append(MemoryLevel(
-            name, _level_number(element, "size_kib", where),
-            _level_number(element, "line_bytes", where),
-            _level_number(element, "shared_by_cores", where) or 1.0,
-            _level_number(element, "bandwidth_gbs", where),
-            (element.get("source") or "").strip()))
+        numbers = {attribute: _level_number(element, attribute, where)
+                   for attribute in _LEVEL_NUMBERS}
+        flags = {attribute: _level_flag(element, attribute, where) for attribute in _LEVEL_FLAGS}
+        choices = {attribute: _level_choice(element, attribute, allowed, where)
+                   for attribute, allowed in _LEVEL_CHOICES.items()}
+        level = MemoryLevel(name, numbers.pop("size_kib"), numbers.pop("line_bytes"),
+                            numbers.pop("shared_by_cores") or 1.0, numbers.pop("bandwidth_gbs"),
+                            (element.get("source") or "").strip(), file_line=line)
+        for attribute, value in {**numbers, **flags, **choices}.items():
+            if value is not None and attribute in _LEVEL_WHOLE:
+                value = int(value)
+            setattr(level, attribute, value)
+        levels.append(level)
     return levels
 
 
@@ -394,4 +513,28 @@ def _level_number(element: etree._Element, attribute: str, where: str) -> float 
     value = parse_number(raw)
     if value is None or value <= 0:
         raise MachineError(f"{where}: {attribute} must be a positive number, got {raw.strip()!r}")
+    if attribute in _LEVEL_WHOLE and not value.is_integer():
+        raise MachineError(f"{where}: {attribute} must be a whole number, got {raw.strip()!r}")
     return value
+
+
+def _level_flag(element: etree._Element, attribute: str, where: str) -> bool | None:
+    raw = element.get(attribute)
+    if raw is None:
+        return None
+    text = raw.strip().lower()
+    if text not in _TRUE + _FALSE:
+        raise MachineError(f"{where}: {attribute} must be true or false, got {raw.strip()!r}")
+    return text in _TRUE
+
+
+def _level_choice(element: etree._Element, attribute: str, allowed: tuple[str, ...],
+                  where: str) -> str | None:
+    raw = element.get(attribute)
+    if raw is None:
+        return None
+    text = raw.strip().lower()
+    if text not in allowed:
+        raise MachineError(f"{where}: {attribute} must be {' or '.join(allowed)}, "
+                           f"got {raw.strip()!r}")
+    return text

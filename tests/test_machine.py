@@ -146,7 +146,8 @@ def test_default_machine_is_the_exascale_node_of_listing1():
     assert "Listing 1" in machine.values["Cores"][1]
 
 
-BUILTINS = ["epyc-9654", "exasat-reference", "exascale", "xeon-e5-2680"]
+BUILTINS = ["epyc-9654", "exasat-reference", "exascale", "grace-superchip", "xeon-8480plus",
+            "xeon-e5-2680"]
 
 
 def test_list_machines_names_every_builtin():
@@ -165,10 +166,12 @@ def test_every_builtin_loads_validates_and_cites_its_numbers(name):
         assert re.fullmatch(rf"machine file machines/{name}\.xml \(.+\).*", source), parameter
     assert machine.memory_levels and machine.memory_levels[-1].name == "memory"
     assert all(level.source for level in machine.memory_levels)
-    # the memory level's bandwidth is what GBsPerCore shares out among the cores
+    # the memory level's bandwidth is what GBsPerCore shares out among the cores that share it
+    # (all of them, or those of one CPU of a two-CPU module such as Grace)
     memory = machine.memory_levels[-1]
-    assert memory.shared_by_cores == machine.value("Cores")
-    assert memory.bandwidth_gbs == pytest.approx(machine.value("Cores")
+    assert memory.shared_by_cores <= machine.value("Cores")
+    assert machine.value("Cores") % memory.shared_by_cores == 0
+    assert memory.bandwidth_gbs == pytest.approx(memory.shared_by_cores
                                                  * machine.value("GBsPerCore"))
     validate(build_parameters(machine))
 

@@ -1,0 +1,654 @@
+"""Kerncraft's YAML machine files, read as they are (``satreport -m SandyBridgeEP.yml``).
+
+A machine file arrives like any other input, possibly by e-mail, so it is read as plain data:
+PyYAML composes the document with its safe loader and satreport builds the values itself,
+accepting only YAML's plain types (mappings, sequences, strings, numbers, booleans, null) and
+Kerncraft's ``!!omap`` lists.  A Python tag (``!!python/object…``) is refused, as is a file
+over 1 MiB, nesting deeper than 100, a recursive alias, or aliases that expand to more than
+100 000 values (an "aliases bomb"; Kerncraft's own files use no aliases at all).  Errors are
+one line, ``path:line: field: what was expected``.
+
+Quantities are Kerncraft's ``value prefix unit`` strings (``2.7 GHz``, ``64 B``, ``32 B/cy``,
+``84.07 GB/s``) or plain numbers.  Prefixes are decimal (k = 10³, M = 10⁶, G = 10⁹) except in
+cache sizes (``size per group: 32.00 kB``), where Kerncraft writes what likwid reports and
+``kB``/``MB`` mean KiB/MiB.  A value Kerncraft left as ``INFORMATION_REQUIRED…`` counts as not
+given.
+
+Mapping onto satreport (one socket: per-socket figures are divided among its cores):
+
+- ``model name`` (else ``model type``) → the description; the machine's name is the file's stem.
+- ``clock`` → ``ClockGHz`` (:attr:`Machine.core`).
+- ``cores per socket`` → ``Cores``.
+- ``FLOPs per cycle: DP: total`` → ``FlopsPerCycle``; ``GflopsPerCore`` = clock (GHz) × total.
+  ``DP: ADD``, ``MUL``, ``FMA`` → ``AddFlopsPerCycle``, ``MulFlopsPerCycle``,
+  ``FMAFlopsPerCycle``.
+- ``cacheline size`` → ``LineBytes`` (else L1's ``cl_size``).
+- ``memory hierarchy`` → the levels, innermost first, named by ``level`` (``MEM`` → ``memory``):
+
+  - ``cache per group: sets, ways, cl_size`` → ``sets``, ``ways``, ``line_bytes``; the size of
+    one instance is sets × ways × cl_size (what Kerncraft's cache simulator uses), ``size per
+    group`` only when these are missing (a note says when the two disagree);
+  - ``cache per group: write_allocate, write_back`` → ``write_allocate``, ``write_back``;
+  - ``cache per group: victims_to: L3`` → L3's ``policy`` is ``victim``; every other cache
+    level past L1 is ``inclusive`` (filled on every miss, as Kerncraft's simulator treats it);
+  - ``cores per group`` → ``shared_by_cores`` (for memory, when it has none: ``cores per NUMA
+    domain``, else ``cores per socket``);
+  - ``upstream throughput: [N B/cy, half-duplex]`` → ``cycles_per_line`` = line / N and
+    ``duplex`` of that level: the link from it to the level inside it, as in Kerncraft (L2's
+    is the L1–L2 link);
+  - ``upstream throughput: [full socket memory bandwidth, …]`` (memory) → the memory
+    bandwidth comes from ``benchmarks``;
+  - ``transfers overlap`` → ``transfers_overlap``.
+
+- ``benchmarks: measurements: MEM`` → the socket's memory bandwidth: the highest result over
+  all core counts (1 thread per core) of the ``load`` kernel, else ``update``, ``copy``,
+  ``triad``, times Kerncraft's write-allocate factor (read + 2 × write − read-write bytes) /
+  (read + write bytes) of that kernel (1, 1, 1.5, 1.25): bytes that crossed the bus.  ``load``
+  comes first because it needs no assumption about write-allocation.  ``GBsPerCore`` = that
+  bandwidth / ``cores per socket``; the memory level's ``bandwidth_gbs`` is its share.
+
+``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
+plus the capacity per core of the levels inside it while the outer level is a victim or
+exclusive cache (:func:`sat.machine_levels.on_chip_kib_per_core`).  ``WordBytes`` is 8 (double
+precision), ``ReadCost`` 8 B, ``ReadWriteCost`` 16 B and ``WriteCost`` 16 B (8 B if no cache
+level write-allocates).  Kerncraft files do not describe registers, division and special-function
+costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
+note.  Every other field (``sockets``, ``threads per core``, ``compiler``, ``in-core model``,
+``isa``, ``overlapping model`` and ``non-overlapping model`` ports, ``performance counter
+metrics``, ``groups``, ``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
+port list, the single-precision FLOPs, benchmark results other than the one used, …) is
+ignored, and one note lists them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from sat.machine import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
+from sat.machine_levels import (
+    MEMORY,
+    CoreThroughput,
+    MemoryLevel,
+    level_name,
+    on_chip_kib_per_core,
+)
+
+MAX_FILE_BYTES = 1 << 20  # Kerncraft's largest example files hold under 300 KB
+MAX_DEPTH = 100
+MAX_ALIAS_VALUES = 100_000  # values an alias may stand for, in all
+
+_TAG = "tag:yaml.org,2002:"
+_TYPED_SCALARS = {_TAG + name for name in ("null", "bool", "int", "float")}
+_TEXT_SCALARS = {_TAG + name for name in ("str", "timestamp", "binary")} | {"!prefixed"}
+_MAPPINGS = {_TAG + "map", _TAG + "set"}
+_SEQUENCES = {_TAG + "seq", _TAG + "omap", _TAG + "pairs"}
+
+# Machine-level fields satreport reads (everything else goes to the "ignored" note).
+_USED = {"model name", "model type", "clock", "cores per socket", "cores per NUMA domain",
+         "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks"}
+_LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
+               "upstream throughput", "transfers overlap"}
+_CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
+               "victims_to"}
+# Kerncraft's benchmark kernels, in the order their memory bandwidth is preferred, with the
+# bytes per iteration of their standard definitions (read, read+write, write streams), used
+# when the file's "kernels" section does not give them.
+_KERNELS = {"load": (8, 0, 0), "update": (8, 8, 8), "copy": (8, 0, 8), "triad": (24, 0, 8)}
+# What a Kerncraft file cannot say, taken from the exascale node.
+_DEFAULTED = ("IntRegs", "FPRegs", "DivCost", "SpecialCost", "NICGBs", "NICLatencyUs", "Overlap")
+_PLACEHOLDER = "INFORMATION_REQUIRED"
+
+_DECIMAL = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_BINARY = {"": 1.0, "k": 2.0**10, "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,
+           "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_QUANTITY = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S*)\s*")
+
+
+class _Map(dict):
+    """A YAML mapping that remembers its line and the line of each key (1-based)."""
+
+    line: int = 1
+    lines: dict[Any, int]
+
+
+class _Seq(list):
+    """A YAML sequence that remembers its line and the line of each item (1-based)."""
+
+    line: int = 1
+    lines: list[int]
+
+
+# ------------------------------------------------------------------ safe reading
+
+
+def read_yaml(path: Path, display: str) -> Any:
+    """The document of a YAML file as plain located data; :class:`MachineError` if refused."""
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise MachineError(f"{display}: cannot read file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise MachineError(f"{display}:1: file is larger than {MAX_FILE_BYTES // 1024} KiB: "
+                           "expected a machine file (Kerncraft's are under 300 KB)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise MachineError(f"{display}:{line}: not UTF-8 text: expected a YAML machine "
+                           "file") from None
+    import yaml  # here, not at start-up: only YAML machine files need PyYAML
+
+    loader = None
+    try:
+        # libyaml's parser when PyYAML has it (several times faster); safe either way: only
+        # nodes are composed, and the values are built below from plain tags only.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+        node = loader.get_single_node()
+        if node is None:
+            raise MachineError(f"{display}:1: empty document: expected a Kerncraft machine "
+                               "description (clock, cores per socket, memory hierarchy, …)")
+        return _Builder(loader, display).build(node, 0)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = " ".join(str(exc.problem or exc.context or "syntax error").split())
+        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+            problem += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+        raise MachineError(f"{display}:{line}: malformed YAML: {problem}") from None
+    except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
+        position = getattr(exc, "position", 0) or 0
+        line = text.count("\n", 0, position) + 1
+        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        raise MachineError(f"{display}:{line}: malformed YAML: {reason}") from None
+    except RecursionError:
+        raise MachineError(f"{display}:1: YAML nested too deeply: expected a machine "
+                           "file") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+class _Builder:
+    """Plain values from composed YAML nodes, refusing anything but plain data."""
+
+    def __init__(self, loader: Any, display: str) -> None:
+        self.loader = loader
+        self.display = display
+        self.seen: set[int] = set()  # collection nodes built once: a second visit is an alias
+        self.active: set[int] = set()  # collection nodes being built: a visit is a cycle
+        self.expanding = 0  # > 0 while an alias is being expanded
+        self.alias_values = 0
+
+    def fail(self, node: Any, message: str) -> MachineError:
+        return MachineError(f"{self.display}:{node.start_mark.line + 1}: {message}")
+
+    def build(self, node: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels: expected a machine "
+                            "file")
+        if self.expanding:
+            self.alias_values += 1
+            if self.alias_values > MAX_ALIAS_VALUES:
+                raise self.fail(node, f"aliases expand to more than {MAX_ALIAS_VALUES} values: "
+                                "expected a machine file without alias bombs")
+        tag = node.tag or ""
+        if tag.startswith(_TAG + "python/") or tag.startswith("!!python"):
+            raise self.fail(node, f"{tag}: Python tags are not allowed (a machine file is "
+                            "read as plain data)")
+        if node.id == "scalar":
+            if tag in _TEXT_SCALARS:
+                return node.value
+            if tag in _TYPED_SCALARS:
+                return self._typed(node, tag)
+            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
+        key = id(node)
+        if key in self.active:
+            raise self.fail(node, "recursive alias: expected a machine file without cycles")
+        alias = key in self.seen
+        self.seen.add(key)
+        self.active.add(key)
+        self.expanding += alias
+        try:
+            if node.id == "mapping" and tag in _MAPPINGS:
+                return self._mapping(node, depth)
+            if node.id == "sequence" and tag in _SEQUENCES:
+                result = _Seq(self.build(item, depth + 1) for item in node.value)
+                result.line = node.start_mark.line + 1
+                result.lines = [item.start_mark.line + 1 for item in node.value]
+                return result
+            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
+        finally:
+            self.expanding -= alias
+            self.active.discard(key)
+
+    def _typed(self, node: Any, tag: str) -> Any:
+        """A null, boolean, integer or float scalar; the common spellings without PyYAML's
+        constructor, which is much slower (benchmark sections hold thousands of numbers)."""
+        text = node.value
+        try:
+            if tag == _TAG + "int":
+                return int(text)
+            if tag == _TAG + "float":
+                return float(text)
+        except ValueError:
+            pass  # 0x1f, 1_000, .inf, 1:30 (base 60), …: YAML's own rules
+        return self.loader.construct_object(node)
+
+    def _mapping(self, node: Any, depth: int) -> _Map:
+        result = _Map()
+        result.line = node.start_mark.line + 1
+        result.lines = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                raise self.fail(key_node, "merge keys (<<) are not supported: expected plain "
+                                "mappings")
+            if key_node.id != "scalar":
+                raise self.fail(key_node, "a key that is not a plain value: expected field "
+                                "names")
+            key = self.build(key_node, depth + 1)
+            line = key_node.start_mark.line + 1
+            if key in result:
+                raise self.fail(key_node, f"{key}: given twice (also line {result.lines[key]})")
+            value = self.build(value_node, depth + 1)
+            if isinstance(value, (_Map, _Seq)):
+                value.line = line  # a field missing from it is reported at its key
+            result[key] = value
+            result.lines[key] = line
+        return result
+
+
+# ------------------------------------------------------------------ the mapping
+
+
+class _Reader:
+    """Field access with ``display:line: field: expected …`` errors."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+
+    def fail(self, line: int, field: str, expected: str, got: Any = None, *,
+             missing: bool = False) -> MachineError:
+        shown = "" if got is None else f", got {_show(got)}"
+        what = "missing: expected" if missing else "expected"
+        return MachineError(f"{self.display}:{line}: {field}: {what} {expected}{shown}")
+
+    def quantity(self, container: _Map, key: str, field: str, units: tuple[str, ...],
+                 prefixes: dict[str, float], expected: str, *, required: bool = True,
+                 positive: bool = True) -> float | None:
+        """A number or ``value prefix unit`` string in base units; ``None`` if not given."""
+        line = container.lines.get(key, container.line)
+        raw = container.get(key)
+        if raw is None or (isinstance(raw, str) and raw.strip().startswith(_PLACEHOLDER)):
+            if required:
+                raise self.fail(line, field, expected, raw, missing=key not in container)
+            return None
+        value = _parse_quantity(raw, units, prefixes)
+        if value is None or (positive and value <= 0) or (not positive and value < 0):
+            raise self.fail(line, field, expected, raw)
+        return value
+
+    def count(self, container: _Map, key: str, field: str, *, required: bool = True) -> int | None:
+        value = self.quantity(container, key, field, ("",), {"": 1.0},
+                              "a positive whole number", required=required)
+        if value is None:
+            return None
+        if not float(value).is_integer():
+            raise self.fail(container.lines.get(key, container.line), field,
+                            "a positive whole number", container.get(key))
+        return int(value)
+
+    def flag(self, container: _Map, key: str, field: str) -> bool | None:
+        raw = container.get(key)
+        if raw is None:
+            return None
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("true", "yes", "on"):
+            return True
+        if text in ("false", "no", "off"):
+            return False
+        if text.startswith(_PLACEHOLDER.lower()):
+            return None
+        raise self.fail(container.lines.get(key, container.line), field, "true or false", raw)
+
+    def mapping(self, container: _Map, key: str, field: str, *,
+                required: bool = True) -> _Map | None:
+        raw = container.get(key)
+        if isinstance(raw, _Map):
+            return raw
+        if raw is None and not required:
+            return None
+        raise self.fail(container.lines.get(key, container.line), field, "a mapping of fields",
+                        raw, missing=key not in container)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _parse_quantity(raw: Any, units: tuple[str, ...], prefixes: dict[str, float]) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        value = float(raw)
+        return value if math.isfinite(value) else None
+    if not isinstance(raw, str):
+        return None
+    found = _QUANTITY.fullmatch(raw)
+    if not found:
+        return None
+    number, rest = float(found.group(1)), found.group(2)
+    for unit in units:
+        if rest == unit:
+            return number
+        if unit and rest.endswith(unit) and rest[: -len(unit)] in prefixes:
+            return number * prefixes[rest[: -len(unit)]]
+    return None
+
+
+def load_kerncraft(path: Path, display: str) -> Machine:
+    """A :class:`Machine` from a Kerncraft YAML machine file (see the module docstring)."""
+    data = read_yaml(path, display)
+    if not isinstance(data, _Map):
+        raise MachineError(f"{display}:1: expected a Kerncraft machine description (a mapping "
+                           "with clock, cores per socket, memory hierarchy, …)")
+    read = _Reader(display)
+    origin = f"machine file {display}"
+    ignored: list[str] = [str(key) for key in data if key not in _USED]
+
+    clock_hz = read.quantity(data, "clock", "clock", ("Hz",), _DECIMAL,
+                             "the core clock, e.g. '2.7 GHz'")
+    assert clock_hz is not None
+    clock_ghz = clock_hz / 1e9
+    cores = read.count(data, "cores per socket", "cores per socket")
+    assert cores is not None
+    numa_cores = read.count(data, "cores per NUMA domain", "cores per NUMA domain",
+                            required=False)
+    core = CoreThroughput(clock_ghz=clock_ghz, sources={"clock_ghz": f"{origin} (clock)"})
+
+    flops = read.mapping(data, "FLOPs per cycle", "FLOPs per cycle")
+    assert flops is not None
+    if "SP" in flops:
+        ignored.append("FLOPs per cycle: SP")
+    dp = read.mapping(flops, "DP", "FLOPs per cycle: DP")
+    assert dp is not None
+    for key, attribute in (("total", "flops_per_cycle"), ("ADD", "add_flops_per_cycle"),
+                           ("MUL", "mul_flops_per_cycle"), ("FMA", "fma_flops_per_cycle")):
+        value = read.quantity(dp, key, f"FLOPs per cycle: DP: {key}", ("", "FLOP/cy"),
+                              {"": 1.0}, "double-precision flops per cycle, a number",
+                              required=key == "total" and _PLACEHOLDER not in str(dp.get(key)),
+                              positive=key == "total")
+        if value is not None:
+            setattr(core, attribute, value)
+            core.sources[attribute] = f"{origin} (FLOPs per cycle: DP: {key})"
+
+    notes: list[str] = []
+    levels, memory_raw, throughputs = _levels(data, read, ignored, notes)
+    line_bytes = read.quantity(data, "cacheline size", "cacheline size", ("B",), _DECIMAL,
+                               "the cache line size, e.g. '64 B'", required=False)
+    line_source = "cacheline size"
+    if line_bytes is None:
+        line_bytes = levels[0].line_bytes if levels and levels[0].line_bytes else None
+        line_source = "L1 cl_size"
+    if line_bytes is None:
+        raise read.fail(data.line, "cacheline size", "the cache line size, e.g. '64 B'",
+                        missing=True)
+    for level, bytes_per_cycle in zip(levels, throughputs, strict=True):
+        if level.line_bytes is None:
+            level.line_bytes = line_bytes
+        if bytes_per_cycle is not None:  # Kerncraft gives B/cy, satreport cycles per line
+            level.cycles_per_line = level.line_bytes / bytes_per_cycle
+    memory = next((level for level in levels if level.is_memory), None)
+    if memory is not None and memory_raw is not None and "cores per group" not in memory_raw:
+        memory.shared_by_cores = float(numa_cores or cores)
+    checked_hierarchy(levels, display)
+    cache_kib = on_chip_kib_per_core(levels)
+    if cache_kib is None:
+        raise read.fail(data.lines.get("memory hierarchy", 1), "memory hierarchy",
+                        "at least one cache level (L1, …) before MEM")
+
+    socket_gbs, bandwidth_how = _memory_bandwidth(data, read, memory_raw, ignored)
+    if memory is not None:
+        memory.bandwidth_gbs = socket_gbs * memory.shared_by_cores / cores
+        memory.source = f"{origin}: {bandwidth_how}"
+
+    values: dict[str, tuple[float, str]] = {
+        "Cores": (float(cores), f"{origin} (cores per socket)"),
+        "GBsPerCore": (socket_gbs / cores, f"{origin}: {bandwidth_how} / {cores} cores"),
+        "CacheKB": (cache_kib, f"{origin}: {_cache_how(levels)}"),
+        "LineBytes": (line_bytes, f"{origin} ({line_source})"),
+        "WordBytes": (8.0, f"{origin}: double precision (Kerncraft files give no word size)"),
+    }
+    if core.flops_per_cycle is not None:
+        values["GflopsPerCore"] = (clock_ghz * core.flops_per_cycle,
+                                   f"{origin}: clock {clock_ghz:g} GHz × FLOPs per cycle DP "
+                                   f"total {core.flops_per_cycle:g}")
+    allocates = any(level.write_allocate is not False for level in levels if not level.is_memory)
+    values["ReadCost"] = (8.0, f"{origin}: a read moves one 8-byte word")
+    values["ReadWriteCost"] = (16.0, f"{origin}: read once, written back once")
+    values["WriteCost"] = ((16.0, f"{origin}: write-allocate caches read a line before writing "
+                            "it back") if allocates else
+                           (8.0, f"{origin}: no cache level write-allocates"))
+    defaulted = [spec for spec in MACHINE_SPECS if spec.name not in values]
+    for spec in defaulted:
+        values[spec.name] = (spec.default, "default")
+    if defaulted:
+        listed = ", ".join(f"{spec.name} {spec.default:g}{_unit(spec.unit)}" for spec in defaulted)
+        notes.append(f"{display}: a Kerncraft machine file does not give these, the exascale "
+                     f"node's values are assumed: {listed}")
+    if ignored:
+        notes.append(f"{display}: Kerncraft fields satreport does not use, ignored: "
+                     f"{', '.join(dict.fromkeys(ignored))}")
+    ordered = {spec.name: values[spec.name] for spec in MACHINE_SPECS}
+    description = _description(data, path)
+    return Machine(path.stem, description, display, ordered, levels, notes, core)
+
+
+def _unit(unit: str) -> str:
+    return f" {unit}" if unit and unit not in ("registers", "flop-equivalents", "") else ""
+
+
+def _description(data: _Map, path: Path) -> str:
+    parts = [str(data[key]).strip() for key in ("model name", "model type")
+             if isinstance(data.get(key), str) and data[key].strip()
+             and not data[key].startswith(_PLACEHOLDER)]
+    text = parts[0] if parts else path.stem
+    return " ".join(f"{text} (Kerncraft machine file)".split())
+
+
+def _levels(data: _Map, read: _Reader, ignored: list[str], notes: list[str],
+            ) -> tuple[list[MemoryLevel], _Map | None, list[float | None]]:
+    """The levels of ``memory hierarchy``, the raw MEM entry (``None`` without one) and each
+    level's upstream throughput in B/cy (``None`` when not a number)."""
+    hierarchy = data.get("memory hierarchy")
+    if not isinstance(hierarchy, _Seq) or not hierarchy:
+        raise read.fail(data.lines.get("memory hierarchy", data.line), "memory hierarchy",
+                        "a list of levels (level: L1, …, level: MEM)", hierarchy,
+                        missing="memory hierarchy" not in data)
+    levels: list[MemoryLevel] = []
+    raws: list[_Map] = []
+    throughputs: list[float | None] = []
+    memory_raw = None
+    for index, entry in enumerate(hierarchy):
+        line = hierarchy.lines[index]
+        if not isinstance(entry, _Map):
+            raise read.fail(line, f"memory hierarchy item {index + 1}",
+                            "a level (a mapping with 'level: L1', …)", entry)
+        raw_name = entry.get("level")
+        name = level_name(raw_name) if isinstance(raw_name, str) else None
+        if name is None or name == "on-chip":
+            raise read.fail(entry.lines.get("level", line), f"memory hierarchy item {index + 1}: "
+                            "level", "L1, L2, L3, … or MEM", raw_name)
+        field = f"memory hierarchy {name}"
+        ignored.extend(f"memory hierarchy: {key}" for key in entry if key not in _LEVEL_USED)
+        level = MemoryLevel(name, None, None, 1.0, None,
+                            f"machine file {read.display} (memory hierarchy {raw_name})",
+                            file_line=line)
+        if name == MEMORY:
+            memory_raw = entry
+        else:
+            _cache_geometry(entry, level, read, field, ignored, notes)
+        sharing = read.count(entry, "cores per group", f"{field}: cores per group",
+                             required=name != MEMORY)
+        if sharing is not None:
+            level.shared_by_cores = float(sharing)
+        throughputs.append(_upstream(entry, level, read, field, ignored))
+        level.transfers_overlap = read.flag(entry, "transfers overlap",
+                                            f"{field}: transfers overlap")
+        levels.append(level)
+        raws.append(entry)
+    # A level the one inside it sends its victims to is a victim cache; other cache levels
+    # past L1 are filled on every miss (inclusive, as Kerncraft's cache simulator treats them).
+    for index in range(1, len(levels)):
+        if levels[index].is_memory:
+            continue
+        inner = raws[index - 1].get("cache per group")
+        victims = inner.get("victims_to") if isinstance(inner, _Map) else None
+        levels[index].policy = ("victim" if isinstance(victims, str)
+                                and level_name(victims) == levels[index].name else "inclusive")
+    return levels, memory_raw, throughputs
+
+
+def _cache_geometry(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
+                    ignored: list[str], notes: list[str]) -> None:
+    cache = read.mapping(entry, "cache per group", f"{field}: cache per group", required=False)
+    if cache is not None:
+        ignored.extend(f"cache per group: {key}" for key in cache if key not in _CACHE_USED)
+        sets = read.count(cache, "sets", f"{field}: cache per group: sets", required=False)
+        ways = read.count(cache, "ways", f"{field}: cache per group: ways", required=False)
+        line = read.count(cache, "cl_size", f"{field}: cache per group: cl_size",
+                          required=False)
+        level.sets, level.ways = sets, ways
+        if line is not None:
+            level.line_bytes = float(line)
+        if sets is not None and ways is not None and line is not None:
+            level.size_kib = sets * ways * line / 1024
+        level.write_allocate = read.flag(cache, "write_allocate",
+                                         f"{field}: cache per group: write_allocate")
+        level.write_back = read.flag(cache, "write_back", f"{field}: cache per group: write_back")
+    expected = "the cache size, e.g. '32 kB' (or sets, ways and cl_size in cache per group)"
+    size = read.quantity(entry, "size per group", f"{field}: size per group", ("B",), _BINARY,
+                         expected, required=level.size_kib is None)
+    if level.size_kib is None:
+        assert size is not None
+        level.size_kib = size / 1024
+        if level.sets is not None and level.ways is not None:  # sets × ways × line must match
+            level.sets = None
+    elif size is not None and abs(size / 1024 - level.size_kib) > 0.01 * level.size_kib:
+        notes.append(f"{read.display}:{entry.lines['size per group']}: {field}: size per group "
+                     f"{size / 1024:g} KiB differs from sets × ways × cl_size = "
+                     f"{level.size_kib:g} KiB; the latter is used, as Kerncraft's cache "
+                     "simulator does")
+
+
+def _upstream(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
+              ignored: list[str]) -> float | None:
+    """``upstream throughput: [N B/cy | full socket memory bandwidth | …, duplex]``: the
+    duplex goes to the level, N (B/cy) is returned."""
+    raw = entry.get("upstream throughput")
+    if raw is None:
+        return None
+    line = entry.lines.get("upstream throughput", entry.line)
+    where = f"{field}: upstream throughput"
+    if not isinstance(raw, _Seq) or not raw:
+        raise read.fail(line, where, "[N B/cy, half-duplex or full-duplex]", raw)
+    throughput = raw[0]
+    if isinstance(throughput, str) and throughput.strip() == "architecture code analyzer":
+        ignored.append(f"upstream throughput of {level.name} (the in-core model's load ports)")
+        return None
+    value = None  # "full socket memory bandwidth": the bandwidth comes from the benchmarks
+    if not (isinstance(throughput, str) and throughput.strip() == "full socket memory bandwidth"):
+        value = _parse_quantity(throughput, ("B/cy", "B/cycle"), _DECIMAL)
+        if value is None or value <= 0:
+            raise read.fail(line, where, "a throughput such as '32 B/cy' or 'full socket memory "
+                            "bandwidth'", throughput)
+        level.source += f", upstream throughput {throughput}"
+    duplex = raw[1] if len(raw) > 1 else None
+    if isinstance(duplex, str) and duplex.strip() in ("half-duplex", "full-duplex"):
+        level.duplex = "half" if duplex.strip() == "half-duplex" else "full"
+    elif duplex is not None and not (isinstance(duplex, str) and _PLACEHOLDER in duplex):
+        raise read.fail(line, where, "half-duplex or full-duplex as second item", duplex)
+    return value
+
+
+def _memory_bandwidth(data: _Map, read: _Reader, memory_raw: _Map | None,
+                      ignored: list[str]) -> tuple[float, str]:
+    """The socket's measured memory bandwidth (GB/s) and how it was obtained."""
+    name = str(memory_raw.get("level")) if memory_raw is not None else "MEM"
+    line = data.lines.get("benchmarks", memory_raw.line if memory_raw is not None else data.line)
+    expected = (f"measured memory bandwidth (benchmarks: measurements: {name}: results of the "
+                "load, update, copy or triad kernel)")
+    benchmarks = data.get("benchmarks")
+    measurements = benchmarks.get("measurements") if isinstance(benchmarks, _Map) else None
+    per_thread = measurements.get(name) if isinstance(measurements, _Map) else None
+    if not isinstance(per_thread, _Map) or not per_thread:
+        raise read.fail(line, "benchmarks", expected, missing=True)
+    threads = 1 if 1 in per_thread else min(per_thread, key=str)
+    results = per_thread[threads].get("results") if isinstance(per_thread[threads], _Map) else None
+    if not isinstance(results, _Map):
+        raise read.fail(per_thread.line, "benchmarks", expected)
+    kernels = benchmarks.get("kernels") if isinstance(benchmarks, _Map) else None
+    for kernel, standard in _KERNELS.items():
+        series = results.get(kernel)
+        if not isinstance(series, _Seq) or not series:
+            continue
+        where = f"benchmarks: measurements: {name}: results: {kernel}"
+        measured = []
+        for index, raw in enumerate(series):
+            value = _parse_quantity(raw, ("B/s",), _DECIMAL)
+            if value is None or value <= 0:
+                raise read.fail(series.lines[index], where, "bandwidths such as '45.1 GB/s'", raw)
+            measured.append(value / 1e9)
+        factor = _write_allocate_factor(kernels, kernel, standard, read)
+        best = max(measured)
+        how = (f"benchmarks {name} {kernel} kernel, {threads} thread(s) per core: highest of "
+               f"{len(measured)} results {best:g} GB/s" +
+               (f" × write-allocate factor {factor:g}" if factor != 1 else ""))
+        return best * factor, how
+    raise read.fail(results.line, "benchmarks", expected)
+
+
+def _write_allocate_factor(kernels: Any, kernel: str, standard: tuple[int, int, int],
+                           read: _Reader) -> float:
+    """Kerncraft's correction from measured bytes to bytes that crossed the memory bus."""
+    reads, both, writes = (float(b) for b in standard)
+    info = kernels.get(kernel) if isinstance(kernels, _Map) else None
+    if isinstance(info, _Map):
+        streams = []
+        for key in ("read streams", "read+write streams", "write streams"):
+            entry = info.get(key)
+            raw = entry.get("bytes") if isinstance(entry, _Map) else None
+            value = _parse_quantity(raw, ("B",), _DECIMAL) if raw is not None else None
+            if value is None or value < 0:
+                raise read.fail(info.lines.get(key, info.line),
+                                f"benchmarks: kernels: {kernel}: {key}: bytes",
+                                "a byte count such as '8.00 B'", raw)
+            streams.append(value)
+        reads, both, writes = streams
+    if reads + writes <= 0:
+        return 1.0
+    return (reads + 2 * writes - both) / (reads + writes)
+
+
+def _cache_how(levels: list[MemoryLevel]) -> str:
+    caches = [level for level in levels if not level.is_memory]
+    last = caches[-1]
+    parts = [f"{last.name} {last.size_kib:g} KiB / {_cores(last.shared_by_cores)}"]
+    index = len(caches) - 1
+    while index > 0 and caches[index].policy in ("victim", "exclusive"):
+        index -= 1
+        inner = caches[index]
+        parts.append(f"{inner.name} {inner.size_kib:g} KiB / {_cores(inner.shared_by_cores)} "
+                     f"({caches[index + 1].name} is a {caches[index + 1].policy} cache, so "
+                     "capacities add)")
+    return " + ".join(parts)
+
+
+def _cores(count: float) -> str:
+    return f"{count:g} core" + ("" if count == 1 else "s")
