@@ -213,3 +213,4 @@ def test_without_dot_the_drawings_are_our_own_layout(monkeypatch):
     drawings = Drawings(three_loops())
     assert drawings.procedure_svg("p", "x") == layered_svg(build_graph(three_loops(), "p"), "x")
     assert drawings.procedure_svg("nothing", "y") is None  # no dependence, no drawing
+    assert drawings.calls_svg() is None  # no call

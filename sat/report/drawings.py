@@ -1,4 +1,4 @@
-"""The drawings of the HTML summary: each procedure's dependency graph.
+"""The drawings of the HTML summary: each procedure's dependency graph, and the call graph.
 
 :class:`Drawings` hands them to graphviz (:mod:`sat.report.dot`) in background processes
 as soon as the program is modelled: laying out a big dependency graph can take longer than
@@ -14,6 +14,7 @@ import re
 from sat.ir import Program
 from sat.model.dependences import Dependence, dependences
 from sat.model.tables import ModelResult
+from sat.report import callgraph
 from sat.report import graph as graphs
 from sat.report.dot import DotRun, prefix_ids
 
@@ -41,7 +42,11 @@ class Drawings:
         names = dict.fromkeys(d.procedure for d in self.dependences)
         self.graphs = {name: graphs.build_graph(program, name, self.dependences)
                        for name in names}
+        calls = callgraph.build_call_graph(program)
+        self.calls = calls if calls.edges else None
         texts = [graphs.to_dot(g) for g in self.graphs.values()]
+        if self.calls is not None:
+            texts.append(callgraph.to_dot(self.calls))
         self._run = DotRun(texts) if use_dot is not False and texts else None
 
     def _dot(self, index: int, ident: str) -> str | None:
@@ -56,6 +61,12 @@ class Drawings:
         ident = ident or "g-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
         return self._dot(list(self.graphs).index(name), ident) or \
             graphs.layered_svg(self.graphs[name], ident)
+
+    def calls_svg(self, ident: str = "calls") -> str | None:
+        """The call graph (None: the program makes no call)."""
+        if self.calls is None:
+            return None
+        return self._dot(len(self.graphs), ident) or callgraph.layered_svg(self.calls, ident)
 
     def close(self) -> None:
         """Stop graphviz where it still runs (the drawings are not wanted any more)."""

@@ -30,6 +30,7 @@ from sat.ir import Program
 from sat.model.expr import Env, Quantity, sweep
 from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
+from sat.report.callgraph import FOLLOWED, MEANING, CallGraph
 from sat.report.drawings import Drawings
 from sat.report.svg import BarRow, LineChart, Marker, Series, number, paired_bars, si
 from sat.resources import templates_dir
@@ -347,6 +348,46 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
     return [r for r in rows if r["changed"]], rows
 
 
+def _calls(result: ModelResult, graph: CallGraph | None, env: Env,
+           loops: Table | None) -> dict[str, Any] | None:
+    """The Calls section: one row per caller, callee and nest, with the callee's Gflop and
+    share of the nest from the model's Calls table (the drawing is added by the caller)."""
+    if graph is None:
+        return None
+    table = result.tables.get("Calls")
+    work = {(r.get("procedure"), r.get("line"), r.get("callee")): r
+            for r in (table.rows if table else [])}
+    modelled = {(r.get("procedure"), r.get("line")) for r in (loops.rows if loops else [])}
+    rows = []
+    for sites in graph.sites:
+        nest = f"{sites.procedure}:{sites.line}" if sites.in_nest else \
+            f"line {sites.line}, outside loop nests"
+        row = work.get((sites.procedure, sites.line, sites.callee))
+        if sites.status == FOLLOWED and sites.direct and row is not None:
+            gflops, share = _value(row.get("gflops"), env), _value(row.get("share"), env)
+            work_cells = [Cell(number(gflops), _plain(gflops), key="gflops"),
+                          Cell(_percent(share), _plain(share), key="share")]
+        else:
+            if sites.status != FOLLOWED:
+                why = "not counted"
+            elif (sites.procedure, sites.line) not in modelled:
+                why = "nest not modelled"
+            elif not sites.direct:
+                why = f"in {sites.counted_in}"
+            else:
+                why = "no flops"
+            work_cells = [Cell(why, "", "text muted", key="gflops"),
+                          Cell("", "", key="share")]
+        rows.append({"cells": [Cell(sites.caller, sites.caller, "text name", key="caller"),
+                               Cell(sites.callee, sites.callee, "text name", key="callee"),
+                               Cell(nest, nest, "text", key="nest"),
+                               Cell(str(sites.calls), str(sites.calls), key="calls"),
+                               *work_cells,
+                               Cell(sites.status, sites.status, "text",
+                                    MEANING[sites.status], "status")]})
+    return {"rows": rows, "edges": len(graph.edges), "svg": None}
+
+
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
     groups = {"warning": [], "default": [], "assumption": []}
     for n in result.notes:
@@ -454,12 +495,15 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "time_chart_of": charted_of,
         "cache_chart": _cache_chart(result, loops, env),
         "register_chart": _register_chart(result, env),
+        "calls": _calls(result, drawings.calls, env, loops),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.
     for section in shown:
         svg = drawings.procedure_svg(section.name, section.anchor + "-graph")
         section.graph_svg = Markup(svg) if svg is not None else None
+    if context["calls"] is not None:
+        context["calls"]["svg"] = Markup(drawings.calls_svg("calls-graph"))
     return context
 
 
