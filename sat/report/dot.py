@@ -153,6 +153,8 @@ class DotRun:
         count = len(started.members)
         if not timed_out and (started.process.returncode != 0 or len(svgs) != count
                               or None in svgs):
+            if count == 1:
+                return [None]
             # Something in the input upset dot: which drawing its output stops at is unsure,
             # so each one is drawn alone (the rare case; what dot cannot draw is None).
             return [self._alone(i) for i in started.members]

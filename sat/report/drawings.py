@@ -44,6 +44,7 @@ class Drawings:
                        for name in names}
         calls = callgraph.build_call_graph(program)
         self.calls = calls if calls.edges else None
+        self._order = {name: index for index, name in enumerate(self.graphs)}
         texts = [graphs.to_dot(g) for g in self.graphs.values()]
         if self.calls is not None:
             texts.append(callgraph.to_dot(self.calls))
@@ -59,7 +60,7 @@ class Drawings:
         if name not in self.graphs:
             return None
         ident = ident or "g-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
-        return self._dot(list(self.graphs).index(name), ident) or \
+        return self._dot(self._order[name], ident) or \
             graphs.layered_svg(self.graphs[name], ident)
 
     def calls_svg(self, ident: str = "calls") -> str | None:

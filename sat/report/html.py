@@ -385,7 +385,7 @@ def _calls(result: ModelResult, graph: CallGraph | None, env: Env,
                                *work_cells,
                                Cell(sites.status, sites.status, "text",
                                     MEANING[sites.status], "status")]})
-    return {"rows": rows, "edges": len(graph.edges), "svg": None}
+    return {"rows": rows, "svg": None}
 
 
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
