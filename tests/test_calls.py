@@ -395,8 +395,15 @@ end subroutine
 
 
 def test_calls_made_by_callees_recursion_and_calls_outside_nests(capsys, tmp_path):
-    doc = html_page(capsys, tmp_path, MIXED, "--set", "m=10", "--set", "n=100")
+    doc = html_page(capsys, tmp_path, MIXED, "--set", "m=10", "--set", "n=100",
+                    "--json", str(tmp_path / "prog.json"))
     rows = calls_table(doc)
+    # the calls counted per nest are those of the Loops sheet's calls column
+    loops = json.loads((tmp_path / "prog.json").read_text())["loops"]
+    for loop in loops:
+        counted = ", ".join(f"{r['callee'][0]} ×{r['calls'][0]}" for r in rows
+                            if r["nest"][0] == f"{loop['procedure']}:{loop['line']}")
+        assert counted == loop["calls"].replace(" (not followed)", "")
     assert [(r["caller"][0], r["callee"][0], r["nest"][0], r["calls"][0], r["status"][0],
              r["gflops"][0]) for r in rows] == [
         ("walk", "walk", "walk:17", "1", "recursive", "not counted"),
@@ -450,3 +457,20 @@ subroutine s(n, a)
 end subroutine
 """)
     assert not doc.xpath("//section[@id='calls']") and not doc.xpath("//a[@href='#calls']")
+
+
+def test_the_page_takes_the_dependences_of_the_model(tmp_path):
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.model.dependences import dependences
+    from sat.params import build_parameters
+    from sat.report.drawings import model_dependences
+
+    path = tmp_path / "prog.f90"
+    path.write_text(PROGRAM)
+    result = build_model(read_sources([str(path)]),
+                         build_parameters(load_machine(None), None, None, None))
+    edges = model_dependences(result.program, result)
+    assert edges == dependences(result.program)  # written through the calls: 22 → 30
+    assert {(e.source_line, e.sink_line, e.kind) for e in edges} >= {(22, 30, "flow"),
+                                                                     (27, 30, "flow")}
