@@ -290,6 +290,13 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
 
+    drawings = None
+    if args.html:
+        from sat.report.drawings import Drawings
+
+        # graphviz lays out the page's graphs in processes of its own from now on, while the
+        # workbook and the JSON are written: a big dependency graph can take seconds
+        drawings = Drawings(result.program or program, result)
     cell_of = parameter_cell = lambda _: None  # noqa: E731
     if workbook:
         from sat.report.workbook import WorkbookMeta, write_workbook
@@ -321,7 +328,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
         write_html(result.program or program, result, env, args.html,
                    {"sources": list(args.sources), "version": __version__,
                     "machine": {"name": machine.name, "source": machine.source},
-                    "created": datetime.date.today().isoformat()})
+                    "created": datetime.date.today().isoformat()}, drawings)
         run.progress(f"wrote {args.html}")
     if args.graphs:
         from sat.report.graph import write_graphs

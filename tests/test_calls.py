@@ -430,3 +430,172 @@ void user(int n, double *a, double (*f)(double)) {
     data = json.loads((tmp_path / "fp.json").read_text())
     # per iteration: 7 (f) + 1 multiply (twice) + 1 add
     assert data["loops"][0]["gflops"] == pytest.approx(9 * 10 / 1e9)
+
+# --- the Calls section of the HTML summary -----------------------------------------------
+
+def html_page(capsys, tmp_path: Path, text: str, *options: str):
+    import lxml.html
+
+    source = tmp_path / "prog.f90"
+    source.write_text(text)
+    page = tmp_path / "prog.html"
+    assert main([str(source), "-q", "--html", str(page), *options]) == 0, \
+        capsys.readouterr().err
+    return lxml.html.fromstring(page.read_text(encoding="utf-8"))
+
+
+def calls_table(doc) -> list[dict[str, tuple[str, str]]]:
+    """The rows of the calls table: data-key -> (text, data-v)."""
+    return [{td.get("data-key"): (td.text_content(), td.get("data-v")) for td in tr.xpath("td")}
+            for tr in doc.xpath("//table[@id='calls-table']/tbody/tr")]
+
+
+def drawn_texts(doc) -> list[str]:
+    """The texts of the call graph drawing (graphviz's, or our own layout's)."""
+    [svg] = doc.xpath("//section[@id='calls']//*[local-name()='svg']")
+    return [t.text_content().strip() for t in svg.xpath(".//*[local-name()='text']")]
+
+
+@pytest.mark.parametrize("graphviz", [True, False])
+def test_the_html_calls_section_shows_each_call_with_the_callee_work(capsys, tmp_path,
+                                                                     monkeypatch, graphviz):
+    if not graphviz:  # our own layout draws the graph
+        monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    text = PROGRAM.replace("    call smooth(nx, q(:, j), r(:, j))",
+                           "    call smooth(nx, q(:, j), r(:, j))\n    call ckwyr(q)")
+    doc = html_page(capsys, tmp_path, text, "--set", "nx=100", "--set", "ny=50")
+    assert doc.xpath("//nav/a[@href='#calls']")
+    rows = calls_table(doc)
+    assert [(r["caller"][0], r["callee"][0], r["nest"][0], r["calls"][0], r["status"][0])
+            for r in rows] == [
+        ("driver", "pressure", "driver:22", "1", "followed"),
+        ("driver", "smooth", "driver:27", "1", "followed"),
+        ("driver", "ckwyr", "driver:27", "1", "not in the sources")]
+    pressure, smooth, ckwyr = rows
+    # pressure: 4 flops per point, 100 × 50 points, all of the first nest's work
+    assert float(pressure["gflops"][1]) == pytest.approx(4 * 5000 / 1e9)
+    assert float(pressure["share"][1]) == pytest.approx(1.0)
+    assert pressure["share"][0] == "100.0 %"
+    # smooth: 4 flops per point over i = 2 .. 99, 50 rows; ckwyr adds nothing to that nest
+    assert float(smooth["gflops"][1]) == pytest.approx(4 * 98 * 50 / 1e9)
+    assert float(smooth["share"][1]) == pytest.approx(1.0)
+    assert (ckwyr["gflops"], ckwyr["share"]) == (("not counted", ""), ("", ""))
+    texts = drawn_texts(doc)
+    assert {"driver", "pressure", "smooth", "ckwyr"} <= set(texts)
+    assert sorted(t for t in texts if t.startswith("×")) == [
+        "×1 · line 22", "×1 · line 27", "×1 · line 27"]
+
+
+MIXED = """\
+subroutine inner(n, x)
+  integer :: n, i
+  real(8) :: x(n)
+  do i = 1, n
+    x(i) = x(i) + 1.0d0
+  end do
+end subroutine
+subroutine middle(n, y)
+  integer :: n
+  real(8) :: y(n)
+  call inner(n, y)
+  call inner(n, y)
+end subroutine
+recursive subroutine walk(n, a)
+  integer :: n, i
+  real(8) :: a(n)
+  do i = 1, n
+    a(i) = a(i) * 2.0d0
+    if (n > 1) call walk(n - 1, a)
+  end do
+end subroutine
+subroutine top(m, n, z, w)
+  integer :: m, n, i
+  real(8) :: z(n, m), w(n)
+  do i = 1, m
+    call middle(n, z(:, i))
+  end do
+  call walk(n, w)
+end subroutine
+"""
+
+
+def test_calls_made_by_callees_recursion_and_calls_outside_nests(capsys, tmp_path):
+    doc = html_page(capsys, tmp_path, MIXED, "--set", "m=10", "--set", "n=100",
+                    "--json", str(tmp_path / "prog.json"))
+    rows = calls_table(doc)
+    # the calls counted per nest are those of the Loops sheet's calls column
+    loops = json.loads((tmp_path / "prog.json").read_text())["loops"]
+    for loop in loops:
+        counted = ", ".join(f"{r['callee'][0]} ×{r['calls'][0]}" for r in rows
+                            if r["nest"][0] == f"{loop['procedure']}:{loop['line']}")
+        assert counted == loop["calls_summary"].replace(" (not followed)", "")
+    assert [(r["caller"][0], r["callee"][0], r["nest"][0], r["calls"][0], r["status"][0],
+             r["gflops"][0]) for r in rows] == [
+        ("walk", "walk", "walk:17", "1", "recursive", "not counted"),
+        ("top", "middle", "top:25", "1", "followed", "2.000e-06"),
+        # inner runs twice in each call of middle; its work counts for middle
+        ("middle", "inner", "top:25", "2", "followed", "in middle"),
+        ("top", "walk", "line 28, outside loop nests", "1", "outside loop nests",
+         "not counted")]
+    # middle: inner's one add per element, n = 100 elements, twice per call; m = 10 calls
+    assert float(rows[1]["gflops"][1]) == pytest.approx(2 * 100 * 10 / 1e9)
+    assert float(rows[1]["share"][1]) == pytest.approx(1.0)  # the nest does nothing else
+    texts = drawn_texts(doc)
+    assert {"top", "middle", "inner", "walk"} <= set(texts)
+    assert {"recursive ×1 · line 17", "×1 · line 25", "×2 · top:25", "×1 · line 28"} <= \
+        set(texts)
+
+
+def test_the_call_graph_draws_kinds_of_procedures_and_calls_apart(tmp_path):
+    from sat.report.callgraph import build_call_graph, layered_svg, to_dot
+
+    path = tmp_path / "mixed.f90"
+    path.write_text(MIXED.replace("  call walk(n, w)\n", "  call walk(n, w)\n  call mpi_x(w)\n")
+                    .replace("    call middle(n, z(:, i))\n",
+                             "    call middle(n, z(:, i))\n    call ext(z(:, i))\n"))
+    graph = build_call_graph(inline_calls(read_sources([str(path)])).program)
+    kinds = {n.name: n.kind for n in graph.nodes}
+    assert kinds == {"walk": "procedure", "top": "procedure", "middle": "inside",
+                     "inner": "inside", "ext": "external"}
+    edges = {(graph.node(e.source).name, graph.node(e.target).name, e.status)
+             for e in graph.edges}
+    assert edges == {("walk", "walk", "recursive"), ("top", "middle", "followed"),
+                     ("middle", "inner", "followed"), ("top", "ext", "not in the sources"),
+                     ("top", "walk", "outside loop nests")}
+    dot = to_dot(graph)
+    ext = next(n.ident for n in graph.nodes if n.name == "ext")
+    walk = next(n.ident for n in graph.nodes if n.name == "walk")
+    assert f'{ext} [label="ext", ' in dot and 'style="rounded,dashed"' in dot
+    assert f'{walk} -> {walk} [label="recursive ×1 · line 17", ' in dot
+    svg = layered_svg(graph, "t")
+    assert svg.count('class="edge recursive"') == 1 and svg.count('class="node external"') == 1
+
+
+def test_no_calls_section_without_calls(capsys, tmp_path):
+    doc = html_page(capsys, tmp_path, """\
+subroutine s(n, a)
+  integer :: n, i
+  real(8) :: a(n)
+  do i = 1, n
+    a(i) = 2.0d0 * a(i)
+  end do
+end subroutine
+""")
+    assert not doc.xpath("//section[@id='calls']") and not doc.xpath("//a[@href='#calls']")
+
+
+def test_the_page_takes_the_dependences_of_the_model(tmp_path):
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.model.dependences import dependences
+    from sat.params import build_parameters
+    from sat.report.drawings import model_dependences
+
+    path = tmp_path / "prog.f90"
+    path.write_text(PROGRAM)
+    result = build_model(read_sources([str(path)]),
+                         build_parameters(load_machine(None), None, None, None))
+    edges = model_dependences(result.program, result)
+    assert edges == dependences(result.program)  # written through the calls: 22 → 30
+    assert {(e.source_line, e.sink_line, e.kind) for e in edges} >= {(22, 30, "flow"),
+                                                                     (27, 30, "flow")}

@@ -1,5 +1,6 @@
 """Dependency graphs: nodes and edges, DOT text, graphviz and our own layered SVG."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -147,3 +148,69 @@ def test_write_graphs_refuses_a_file_as_directory(tmp_path: Path):
     target.write_text("x")
     with pytest.raises(OutputError):
         write_graphs(three_loops(), str(target))
+
+
+# --- graphviz runs: several drawings per process, in the background -----------------------
+
+def bigger(name: str, nests: int) -> Program:
+    """A chain of nests, each reading what the one before wrote."""
+    loops = [loop(10 * (k + 1), read(f"a{k}"), write(f"a{k + 1}")) for k in range(nests)]
+    return Program([Procedure(name=name, loops=loops)])
+
+
+@pytest.mark.skipif(not shutil.which("dot"), reason="graphviz dot is not installed")
+def test_one_dot_process_draws_each_graph_as_a_run_of_its_own():
+    from sat.report.dot import DotRun, reduce_svg
+
+    texts = [to_dot(build_graph(three_loops(n), n)) for n in ("p", "q")] + \
+        [to_dot(build_graph(bigger("r", 12), "r")), to_dot(build_graph(three_loops("s"), "s"))]
+    alone = [reduce_svg(subprocess.run(["dot", "-Tsvg"], input=t, capture_output=True,
+                                       text=True, timeout=30, check=True).stdout)
+             for t in texts]
+    assert all(alone)
+    for processes in (1, 2):
+        assert DotRun(texts, processes=processes).svgs() == alone
+
+
+def fake_dot(tmp_path: Path, monkeypatch, script: str) -> None:
+    """Put a stand-in for ``dot`` first on the PATH."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "dot").write_text("#!/bin/sh\n" + script + "\n")
+    (folder / "dot").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+
+
+def test_a_dot_that_runs_out_of_time_is_stopped(tmp_path, monkeypatch):
+    from sat.report.dot import DotRun
+
+    fake_dot(tmp_path, monkeypatch, "sleep 30")
+    run = DotRun(["digraph a {}", "digraph b {}", "digraph c {}"], timeout=0.3)
+    started = list(run._running)
+    assert started
+    assert run.svgs() == [None, None, None]  # the caller draws them with its own layout
+    assert all(s.process.returncode is not None for s in started)  # killed, none left
+    # drawings given up on (an error before the page) stop with the run that started them
+    run = DotRun(["digraph a {}"])
+    started = list(run._running)
+    del run
+    assert all(s.process.returncode is not None for s in started)
+
+
+def test_a_failing_dot_gives_our_own_layout(tmp_path, monkeypatch):
+    from sat.report.drawings import Drawings
+
+    fake_dot(tmp_path, monkeypatch, "echo 'Error: syntax error' >&2; exit 1")
+    drawings = Drawings(three_loops())
+    svg = drawings.procedure_svg("p", "x")
+    assert svg == layered_svg(build_graph(three_loops(), "p"), "x")
+
+
+def test_without_dot_the_drawings_are_our_own_layout(monkeypatch):
+    from sat.report.drawings import Drawings
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    drawings = Drawings(three_loops())
+    assert drawings.procedure_svg("p", "x") == layered_svg(build_graph(three_loops(), "p"), "x")
+    assert drawings.procedure_svg("nothing", "y") is None  # no dependence, no drawing
+    assert drawings.calls_svg() is None  # no call

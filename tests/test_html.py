@@ -287,3 +287,24 @@ def test_sweep_gives_what_a_fresh_evaluation_gives(reference, name, values):
         fresh = result.env({name: value})
         expected = [q.value(fresh) for q in quantities]
         assert [repr(v) for v in got] == [repr(v) for v in expected]
+
+
+def test_sweep_takes_each_point_its_own_way_through_branches_and_divisions():
+    """Branches on the swept parameter, zero denominators at some points and a quantity
+    reached at different points by different ways: the values of a fresh evaluation."""
+    from sat.model.expr import Env, Param, Quantity, Ref, compare, div, evaluate, if_, sweep
+
+    x, y = Param("x"), Param("y")
+    shared = Quantity(("t", "shared"), x * 3 + y)  # reached from both branches below
+    steady = Quantity(("t", "steady"), y * 2)  # independent of x
+    branch = Quantity(("t", "branch"),
+                      if_(compare("<", x, 2), Ref(shared), div(Ref(steady), x - 3)))
+    ratio = Quantity(("t", "ratio"), div(Ref(shared), x - 1) + Ref(branch) * Ref(steady))
+    roots = [branch, ratio, steady, shared]
+    values = [0, 1, 2, 3, 4.5, -1]
+    got = sweep(roots, Env({"x": 10, "y": 0.7}), "x", values)
+    for value, row in zip(values, got, strict=True):
+        expected = [evaluate(Ref(q), {"x": value, "y": 0.7}) for q in roots]
+        assert [repr(v) for v in row] == [repr(v) for v in expected], value
+    # x = 3: the branch divides by x - 3 = 0 and gives 0; x = 1: ratio's division gives 0
+    assert got[3][0] == 0 and got[1][1] == 0 + got[1][0] * 1.4

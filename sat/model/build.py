@@ -211,11 +211,13 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
 
         gflops_expr, weighted_expr = gflop_exprs(sums, ctx, ident)
         gflops = quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
+        # every procedure the nest calls has a row, one without flops too
         in_callee = {callee: E.Quantity(("call", ident, callee, "gflops"),
-                                        long_sum(totals, ("call", ident, callee, "flops"),
+                                        long_sum(sums.by_callee.get(callee, []),
+                                                 ("call", ident, callee, "flops"),
                                                  f"flops in {callee}") / 1e9,
                                         "Gflop", f"Gflop in {callee}")
-                     for callee, totals in sums.by_callee.items()}
+                     for callee in dict.fromkeys([*sums.calls, *sums.by_callee])}
         quantity("callee_gflops", E.add(*in_callee.values()) if in_callee else E.Num(0),
                  "Gflop", "Gflop done inside called procedures")
         touched_by = array_callees(loop)

@@ -14,7 +14,7 @@ expressions, and building and evaluating them must stay small beside the Fortran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 Number = int | float
@@ -309,58 +309,146 @@ def sweep(quantities: list[Quantity], base: Env, name: str,
           values: Iterable[float]) -> list[list[float]]:
     """The quantities' values with parameter ``name`` set to each of ``values`` in turn.
 
-    Every other parameter is as in ``base``.  Only the quantities that depend on ``name``
-    (directly or through the quantities they refer to) are evaluated again; the others keep
-    the values ``base`` gives them, the very numbers a fresh evaluation would compute.  A chart
-    over one parameter thus costs a fraction of a whole evaluation per point.
+    Every other parameter is as in ``base``.  The numbers are the very ones a fresh evaluation
+    at each point computes: the same operations on the same operands in the same order.  The
+    expressions are walked once for all the points together (:class:`_Sweep`): a part that does
+    not depend on ``name`` is computed once, a part that does is computed for every point in
+    one pass over its node, so a chart over one parameter costs about one evaluation of what
+    it shows instead of one per point.
     """
-    varying = _depending(quantities, name)
-    for quantity in quantities:
-        quantity.value(base)  # ``base``'s memo then holds everything the points can reuse
-    kept = {ident: value for ident, value in base.memo.items()
-            if varying.get(ident) is False}
-    points = []
-    for value in values:
-        env = Env({**base.params, name: value})
-        env.memo.update(kept)
-        points.append([quantity.value(env) for quantity in quantities])
-    return points
+    points = _Sweep(base, name, values)
+    every = range(len(points.values))
+    columns = [points.quantity(q, every) for q in quantities]
+    return [[c[i] if type(c) is list else c for c in columns] for i in every]
 
 
-def _depending(roots: list[Quantity], name: str) -> dict[int, bool]:
-    """For every quantity reachable from ``roots`` (by id): whether it depends on ``name``."""
-    depends: dict[int, bool] = {}
-    uses: dict[int, tuple[bool, list[Quantity]]] = {}
-    # Iterative post-order: reference chains through a big program are deep.
-    stack: list[tuple[Quantity, bool]] = [(q, False) for q in roots]
-    while stack:
-        quantity, expanded = stack.pop()
-        ident = id(quantity)
-        if expanded:
-            mentions, refs = uses.pop(ident)
-            depends[ident] = mentions or any(depends[id(q)] for q in refs)
-        elif ident not in depends:
-            depends[ident] = False  # provisional: marks it as visited
-            mentions, refs = uses[ident] = _uses(quantity.expr, name)
-            stack.append((quantity, True))
-            stack.extend((q, False) for q in refs if id(q) not in depends)
-    return depends
+# A value at a set of points: one float when it is the same at every point (nothing it was
+# computed from depends on the swept parameter), else a list with one float per point asked.
+Values = float | list[float]
 
 
-def _uses(expr: Expr, name: str) -> tuple[bool, list[Quantity]]:
-    """Whether ``expr`` itself uses parameter ``name``, and the quantities it refers to."""
-    mentions = False
-    refs: list[Quantity] = []
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Ref):
-            refs.append(node.quantity)
-        elif isinstance(node, Param):
-            mentions = mentions or node.name == name
-        else:
-            stack.extend(children(node))
-    return mentions, refs
+class _Sweep:
+    """Evaluates expressions at many values of one parameter at once.
+
+    Each method takes the positions (indices into ``values``) of the points wanted and returns
+    their values, following :meth:`Expr.evaluate` operation for operation: a sum is one
+    ``math.fsum`` per point over the terms in order, a product multiplies 1.0 by each factor in
+    turn, and only what a point's evaluation would reach is computed at that point (an
+    ``IF``'s other branch, the numerator over a zero denominator are not).  A result that
+    involved the swept parameter is always a list, even where every point took the same way,
+    so that a float means "independent of the parameter" and can serve any later point.
+    """
+
+    def __init__(self, base: Env, name: str, values: Iterable[float]):
+        self.base = base
+        self.name = name
+        self.values = [float(v) for v in values]  # Env.param gives floats
+        # quantity id -> its value: a float, or one slot per point (None until computed)
+        self.memo: dict[int, float | list[float | None]] = {}
+        self.by_type: dict[type, Callable[[Expr, Sequence[int]], Values]] = {
+            Num: self._num, Param: self._param, Ref: self._ref, Add: self._add, Mul: self._mul,
+            Div: self._div, Func: self._func, Compare: self._compare}
+
+    def quantity(self, quantity: Quantity, at: Sequence[int]) -> Values:
+        known = self.memo.get(id(quantity))
+        if type(known) is float:
+            return known
+        if known is None:
+            value = self.by_type[type(quantity.expr)](quantity.expr, at)
+            if type(value) is float:
+                self.memo[id(quantity)] = value
+                return value
+            known = self.memo[id(quantity)] = [None] * len(self.values)
+            for i, v in zip(at, value, strict=True):
+                known[i] = v
+            return value
+        missing = [i for i in at if known[i] is None]
+        if missing:
+            value = self.by_type[type(quantity.expr)](quantity.expr, missing)
+            for i, v in zip(missing, _spread(value, len(missing)), strict=True):
+                known[i] = v
+        return [known[i] for i in at]  # type: ignore[misc]
+
+    def expr(self, node: Expr, at: Sequence[int]) -> Values:
+        return self.by_type[type(node)](node, at)
+
+    def _num(self, node: Num, at: Sequence[int]) -> Values:
+        return float(node.value)
+
+    def _param(self, node: Param, at: Sequence[int]) -> Values:
+        if node.name == self.name:
+            return [self.values[i] for i in at]
+        return self.base.param(node.name)
+
+    def _ref(self, node: Ref, at: Sequence[int]) -> Values:
+        return self.quantity(node.quantity, at)
+
+    def _add(self, node: Add, at: Sequence[int]) -> Values:
+        terms = [self.expr(t, at) for t in node.terms]
+        if all(type(t) is float for t in terms):
+            return math.fsum(terms)
+        return [math.fsum(column)
+                for column in zip(*(_spread(t, len(at)) for t in terms), strict=True)]
+
+    def _mul(self, node: Mul, at: Sequence[int]) -> Values:
+        result: Values = 1.0
+        for factor in node.factors:
+            f = self.expr(factor, at)
+            if type(result) is float:
+                result = result * f if type(f) is float else [result * x for x in f]
+            else:
+                result = [r * f for r in result] if type(f) is float \
+                    else [r * x for r, x in zip(result, f, strict=True)]
+        return result
+
+    def _div(self, node: Div, at: Sequence[int]) -> Values:
+        den = self.expr(node.den, at)
+        if type(den) is float:
+            return 0.0 if den == 0 else _divide(self.expr(node.num, at), den)
+        result = [0.0] * len(at)
+        taken = [k for k, d in enumerate(den) if d != 0]  # the numerator only where used
+        if taken:
+            num = _spread(self.expr(node.num, [at[k] for k in taken]), len(taken))
+            for k, n in zip(taken, num, strict=True):
+                result[k] = n / den[k]
+        return result
+
+    def _func(self, node: Func, at: Sequence[int]) -> Values:
+        if node.name == "IF":
+            cond = self.expr(node.args[0], at)
+            if type(cond) is float:
+                return self.expr(node.args[1 if cond else 2], at)
+            result: list[float] = [0.0] * len(at)
+            for arg, wanted in ((node.args[1], True), (node.args[2], False)):
+                taken = [k for k, c in enumerate(cond) if bool(c) is wanted]
+                if taken:
+                    branch = self.expr(arg, [at[k] for k in taken])
+                    for k, v in zip(taken, _spread(branch, len(taken)), strict=True):
+                        result[k] = v
+            return result
+        function = FUNCTIONS[node.name]
+        args = [self.expr(a, at) for a in node.args]
+        if all(type(a) is float for a in args):
+            return float(function(args))
+        return [float(function(list(column)))
+                for column in zip(*(_spread(a, len(at)) for a in args), strict=True)]
+
+    def _compare(self, node: Compare, at: Sequence[int]) -> Values:
+        compare = COMPARISONS[node.op]
+        left, right = self.expr(node.left, at), self.expr(node.right, at)
+        if type(left) is float and type(right) is float:
+            return float(compare(left, right))
+        return [float(compare(a, b))
+                for a, b in zip(_spread(left, len(at)), _spread(right, len(at)), strict=True)]
+
+
+def _spread(value: Values, count: int) -> list[float]:
+    """``value`` at each of ``count`` points."""
+    return value if type(value) is list else [value] * count
+
+
+def _divide(num: Values, den: float) -> Values:
+    return num / den if type(num) is float else [n / den for n in num]
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

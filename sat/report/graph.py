@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -34,6 +33,7 @@ from sat.ir import Procedure, Program
 from sat.model.dependences import Dependence, dependences
 from sat.model.nests import program_nests
 from sat.outputs import OutputError, atomic_write_text
+from sat.report.dot import dot_svg, prefix_ids
 
 KINDS = ("flow", "anti", "output")
 COLOURS = {"flow": "#1f77b4", "anti": "#e6730b", "output": "#d62728"}
@@ -41,7 +41,6 @@ DASHES = {"flow": "", "anti": "6,3", "output": "2,3"}
 DOT_STYLES = {"flow": "solid", "anti": "dashed", "output": "dotted"}
 MEANING = {"flow": "read after write", "anti": "write after read",
            "output": "write after write"}
-DOT_TIMEOUT_S = 30
 MAX_LABEL_ARRAYS = 3  # arrays named in a box; the rest are counted ("+5 more") and in tooltip
 MAX_LABEL_CHARS = 32
 
@@ -152,45 +151,34 @@ def to_dot(graph: Graph) -> str:
     return "\n".join(out) + "\n"
 
 
-def dot_svg(dot_text: str, timeout: float = DOT_TIMEOUT_S) -> str | None:
-    """``dot -Tsvg`` output reduced to its ``<svg>`` element, or None when dot is unusable."""
-    executable = shutil.which("dot")
-    if not executable:
-        return None
-    try:
-        done = subprocess.run([executable, "-Tsvg"], input=dot_text, capture_output=True,
-                              text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    start = done.stdout.find("<svg")
-    if done.returncode != 0 or start < 0:
-        return None
-    # Drop the XML prolog and DOCTYPE (its DTD address is an external reference) and comments.
-    return re.sub(r"<!--.*?-->", "", done.stdout[start:], flags=re.S).strip()
-
-
 # --- our own layered layout ---------------------------------------------------------------
 
 _CHAR_W, _NODE_H, _GAP_X, _GAP_Y, _MARGIN = 6.6, 26, 18, 34, 12
 
 
-def _layers(graph: Graph) -> dict[str, int]:
-    """Longest-path layering: a node sits one layer below its lowest predecessor."""
-    preds: dict[str, list[str]] = {n.ident: [] for n in graph.nodes}
-    for edge in graph.edges:
-        preds[edge.target].append(edge.source)
+def layers(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """Longest-path layering: a node sits one layer below its lowest predecessor.
+
+    An edge that closes a cycle (back to a node on the path being followed) is left out."""
+    preds: dict[str, list[str]] = {n: [] for n in nodes}
+    for source, target in edges:
+        preds[target].append(source)
     layer: dict[str, int] = {}
 
     def depth(ident: str, seen: frozenset[str] = frozenset()) -> int:
         if ident not in layer:
-            # Edges always run forward in program order; `seen` guards against a cycle.
-            parents = [p for p in preds[ident] if p not in seen]
+            parents = [p for p in preds[ident] if p not in seen and p != ident]
             layer[ident] = 1 + max((depth(p, seen | {ident}) for p in parents), default=-1)
         return layer[ident]
 
-    for node in graph.nodes:
-        depth(node.ident)
+    for node in preds:
+        depth(node)
     return layer
+
+
+def _layers(graph: Graph) -> dict[str, int]:
+    # Dependences always run forward in program order: no cycle to leave out.
+    return layers((n.ident for n in graph.nodes), ((e.source, e.target) for e in graph.edges))
 
 
 def layered_svg(graph: Graph, ident: str = "g") -> str:
@@ -259,9 +247,6 @@ def layered_svg(graph: Graph, ident: str = "g") -> str:
     return "".join(out)
 
 
-_ID_ATTR = re.compile(r'\bid="([^"]*)"')
-
-
 def procedure_svg(program: Program, procedure_name: str, use_dot: bool | None = None,
                   edges: list[Dependence] | None = None, ident: str = "") -> str:
     """One procedure's dependency graph as an ``<svg>`` element.
@@ -274,7 +259,7 @@ def procedure_svg(program: Program, procedure_name: str, use_dot: bool | None = 
     if use_dot is not False:
         svg = dot_svg(to_dot(graph))
         if svg is not None:
-            return _ID_ATTR.sub(lambda m: f'id="{ident}-{m.group(1)}"', svg)
+            return prefix_ids(svg, ident)
     return layered_svg(graph, ident)
 
 

@@ -12,11 +12,12 @@ e-mail attachment with no network.
 from __future__ import annotations
 
 import datetime
+import functools
+import gc
 import math
-import os
 import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,11 @@ from markupsafe import Markup
 
 from sat import __version__
 from sat.ir import Program
-from sat.model.dependences import Dependence, dependences
 from sat.model.expr import Env, Quantity, sweep
 from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
-from sat.report import graph as graphs
+from sat.report.callgraph import FOLLOWED, MEANING, CallGraph
+from sat.report.drawings import Drawings
 from sat.report.svg import BarRow, LineChart, Marker, Series, number, paired_bars, si
 from sat.resources import templates_dir
 
@@ -347,6 +348,46 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
     return [r for r in rows if r["changed"]], rows
 
 
+def _calls(result: ModelResult, graph: CallGraph | None, env: Env,
+           loops: Table | None) -> dict[str, Any] | None:
+    """The Calls section: one row per caller, callee and nest, with the callee's Gflop and
+    share of the nest from the model's Calls table (the drawing is added by the caller)."""
+    if graph is None:
+        return None
+    table = result.tables.get("Calls")
+    work = {(r.get("procedure"), r.get("line"), r.get("callee")): r
+            for r in (table.rows if table else [])}
+    modelled = {(r.get("procedure"), r.get("line")) for r in (loops.rows if loops else [])}
+    rows = []
+    for sites in graph.sites:
+        nest = f"{sites.procedure}:{sites.line}" if sites.in_nest else \
+            f"line {sites.line}, outside loop nests"
+        row = work.get((sites.procedure, sites.line, sites.callee))
+        if sites.status == FOLLOWED and sites.direct and row is not None:
+            gflops, share = _value(row.get("gflops"), env), _value(row.get("share"), env)
+            work_cells = [Cell(number(gflops), _plain(gflops), key="gflops"),
+                          Cell(_percent(share), _plain(share), key="share")]
+        else:
+            if sites.status != FOLLOWED:
+                why = "not counted"
+            elif (sites.procedure, sites.line) not in modelled:
+                why = "nest not modelled"
+            elif not sites.direct:
+                why = f"in {sites.counted_in}"
+            else:
+                why = "no flops"
+            work_cells = [Cell(why, "", "text muted", key="gflops"),
+                          Cell("", "", key="share")]
+        rows.append({"cells": [Cell(sites.caller, sites.caller, "text name", key="caller"),
+                               Cell(sites.callee, sites.callee, "text name", key="callee"),
+                               Cell(nest, nest, "text", key="nest"),
+                               Cell(str(sites.calls), str(sites.calls), key="calls"),
+                               *work_cells,
+                               Cell(sites.status, sites.status, "text",
+                                    MEANING[sites.status], "status")]})
+    return {"rows": rows, "svg": None}
+
+
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
     groups = {"warning": [], "default": [], "assumption": []}
     for n in result.notes:
@@ -362,8 +403,42 @@ def _where(file: str, line: int) -> str:
 
 
 def html_context(program: Program, result: ModelResult, env: Env,
-                 meta: dict[str, Any], use_dot: bool | None = None) -> dict[str, Any]:
-    """Everything the template shows, evaluated and formatted."""
+                 meta: dict[str, Any], use_dot: bool | None = None,
+                 drawings: Drawings | None = None) -> dict[str, Any]:
+    """Everything the template shows, evaluated and formatted.
+
+    ``drawings``: the graphs, laid out since the model was built (started here otherwise).
+    """
+    own = drawings is None
+    if drawings is None:
+        drawings = Drawings(program, result, use_dot)
+    try:
+        with _model_frozen():
+            return _page(program, result, env, meta, drawings)
+    finally:
+        if own:
+            drawings.close()
+
+
+@contextmanager
+def _model_frozen() -> Iterator[None]:
+    """Garbage collections leave the objects that exist now (the model's) alone meanwhile.
+
+    The model outlives the page, and one full collection walking its hundreds of thousands
+    of objects can cost more than all the rest of the page.
+    """
+    if gc.get_freeze_count():  # frozen already, by an enclosing call
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
+          drawings: Drawings) -> dict[str, Any]:
     loops = result.tables.get("Loops")
     sections: dict[str, ProcedureSection] = {}
     used: set[str] = set()
@@ -381,24 +456,7 @@ def html_context(program: Program, result: ModelResult, env: Env,
         loop_values.append(values)
         if _finite(values["time_s"]):
             section.time_s += values["time_s"]
-    edges = dependences(program)
-    # graphviz lays out the big dependency graphs in its own processes, for as long as all the
-    # rest of the page takes to compute: they run meanwhile, on every core.
-    names = {p.name for p in program.procedures}
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        drawn = {s.name: pool.submit(graphs.procedure_svg, program, s.name, use_dot, edges,
-                                     s.anchor + "-graph")
-                 for s in sections.values() if s.name in names}
-        context = _page(program, result, env, meta, sections, loops, loop_values, edges)
-        for name, svg in drawn.items():
-            sections[name].graph_svg = Markup(svg.result())
-    return context
-
-
-def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
-          sections: dict[str, ProcedureSection], loops: Table | None,
-          loop_values: list[dict[str, Any]], edges: list[Dependence]) -> dict[str, Any]:
-    """The template's context but for the dependency graphs, drawn meanwhile."""
+    edges = drawings.dependences
     occupancy = _occupancy(result.tables.get("Occupancy"), env)
     total_time = result.totals["Total_Time_s"].value(env) if "Total_Time_s" in result.totals \
         else 0.0
@@ -415,7 +473,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
     time_chart, charted_of = _time_chart(loop_values)
     changed, parameters = _parameters(result, env)
     machine = {"name": "", "source": "", **(meta.get("machine") or {})}
-    return {
+    context = {
         "title": "satreport: " + ", ".join(Path(s).name for s in meta.get("sources")
                                              or program.sources or ["program"]),
         "version": meta.get("version", __version__),
@@ -437,10 +495,19 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "time_chart_of": charted_of,
         "cache_chart": _cache_chart(result, loops, env),
         "register_chart": _register_chart(result, env),
+        "calls": _calls(result, drawings.calls, env, loops),
         "notes": _notes(result),
     }
+    # Last, so that graphviz had all the rest of the page's time to lay them out.
+    for section in shown:
+        svg = drawings.procedure_svg(section.name, section.anchor + "-graph")
+        section.graph_svg = Markup(svg) if svg is not None else None
+    if context["calls"] is not None:
+        context["calls"]["svg"] = Markup(drawings.calls_svg("calls-graph"))
+    return context
 
 
+@functools.cache  # one per process: its templates are compiled once
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())),
                                      autoescape=True, trim_blocks=True, lstrip_blocks=True,
@@ -450,13 +517,14 @@ def _environment() -> jinja2.Environment:
 
 
 def render_html(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
-                use_dot: bool | None = None) -> str:
-    """The page as text."""
-    context = html_context(program, result, env, meta, use_dot)
-    return _environment().get_template("report.html.j2").render(**context)
+                use_dot: bool | None = None, drawings: Drawings | None = None) -> str:
+    """The page as text (``drawings``: see :func:`html_context`)."""
+    with _model_frozen():
+        context = html_context(program, result, env, meta, use_dot, drawings)
+        return _environment().get_template("report.html.j2").render(**context)
 
 
 def write_html(program: Program, result: ModelResult, env: Env, path: str,
-               meta: dict[str, Any]) -> None:
+               meta: dict[str, Any], drawings: Drawings | None = None) -> None:
     """Write the page to ``path`` atomically."""
-    atomic_write_text(path, render_html(program, result, env, meta))
+    atomic_write_text(path, render_html(program, result, env, meta, drawings=drawings))
