@@ -4,7 +4,8 @@
 as soon as the program is modelled: laying out a big dependency graph can take longer than
 all the rest of the page, and it then runs while the page is computed, or while the workbook
 and the JSON are written before it.  The page collects the SVG when it is rendered; where
-graphviz is missing or fails, our own layered layouts draw the same graphs.
+graphviz is missing or fails, and for graphs of more than ``DOT_MAX_NODES`` nodes, our own
+layered layouts draw the same graphs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from sat.model.tables import ModelResult
 from sat.report import callgraph
 from sat.report import graph as graphs
 from sat.report.dot import DotRun, prefix_ids
+
+# graphviz takes seconds to lay out a dependency graph of a few hundred nests, and its drawing
+# is no easier to read than our own layered one, which takes milliseconds
+DOT_MAX_NODES = 150
 
 
 def model_dependences(program: Program, result: ModelResult | None) -> list[Dependence]:
@@ -44,14 +49,21 @@ class Drawings:
                        for name in names}
         calls = callgraph.build_call_graph(program)
         self.calls = calls if calls.edges else None
-        self._order = {name: index for index, name in enumerate(self.graphs)}
-        texts = [graphs.to_dot(g) for g in self.graphs.values()]
+        # graph key (procedure name, or None for the call graph) -> its place in the dot run
+        self._order: dict[str | None, int] = {}
+        texts = []
+        for name, graph in self.graphs.items():
+            if len(graph.nodes) <= DOT_MAX_NODES:
+                self._order[name] = len(texts)
+                texts.append(graphs.to_dot(graph))
         if self.calls is not None:
+            self._order[None] = len(texts)
             texts.append(callgraph.to_dot(self.calls))
         self._run = DotRun(texts) if use_dot is not False and texts else None
 
-    def _dot(self, index: int, ident: str) -> str | None:
-        svg = self._run.svgs()[index] if self._run is not None else None
+    def _dot(self, key: str | None, ident: str) -> str | None:
+        index = self._order.get(key)
+        svg = self._run.svgs()[index] if self._run is not None and index is not None else None
         return prefix_ids(svg, ident) if svg is not None else None
 
     def procedure_svg(self, name: str, ident: str = "") -> str | None:
@@ -60,14 +72,14 @@ class Drawings:
         if name not in self.graphs:
             return None
         ident = ident or "g-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
-        return self._dot(self._order[name], ident) or \
+        return self._dot(name, ident) or \
             graphs.layered_svg(self.graphs[name], ident)
 
     def calls_svg(self, ident: str = "calls") -> str | None:
         """The call graph (None: the program makes no call)."""
         if self.calls is None:
             return None
-        return self._dot(len(self.graphs), ident) or callgraph.layered_svg(self.calls, ident)
+        return self._dot(None, ident) or callgraph.layered_svg(self.calls, ident)
 
     def close(self) -> None:
         """Stop graphviz where it still runs (the drawings are not wanted any more)."""
