@@ -65,6 +65,11 @@ class ExcelPrinter:
     (Excel: ``TRUE=1`` is FALSE) nor inside MAX/MIN (Excel ignores a logical cell): there a
     logical operand is printed as ``1*x``.  A cell's formula never yields a logical either, so
     that every model cell holds a number, exactly as the Python evaluation does.
+
+    Printed nodes are remembered by identity: the model shares sub-expressions between
+    quantities (a nest's extents appear in most of its formulas), and a big workbook would
+    otherwise print them thousands of times.  ``cell_of`` must therefore answer the same for a
+    quantity for as long as the printer is used; the workbook makes one printer per sheet.
     """
 
     def __init__(
@@ -77,6 +82,10 @@ class ExcelPrinter:
         self.cell_of = cell_of
         self.name_of = name_of
         self.booleans = frozenset(booleans)
+        self._printed: dict[int, tuple[str, int]] = {}  # id(node) -> (text, precedence)
+        # The memoised nodes, kept alive so that no other node can reuse one of their ids
+        # (formulas for cells away from a quantity's home print short-lived Ref nodes).
+        self._alive: list[Expr] = []
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
@@ -103,7 +112,12 @@ class ExcelPrinter:
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
-        return self._printers[type(expr)](self, expr)
+        key = id(expr)
+        printed = self._printed.get(key)
+        if printed is None:
+            printed = self._printed[key] = self._printers[type(expr)](self, expr)
+            self._alive.append(expr)
+        return printed
 
     def _wrap(self, expr: Expr, level: int) -> str:
         text, prec = self._print(expr)

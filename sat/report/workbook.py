@@ -8,10 +8,13 @@ Python computed for it, for viewers that do not recalculate.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,6 @@ import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.workbook import Format
-from xlsxwriter.worksheet import Worksheet
 
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
@@ -28,6 +30,7 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
+from sat.report.sheet import ModelSheet
 
 
 class WorkbookError(OutputError):
@@ -51,33 +54,6 @@ Location = tuple[str, int, int]  # sheet, row, column (0-based)
 def _address(location: Location, absolute: bool = True) -> str:
     sheet, row, col = location
     return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
-
-
-class _ModelSheet(Worksheet):
-    """A worksheet that stores the model's formulas as printed, without rewriting them.
-
-    xlsxwriter rewrites every formula for Excel functions newer than Excel 2007 (``XLOOKUP(``
-    to ``_xlfn.XLOOKUP(``) with some thirty regular-expression passes, most of a big
-    workbook's write time.  :class:`ExcelPrinter` prints only functions that need no such
-    prefix (SUM and :data:`sat.model.expr.FUNCTIONS`; ``tests/test_workbook.py`` checks that
-    the rewriting leaves them unchanged), so for its formulas the passes are skipped.  Every
-    other formula (conditional formats, charts) still goes through them.
-    """
-
-    _model_formula = False
-
-    def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
-                            value: float) -> None:
-        self._model_formula = True
-        try:
-            self.write_formula(row, col, formula, fmt, value)
-        finally:
-            self._model_formula = False
-
-    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
-        if self._model_formula:
-            return formula[1:]  # the leading "=", all the rewriting would have changed
-        return super()._prepare_formula(formula, expand_future_functions)
 
 
 class CellMap:
@@ -218,8 +194,8 @@ class _Writer:
         self.names = NameTable()
         self.current_sheet = ""
         self.total_names: dict[int, str] = {}
-        booleans = [p.name for p in result.parameters if p.kind == "boolean"]
-        self.printer = ExcelPrinter(self._reference, self._defined_name, booleans)
+        self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
+        self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
         self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
@@ -327,18 +303,28 @@ class _Writer:
 
     # -------------------------------------------------------------- printing
 
+    def _begin_sheet(self, sheet: str) -> None:
+        """Formulas from now on are written on ``sheet``."""
+        self.current_sheet = sheet
+        self.printer = self._printer(sheet)
+
+    def _printer(self, sheet: str) -> ExcelPrinter:
+        # A printer remembers what it printed, references included: one per sheet, since a
+        # reference to a cell of the same sheet is spelt without the sheet name.
+        return ExcelPrinter(partial(self._reference, sheet), self._defined_name, self.booleans)
+
     def _defined_name(self, name: str) -> str:
         return self.names.name(name)
 
-    def _reference(self, quantity: Quantity) -> str | None:
-        """How a formula on the current sheet refers to ``quantity`` (None: inline it)."""
+    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
+        """How a formula on ``current_sheet`` refers to ``quantity`` (None: inline it)."""
         # A quantity is referred to from many formulas: its spellings are made once, as
         # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
         spellings = self._spellings.get(id(quantity))
         if spellings is None:
             spellings = self._spellings[id(quantity)] = self._spell(quantity)
         sheet, here, elsewhere = spellings
-        return here if sheet == self.current_sheet else elsewhere
+        return here if sheet == current_sheet else elsewhere
 
     def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
         name = self.total_names.get(id(quantity))
@@ -368,7 +354,7 @@ class _Writer:
             self._formats[key] = self.book.add_format(props)
         return self._formats[key]
 
-    def _write_quantity(self, ws: _ModelSheet, row: int, col: int, quantity: Quantity,
+    def _write_quantity(self, ws: ModelSheet, row: int, col: int, quantity: Quantity,
                         fmt: Format, what: str) -> None:
         """The quantity's formula at its home, a reference to the home anywhere else."""
         if self.cells.home(quantity) == (self.current_sheet, row, col):
@@ -377,7 +363,7 @@ class _Writer:
             formula = self._formula(E.Ref(quantity), what)
         ws.write_model_formula(row, col, formula, fmt, self._value(quantity))
 
-    def _write_value(self, ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format,
+    def _write_value(self, ws: ModelSheet, row: int, col: int, value: CellValue, fmt: Format,
                      what: str) -> None:
         if isinstance(value, Quantity):
             self._write_quantity(ws, row, col, value, fmt, what)
@@ -400,10 +386,10 @@ class _Writer:
         self.book.set_properties({
             "title": "satreport model of " + ", ".join(self.meta.sources),
             "comments": f"Written by satreport {self.meta.version}"})
-        summary = self.book.add_worksheet(self.summary_sheet, _ModelSheet)
-        parameters = self.book.add_worksheet(self.parameters_sheet, _ModelSheet)
-        sheets = [(self.book.add_worksheet(t.sheet, _ModelSheet), t) for t in self.tables]
-        notes = self.book.add_worksheet(self.notes_sheet, _ModelSheet)
+        summary = self.book.add_worksheet(self.summary_sheet, ModelSheet)
+        parameters = self.book.add_worksheet(self.parameters_sheet, ModelSheet)
+        sheets = [(self.book.add_worksheet(t.sheet, ModelSheet), t) for t in self.tables]
+        notes = self.book.add_worksheet(self.notes_sheet, ModelSheet)
         self._write_parameters(parameters)
         for ws, layout in sheets:
             self._write_table(ws, layout)
@@ -415,9 +401,11 @@ class _Writer:
                 self.book.define_name(self.names.name(name), "=" + _address(location))
         summary.activate()
         self.book.close()
+        for ws in self.book.worksheets():
+            ws.release()
 
-    def _write_parameters(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_parameters(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         ws.write_string(0, 0, "Parameters", self._format(**_TITLE))
         ws.write_string(1, 0, "Yellow cells are inputs: edit them and the whole workbook "
                               "recalculates. Orange cells are defaults nobody set.")
@@ -493,8 +481,8 @@ class _Writer:
         key = quantity.key
         return key[1] if len(key) == 2 and isinstance(key[1], str) else quantity.label
 
-    def _write_table(self, ws: Worksheet, layout: _TableLayout) -> None:
-        self.current_sheet = ws.name
+    def _write_table(self, ws: ModelSheet, layout: _TableLayout) -> None:
+        self._begin_sheet(ws.name)
         table = layout.table
         columns = table.columns
         ws.write_string(0, 0, table.title or layout.sheet, self._format(**_TITLE))
@@ -550,7 +538,7 @@ class _Writer:
         if layout.sheet.lower().startswith("registers"):
             self._registers_chart(ws, layout)
 
-    def _write_bands(self, ws: Worksheet, row: int, columns: list[Column]) -> None:
+    def _write_bands(self, ws: ModelSheet, row: int, columns: list[Column]) -> None:
         band = self._format(**_BAND)
         start = 0
         for col in range(1, len(columns) + 1):
@@ -585,7 +573,7 @@ class _Writer:
         width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
         return float(min(width, 45))
 
-    def _mark_bottlenecks(self, ws: Worksheet, layout: _TableLayout) -> None:
+    def _mark_bottlenecks(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Colour the larger of each nest's CPU and DRAM time (by formula: it follows edits)."""
         cpu, dram = layout.column_index("time_cpu_s"), layout.column_index("time_dram_s")
         if cpu is None or dram is None:
@@ -597,7 +585,7 @@ class _Writer:
         ws.conditional_format(first, dram, last, dram, {
             "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
 
-    def _registers_chart(self, ws: Worksheet, layout: _TableLayout) -> None:
+    def _registers_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Histogram of accesses per state variable, beside the table."""
         table = layout.table
         accesses = next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
@@ -619,8 +607,8 @@ class _Writer:
         chart.set_size({"width": 720, "height": 360})
         ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
 
-    def _write_notes(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_notes(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         ws.write_string(0, 0, "Notes: warnings, defaults and assumptions", self._format(**_TITLE))
         header = self._format(**_HEADER)
         wrap = self._format(text_wrap=True, valign="top")
@@ -643,8 +631,8 @@ class _Writer:
         ws.freeze_panes(3, 0)
         self._print_setup(ws, 2)
 
-    def _write_summary(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_summary(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         meta = self.meta
         bold = self._format(bold=True)
         ws.write_string(0, 0, "satreport: performance model of " + ", ".join(meta.sources),
@@ -681,7 +669,7 @@ class _Writer:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
 
-    def _write_ratios(self, ws: Worksheet, row: int) -> int:
+    def _write_ratios(self, ws: ModelSheet, row: int) -> int:
         """The memory-bound share, the complement of the model's compute-bound share."""
         share = self.result.totals.get("Compute_Bound_Share")
         if share is None:
@@ -701,7 +689,7 @@ class _Writer:
                 return layout
         return None
 
-    def _write_nest_times(self, ws: Worksheet, row: int) -> None:
+    def _write_nest_times(self, ws: ModelSheet, row: int) -> None:
         """Per-nest CPU and DRAM time (references into Loops) and a bar chart of them."""
         loops = self._loops_layout()
         if loops is None or not loops.table.rows:
@@ -743,7 +731,7 @@ class _Writer:
         ws.insert_chart(1, 4, chart)
 
     @staticmethod
-    def _print_setup(ws: Worksheet, header_row: int, band_row: int | None = None) -> None:
+    def _print_setup(ws: ModelSheet, header_row: int, band_row: int | None = None) -> None:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         ws.repeat_rows(band_row if band_row is not None else header_row, header_row)
@@ -756,6 +744,28 @@ def _lock_file(target: Path) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+@contextmanager
+def _objects_so_far_left_alone() -> Iterator[None]:
+    """Keep the garbage collector's full passes off the objects that exist already.
+
+    Writing a big workbook allocates enough to set off full collections, and each would walk
+    every object of the run (the model's expressions, the front end's program): a fifth of the
+    write time.  None of those objects becomes garbage while the workbook is written, so they
+    are frozen (moved out of the collector's sight) for that time.  On the way out one pass
+    collects what the write itself left (xlsxwriter's objects refer to each other): it walks
+    only the objects made since the freeze.  A freeze made by someone else is left as it is.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.collect()
+        gc.unfreeze()
 
 
 def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
@@ -772,11 +782,17 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
     if lock is not None:
         raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
                             "close it first")
-    writer = _Writer(result, meta, env or result.env())
     try:
-        atomic_write(os.fspath(target), writer.write)
+        with _objects_so_far_left_alone():
+            return _write(result, os.fspath(target), meta, env or result.env())
     except OutputError as error:
         raise WorkbookError(str(error)) from None
     except XlsxWriterException as error:
         raise WorkbookError(f"{path}: {error}") from None
+
+
+def _write(result: ModelResult, path: str, meta: WorkbookMeta, env: Env) -> CellMap:
+    # Apart, so that the writer is garbage by the time the collector looks for garbage.
+    writer = _Writer(result, meta, env)
+    atomic_write(path, writer.write)
     return writer.cells
