@@ -120,7 +120,7 @@ class ExcelPrinter:
         return printed
 
     def _wrap(self, expr: Expr, level: int) -> str:
-        text, prec = self._print(expr)
+        text, prec = self._printed.get(id(expr)) or self._print(expr)
         return f"({text})" if prec < level else text
 
     def _numeric(self, expr: Expr) -> tuple[str, int]:
@@ -146,54 +146,51 @@ class ExcelPrinter:
 
     def _print_Add(self, expr: Add) -> tuple[str, int]:
         parts = [f"SUM({text})" if is_range else text for text, is_range in
-                 self._with_ranges(expr.terms, lambda term: self._wrap(term, _ADD))]
-        text = parts[0]
-        for part in parts[1:]:
-            text += part if part.startswith("-") else "+" + part
-        return text, _ADD
+                 self._with_ranges(expr.terms, False)]
+        return parts[0] + "".join(part if part.startswith("-") else "+" + part
+                                  for part in parts[1:]), _ADD
 
-    def _with_ranges(self, terms: tuple[Expr, ...],
-                     render: Callable[[Expr], str]) -> list[tuple[str, bool]]:
+    def _with_ranges(self, terms: tuple[Expr, ...], numeric: bool) -> list[tuple[str, bool]]:
         """(text, is a range) per printed term, runs of cells down a column as ``A5:A9``.
 
         Totals over hundreds of rows would otherwise exceed Excel's formula length limit
-        and its 255 arguments per function.
+        and its 255 arguments per function.  Terms that are not cells print as sum terms,
+        or as numbers when ``numeric``.
         """
         parts: list[tuple[str, bool]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
         cells: list[str] = []  # the run's cells as printed
-
-        def flush() -> None:
-            if len(run) >= _MIN_RANGE:
-                prefix, column, first = run[0]
-                parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
-            else:
-                parts.extend((cell, False) for cell in cells)
-            run.clear()
-            cells.clear()
-
         for term in terms:
-            cell = self.cell_of(term.quantity) if isinstance(term, Ref) else None
-            here = _cell_parts(cell) if cell else None
+            here = None
+            if isinstance(term, Ref):
+                cell = self.cell_of(term.quantity)
+                here = _cell_parts(cell) if cell else None
             if here:
-                if run and not (here[:2] == run[-1][:2] and here[2] == run[-1][2] + 1):
-                    flush()
+                if run:
+                    last = run[-1]
+                    if here[2] != last[2] + 1 or here[1] != last[1] or here[0] != last[0]:
+                        _flush(run, cells, parts)
                 run.append(here)
                 cells.append(cell)
                 continue
             if run:
-                flush()
-            parts.append((render(term), False))
+                _flush(run, cells, parts)
+            parts.append((self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False))
         if run:
-            flush()
+            _flush(run, cells, parts)
         return parts
 
     def _print_Mul(self, expr: Mul) -> tuple[str, int]:
-        factors = list(expr.factors)
-        negative = isinstance(factors[0], Num) and factors[0].value == -1
+        factors = expr.factors
+        first = factors[0]
+        negative = isinstance(first, Num) and first.value == -1
         if negative:
+            first, factors = factors[1], factors[2:]
+        else:
             factors = factors[1:]
-        text = "*".join(self._wrap(f, _MUL + (i > 0)) for i, f in enumerate(factors))
+        # The first factor needs parentheses only around sums, the others around products too.
+        wrap = self._wrap
+        text = "*".join([wrap(first, _MUL)] + [wrap(f, _MUL + 1) for f in factors])
         # A leading minus is unary: it binds like a product only inside a sum.
         return ("-" + text, _ADD) if negative else (text, _MUL)
 
@@ -207,8 +204,7 @@ class ExcelPrinter:
 
     def _print_Func(self, expr: Func) -> tuple[str, int]:
         if expr.name in _RANGE_FUNCTIONS:
-            args = [text for text, _ in
-                    self._with_ranges(expr.args, lambda a: self._numeric(a)[0])]
+            args = [text for text, _ in self._with_ranges(expr.args, True)]
             while len(args) > _MAX_ARGUMENTS:  # nest: MAX(MAX(a1..a255), ...)
                 args = [f"{expr.name}({','.join(args[i:i + _MAX_ARGUMENTS])})"
                         for i in range(0, len(args), _MAX_ARGUMENTS)]
@@ -222,6 +218,18 @@ class ExcelPrinter:
         left = self._wrap_numeric(expr.left, _ADD)
         right = self._wrap_numeric(expr.right, _ADD)
         return f"{left}{expr.op}{right}", _CMP
+
+
+def _flush(run: list[tuple[str, str, int]], cells: list[str],
+           parts: list[tuple[str, bool]]) -> None:
+    """Move a run of cells to ``parts``: a range when long enough, else cell by cell."""
+    if len(run) >= _MIN_RANGE:
+        prefix, column, first = run[0]
+        parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
+    else:
+        parts.extend((cell, False) for cell in cells)
+    run.clear()
+    cells.clear()
 
 
 # node type -> its _print_X method, looked up once instead of by name for every node

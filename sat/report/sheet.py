@@ -104,13 +104,13 @@ class ModelSheet(Worksheet):
                 kind = cell.__class__
                 style = f' s="{fmt._get_xf_index()}"' if fmt else ""
                 if kind is CellFormulaTuple and _plain_number(cell.value):
-                    write(f'<c r="{_column_name(col)}{number}"{style}>'
+                    write(f'<c r="{column_name(col)}{number}"{style}>'
                           f"<f>{escape(cell.formula)}</f><v>{cell.value}</v></c>")
                 elif kind is CellNumberTuple:
-                    write(f'<c r="{_column_name(col)}{number}"{style}>'
+                    write(f'<c r="{column_name(col)}{number}"{style}>'
                           f"<v>{cell.number:.16G}</v></c>")
                 elif kind is CellStringTuple:
-                    write(f'<c r="{_column_name(col)}{number}"{style} t="s">'
+                    write(f'<c r="{column_name(col)}{number}"{style} t="s">'
                           f"<v>{cell.string}</v></c>")
                 else:
                     self._write_cell(row, col, cell)
@@ -125,7 +125,8 @@ def _plain_number(value: Any) -> bool:
 _COLUMNS: dict[int, str] = {}  # column -> its letters
 
 
-def _column_name(col: int) -> str:
+def column_name(col: int) -> str:
+    """The letters of column ``col`` (0-based): ``AT`` for 45."""
     name = _COLUMNS.get(col)
     if name is None:
         name = _COLUMNS[col] = xl_col_to_name(col)

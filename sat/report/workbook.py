@@ -30,7 +30,37 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
-from sat.report.sheet import ModelSheet
+from sat.report.sheet import ModelSheet, column_name
+
+
+def _referred_to(placed: list[Quantity]) -> list[Quantity]:
+    """The quantities that ``placed`` refer to, directly or through others, and are not placed.
+
+    In the order of a depth-first search from the last placed quantity, each expression
+    walked from its last term (as :func:`sat.model.expr.direct_refs` walks it).
+    """
+    stack = list(placed)
+    seen = {id(q) for q in stack}
+    # Sub-expressions walked already: the model shares them between quantities, and every
+    # reference under one walked before has been seen.
+    walked: set[int] = set()
+    found: list[Quantity] = []
+    while stack:
+        nodes = [stack.pop().expr]
+        while nodes:
+            node = nodes.pop()
+            if isinstance(node, E.Ref):
+                quantity = node.quantity
+                if id(quantity) not in seen:
+                    seen.add(id(quantity))
+                    stack.append(quantity)
+                    found.append(quantity)
+                continue
+            parts = E.children(node)
+            if parts and id(node) not in walked:
+                walked.add(id(node))
+                nodes.extend(parts)
+    return found
 
 
 class WorkbookError(OutputError):
@@ -198,6 +228,7 @@ class _Writer:
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
+        self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
         self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
         self.tables: list[_TableLayout] = []
         self._layout()
@@ -244,17 +275,10 @@ class _Writer:
         Formulas then refer to them by cell instead of repeating their expressions, which
         keeps every formula short and lets a reader follow each step.
         """
-        stack = self.cells.quantities()
-        seen = {id(q) for q in stack}
-        rows: list[dict[str, CellValue]] = []
-        while stack:
-            for quantity in E.direct_refs(stack.pop().expr):
-                if id(quantity) not in seen:
-                    seen.add(id(quantity))
-                    stack.append(quantity)
-                    rows.append({"quantity": " ".join(map(str, quantity.key)),
-                                 "value": quantity, "unit": quantity.unit,
-                                 "meaning": quantity.label})
+        rows: list[dict[str, CellValue]] = [
+            {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
+             "unit": quantity.unit, "meaning": quantity.label}
+            for quantity in _referred_to(self.cells.quantities())]
         columns = [
             Column("quantity", "Quantity", "", "Which intermediate quantity this row holds."),
             Column("value", "Value", "", "Its value: a formula over parameters and other cells."),
@@ -265,10 +289,11 @@ class _Writer:
                      columns, rows)
 
     def _place_row(self, layout: _TableLayout, row: int, values: dict[str, CellValue]) -> None:
+        sheet, place = layout.sheet, self.cells.place
         for col, column in enumerate(layout.table.columns):
             value = values.get(column.key)
             if isinstance(value, Quantity):
-                self.cells.place(value, (layout.sheet, row, col))
+                place(value, (sheet, row, col))
 
     def _layout_parameters(self) -> None:
         row = 4  # title, help, blank, header
@@ -334,8 +359,11 @@ class _Writer:
         if location is None:
             return None, None, None
         sheet, row, col = location
-        cell = xl_rowcol_to_cell(row, col)
-        return sheet, cell, f"{quote_sheetname(sheet)}!{cell}"
+        cell = column_name(col) + str(row + 1)
+        prefix = self._sheet_prefixes.get(sheet)
+        if prefix is None:
+            prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
+        return sheet, cell, prefix + cell
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -502,11 +530,16 @@ class _Writer:
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
             widths.append(self._column_width(table, column, text))
         formats = [self._column_format(table, column) for column in columns]
-        whats = [f"{layout.sheet} {column.header}" for column in columns]
-        for r, row in enumerate(table.rows):
-            for col, column in enumerate(columns):
-                self._write_value(ws, layout.first_row + r, col, row.get(column.key),
-                                  formats[col][0], whats[col])
+        # per column: (index, key, format, what its formulas are called in messages)
+        plan = [(col, column.key, formats[col][0], f"{layout.sheet} {column.header}")
+                for col, column in enumerate(columns)]
+        write_value = self._write_value
+        for r, row in enumerate(table.rows, start=layout.first_row):
+            get = row.get
+            for col, key, fmt, what in plan:
+                value = get(key)
+                if value is not None:
+                    write_value(ws, r, col, value, fmt, what)
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
