@@ -86,6 +86,8 @@ class ExcelPrinter:
         # The memoised nodes, kept alive so that no other node can reuse one of their ids
         # (formulas for cells away from a quantity's home print short-lived Ref nodes).
         self._alive: list[Expr] = []
+        # (Num, value) or (Param, name) -> (text, precedence); 1 and 1.0 print alike
+        self._leaves: dict[tuple[type, float | str], tuple[str, int]] = {}
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
@@ -112,10 +114,18 @@ class ExcelPrinter:
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
-        key = id(expr)
-        printed = self._printed.get(key)
+        printed = self._printed.get(id(expr))
         if printed is None:
-            printed = self._printed[key] = self._printers[type(expr)](self, expr)
+            kind = type(expr)
+            if kind is Num or kind is Param:
+                # A leaf prints as its value says: remembered by value (the model makes a
+                # new node for most literals), which also spares keeping the node alive.
+                key = (kind, expr.value if kind is Num else expr.name)
+                printed = self._leaves.get(key)
+                if printed is None:
+                    printed = self._leaves[key] = self._printers[kind](self, expr)
+                return printed
+            printed = self._printed[id(expr)] = self._printers[kind](self, expr)
             self._alive.append(expr)
         return printed
 

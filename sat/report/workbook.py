@@ -13,8 +13,9 @@ import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,10 @@ def _referred_to(placed: list[Quantity]) -> list[Quantity]:
         nodes = [stack.pop().expr]
         while nodes:
             node = nodes.pop()
-            if isinstance(node, E.Ref):
+            kind = type(node)
+            if kind is E.Num or kind is E.Param:  # half the nodes: leaves
+                continue
+            if kind is E.Ref:
                 quantity = node.quantity
                 if id(quantity) not in seen:
                     seen.add(id(quantity))
@@ -192,6 +196,26 @@ def _auto_number_format(values: Iterable[Any]) -> str:
     return "0.000E+00"
 
 
+def _filled(columns: list[Column], row: dict[str, CellValue]) -> list[tuple[int, CellValue]]:
+    """(column index, value) of the columns ``row`` has a value for, in column order."""
+    if 2 * len(row) < len(columns):  # a sparse row of a wide table: look at what it holds
+        index = {column.key: col for col, column in enumerate(columns)}
+        if len(index) == len(columns):  # no key shared by two columns
+            return sorted(((index[key], value) for key, value in row.items()
+                           if value is not None and key in index), key=itemgetter(0))
+    return [(col, value) for col, value in enumerate(map(row.get, (c.key for c in columns)))
+            if value is not None]
+
+
+def _column_width(values: list[Any], header: str) -> float:
+    """Characters wide enough for the header's longest word and every text in the column."""
+    longest_word = max((len(w) for w in header.split()), default=4)
+    texts = [len(v) for v in values if isinstance(v, str)]
+    numbers = any(isinstance(v, (int, float)) for v in values)
+    width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
+    return float(min(width, 45))
+
+
 def _header_text(column: Column) -> str:
     return f"{column.header} ({column.unit})" if column.unit else column.header
 
@@ -204,6 +228,9 @@ class _TableLayout:
     header_row: int
     first_row: int
     totals_row: int | None
+    # per row: (column index, value) of its cells that hold something, in column order
+    cells: list[list[tuple[int, CellValue]]] = field(default_factory=list)
+    totals: list[tuple[int, CellValue]] = field(default_factory=list)  # likewise
 
     @property
     def last_row(self) -> int:
@@ -229,7 +256,6 @@ class _Writer:
         self._formats: dict[tuple, Format] = {}
         self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
         self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
-        self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
         self.tables: list[_TableLayout] = []
         self._layout()
 
@@ -262,12 +288,13 @@ class _Writer:
         first = header_row + 1
         totals_row = first + len(table.rows) if table.totals is not None else None
         layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
-                              totals_row)
+                              totals_row, [_filled(table.columns, row) for row in table.rows],
+                              _filled(table.columns, table.totals or {}))
         self.tables.append(layout)
-        for r, row in enumerate(table.rows):
-            self._place_row(layout, first + r, row)
-        if table.totals is not None:
-            self._place_row(layout, totals_row, table.totals)
+        for r, cells in enumerate(layout.cells, start=first):
+            self._place_row(sheet, r, cells)
+        if totals_row is not None:
+            self._place_row(sheet, totals_row, layout.totals)
 
     def _workings_table(self) -> Table:
         """Intermediate quantities no table shows, each in a cell of its own.
@@ -288,10 +315,9 @@ class _Writer:
         return Table("Workings", "Workings: intermediate quantities the other sheets refer to",
                      columns, rows)
 
-    def _place_row(self, layout: _TableLayout, row: int, values: dict[str, CellValue]) -> None:
-        sheet, place = layout.sheet, self.cells.place
-        for col, column in enumerate(layout.table.columns):
-            value = values.get(column.key)
+    def _place_row(self, sheet: str, row: int, cells: list[tuple[int, CellValue]]) -> None:
+        place = self.cells.place
+        for col, value in cells:
             if isinstance(value, Quantity):
                 place(value, (sheet, row, col))
 
@@ -522,24 +548,21 @@ class _Writer:
             self._write_bands(ws, layout.band_row, columns)
         header = self._format(**_HEADER)
         widths = []
+        values = self._column_values(layout)
         for col, column in enumerate(columns):
             text = _header_text(column)
             ws.write_string(layout.header_row, col, text, header)
             if column.comment:
                 ws.write_comment(layout.header_row, col, column.comment,
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
-            widths.append(self._column_width(table, column, text))
-        formats = [self._column_format(table, column) for column in columns]
-        # per column: (index, key, format, what its formulas are called in messages)
-        plan = [(col, column.key, formats[col][0], f"{layout.sheet} {column.header}")
-                for col, column in enumerate(columns)]
+            widths.append(_column_width(values[col], text))
+        formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
+        data_formats = [fmt for fmt, _ in formats]
+        whats = [f"{layout.sheet} {column.header}" for column in columns]
         write_value = self._write_value
-        for r, row in enumerate(table.rows, start=layout.first_row):
-            get = row.get
-            for col, key, fmt, what in plan:
-                value = get(key)
-                if value is not None:
-                    write_value(ws, r, col, value, fmt, what)
+        for r, cells in enumerate(layout.cells, start=layout.first_row):
+            for col, value in cells:
+                write_value(ws, r, col, value, data_formats[col], whats[col])
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -583,28 +606,20 @@ class _Writer:
                     ws.write_string(row, start, text, band)
                 start = col
 
-    def _column_values(self, table: Table, column: Column) -> list[Any]:
-        key = (id(table), column.key)
-        if key not in self._columns:  # asked for by the format and twice by the width
-            rows = table.rows + ([table.totals] if table.totals else [])
-            values = [row.get(column.key) for row in rows]
-            self._columns[key] = [self._value(v) if isinstance(v, Quantity) else v
-                                  for v in values]
-        return self._columns[key]
+    def _column_values(self, layout: _TableLayout) -> list[list[Any]]:
+        """Per column, its values (a quantity's evaluated), totals included; no empty cells."""
+        values: list[list[Any]] = [[] for _ in layout.table.columns]
+        for cells in [*layout.cells, layout.totals]:
+            for col, value in cells:
+                values[col].append(self._value(value) if isinstance(value, Quantity) else value)
+        return values
 
-    def _column_format(self, table: Table, column: Column) -> tuple[Format, Format]:
+    def _column_format(self, column: Column, values: list[Any]) -> tuple[Format, Format]:
         """(data format, totals format) for one column."""
         number = column.number_format
         if number == "General":
-            number = _auto_number_format(self._column_values(table, column))
+            number = _auto_number_format(values)
         return self._format(num_format=number), self._format(num_format=number, **_TOTAL)
-
-    def _column_width(self, table: Table, column: Column, header: str) -> float:
-        longest_word = max((len(w) for w in header.split()), default=4)
-        texts = [len(v) for v in self._column_values(table, column) if isinstance(v, str)]
-        numbers = any(isinstance(v, (int, float)) for v in self._column_values(table, column))
-        width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
-        return float(min(width, 45))
 
     def _mark_bottlenecks(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Colour the larger of each nest's CPU and DRAM time (by formula: it follows edits)."""
