@@ -9,8 +9,6 @@ the same bytes (``tests/test_sheet.py`` compares its files with plain xlsxwriter
 
 from __future__ import annotations
 
-from typing import Any
-
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format
 from xlsxwriter.worksheet import CellFormulaTuple, CellNumberTuple, CellStringTuple, Worksheet
@@ -83,6 +81,9 @@ class ModelSheet(Worksheet):
         col_info = self.col_info
         first_col, last_col = self.dim_colmin, self.dim_colmax
         escape = self._escape_data
+        # id(format) -> ' s="its index"': xlsxwriter numbers the formats before the sheets
+        styles: dict[int, str] = {}
+        names = _COLUMNS
         for row in range(self.dim_rowmin, self.dim_rowmax + 1):
             cells = table.get(row)
             info = row_info.get(row)
@@ -102,25 +103,28 @@ class ModelSheet(Worksheet):
                     self._write_cell(row, col, cell)  # the row's or the column's format
                     continue
                 kind = cell.__class__
-                style = f' s="{fmt._get_xf_index()}"' if fmt else ""
-                if kind is CellFormulaTuple and _plain_number(cell.value):
-                    write(f'<c r="{column_name(col)}{number}"{style}>'
+                if fmt:
+                    style = styles.get(id(fmt))
+                    if style is None:
+                        style = styles[id(fmt)] = f' s="{fmt._get_xf_index()}"'
+                else:
+                    style = ""
+                name = names.get(col) or column_name(col)
+                if kind is CellFormulaTuple and cell.value.__class__ in _PLAIN_NUMBERS:
+                    write(f'<c r="{name}{number}"{style}>'
                           f"<f>{escape(cell.formula)}</f><v>{cell.value}</v></c>")
                 elif kind is CellNumberTuple:
-                    write(f'<c r="{column_name(col)}{number}"{style}>'
-                          f"<v>{cell.number:.16G}</v></c>")
+                    write(f'<c r="{name}{number}"{style}><v>{cell.number:.16G}</v></c>')
                 elif kind is CellStringTuple:
-                    write(f'<c r="{column_name(col)}{number}"{style} t="s">'
-                          f"<v>{cell.string}</v></c>")
+                    write(f'<c r="{name}{number}"{style} t="s"><v>{cell.string}</v></c>')
                 else:
                     self._write_cell(row, col, cell)
             write("</row>")
 
 
-def _plain_number(value: Any) -> bool:
-    """A formula's cached value that xlsxwriter writes as is (not a logical, text or error)."""
-    return value.__class__ is float or value.__class__ is int
-
+# The classes of a formula's cached value that xlsxwriter writes as they are (a logical, a
+# text or an error code takes a type attribute).
+_PLAIN_NUMBERS = (float, int)
 
 _COLUMNS: dict[int, str] = {}  # column -> its letters
 

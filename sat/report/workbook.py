@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -122,6 +122,43 @@ class CellMap:
     def parameter_cell(self, name: str) -> str:
         """Absolute address of a parameter's value cell (``Parameters!$B$7``)."""
         return _address(self._parameters[name])
+
+
+class _References:
+    """How a formula refers to a quantity: by the defined name of a total, else by its cell."""
+
+    def __init__(self, cells: CellMap, total_names: dict[int, str]) -> None:
+        self.cells = cells
+        self.total_names = total_names  # id(total) -> its defined name
+        # A quantity is referred to from many formulas: its spellings are made once, as
+        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
+        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
+        self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
+
+    def on(self, sheet: str) -> Callable[[Quantity], str | None]:
+        """The reference to a quantity from a formula on ``sheet`` (None: not placed)."""
+        return partial(self._reference, sheet)
+
+    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
+        spellings = self._spellings.get(id(quantity))
+        if spellings is None:
+            spellings = self._spellings[id(quantity)] = self._spell(quantity)
+        sheet, here, elsewhere = spellings
+        return here if sheet == current_sheet else elsewhere
+
+    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
+        name = self.total_names.get(id(quantity))
+        if name:
+            return None, name, name
+        location = self.cells.home(quantity)
+        if location is None:
+            return None, None, None
+        sheet, row, col = location
+        cell = column_name(col) + str(row + 1)
+        prefix = self._sheet_prefixes.get(sheet)
+        if prefix is None:
+            prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
+        return sheet, cell, prefix + cell
 
 
 # ------------------------------------------------------------------ styles
@@ -252,10 +289,9 @@ class _Writer:
         self.current_sheet = ""
         self.total_names: dict[int, str] = {}
         self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
+        self.references = _References(self.cells, self.total_names)
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
-        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
-        self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
         self.tables: list[_TableLayout] = []
         self._layout()
 
@@ -361,35 +397,10 @@ class _Writer:
 
     def _printer(self, sheet: str) -> ExcelPrinter:
         # A printer remembers what it printed, references included: one per sheet, since a
-        # reference to a cell of the same sheet is spelt without the sheet name.
-        return ExcelPrinter(partial(self._reference, sheet), self._defined_name, self.booleans)
-
-    def _defined_name(self, name: str) -> str:
-        return self.names.name(name)
-
-    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
-        """How a formula on ``current_sheet`` refers to ``quantity`` (None: inline it)."""
-        # A quantity is referred to from many formulas: its spellings are made once, as
-        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
-        spellings = self._spellings.get(id(quantity))
-        if spellings is None:
-            spellings = self._spellings[id(quantity)] = self._spell(quantity)
-        sheet, here, elsewhere = spellings
-        return here if sheet == current_sheet else elsewhere
-
-    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
-        name = self.total_names.get(id(quantity))
-        if name:
-            return None, name, name
-        location = self.cells.home(quantity)
-        if location is None:
-            return None, None, None
-        sheet, row, col = location
-        cell = column_name(col) + str(row + 1)
-        prefix = self._sheet_prefixes.get(sheet)
-        if prefix is None:
-            prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
-        return sheet, cell, prefix + cell
+        # reference to a cell of the same sheet is spelt without the sheet name.  Nothing it
+        # holds refers back to the writer: without a cycle, the writer and all it holds are
+        # freed as soon as the workbook is written.
+        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans)
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -795,25 +806,23 @@ def _lock_file(target: Path) -> Path | None:
 
 
 @contextmanager
-def _objects_so_far_left_alone() -> Iterator[None]:
-    """Keep the garbage collector's full passes off the objects that exist already.
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while the workbook is written.
 
-    Writing a big workbook allocates enough to set off full collections, and each would walk
-    every object of the run (the model's expressions, the front end's program): a fifth of the
-    write time.  None of those objects becomes garbage while the workbook is written, so they
-    are frozen (moved out of the collector's sight) for that time.  On the way out one pass
-    collects what the write itself left (xlsxwriter's objects refer to each other): it walks
-    only the objects made since the freeze.  A freeze made by someone else is left as it is.
+    Writing a big workbook allocates enough to set off the collector's full passes, and
+    each walks every object of the run (the model's expressions, the front end's program):
+    a fifth of the write time, for nothing, since none of those objects becomes garbage
+    meanwhile.  The write's own objects are freed by reference counting
+    (:meth:`ModelSheet.release` cuts the cells loose from xlsxwriter's cycles).
     """
-    if gc.get_freeze_count():
+    if not gc.isenabled():
         yield
         return
-    gc.freeze()
+    gc.disable()
     try:
         yield
     finally:
-        gc.collect()
-        gc.unfreeze()
+        gc.enable()
 
 
 def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
@@ -831,7 +840,7 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
         raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
                             "close it first")
     try:
-        with _objects_so_far_left_alone():
+        with _collector_paused():
             return _write(result, os.fspath(target), meta, env or result.env())
     except OutputError as error:
         raise WorkbookError(str(error)) from None
