@@ -98,17 +98,18 @@ class ExcelPrinter:
 
     def is_logical(self, expr: Expr) -> bool:
         """True when Excel would compute TRUE/FALSE (not a number) for ``expr``."""
-        if isinstance(expr, Param):
+        kind = type(expr)  # the node types are final, as for the printers
+        if kind is Param:
             return expr.name in self.booleans
-        if isinstance(expr, Compare):
+        if kind is Compare:
             return True
-        if isinstance(expr, Func):
+        if kind is Func:
             if expr.name in _LOGICAL_FUNCTIONS:
                 return True
             if expr.name == "IF":
                 return any(self.is_logical(a) for a in expr.args[1:])
             return False
-        if isinstance(expr, Ref) and self.cell_of(expr.quantity) is None:
+        if kind is Ref and self.cell_of(expr.quantity) is None:
             return self.is_logical(expr.quantity.expr)
         return False  # placed quantities hold numbers; arithmetic gives numbers
 
@@ -221,7 +222,8 @@ class ExcelPrinter:
         elif expr.name in _NUMERIC_FUNCTIONS:
             args = [self._numeric(a)[0] for a in expr.args]
         else:
-            args = [self.doprint(a) for a in expr.args]
+            printed = self._printed
+            args = [(printed.get(id(a)) or self._print(a))[0] for a in expr.args]
         return f"{expr.name}({','.join(args)})", _ATOM
 
     def _print_Compare(self, expr: Compare) -> tuple[str, int]:

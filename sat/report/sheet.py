@@ -36,6 +36,11 @@ class ModelSheet(Worksheet):
             return  # outside the sheet: ignored, as xlsxwriter's write_formula does
         self.table[row][col] = CellFormulaTuple(formula[1:], fmt, value)
 
+    # write_string and write_number for the cells of tables, without the look for A1 notation
+    # ("B7") on every call, which costs as much as storing the cell: tables give numbers.
+    write_table_string = Worksheet._write_string
+    write_table_number = Worksheet._write_number
+
     def release(self) -> None:
         """Drop the cells once the file is written.
 

@@ -436,9 +436,9 @@ class _Writer:
             ws.write_boolean(row, col, value, fmt)
         elif isinstance(value, (int, float)):
             if math.isfinite(value):
-                ws.write_number(row, col, value, fmt)
+                ws.write_table_number(row, col, value, fmt)
         elif isinstance(value, str):
-            ws.write_string(row, col, value, fmt)
+            ws.write_table_string(row, col, value, fmt)
         elif value is not None:
             ws.write_string(row, col, str(value), fmt)
 
