@@ -193,15 +193,12 @@ class ExcelPrinter:
 
     def _print_Mul(self, expr: Mul) -> tuple[str, int]:
         factors = expr.factors
-        first = factors[0]
-        negative = isinstance(first, Num) and first.value == -1
+        negative = isinstance(factors[0], Num) and factors[0].value == -1
         if negative:
-            first, factors = factors[1], factors[2:]
-        else:
             factors = factors[1:]
         # The first factor needs parentheses only around sums, the others around products too.
         wrap = self._wrap
-        text = "*".join([wrap(first, _MUL)] + [wrap(f, _MUL + 1) for f in factors])
+        text = "*".join([wrap(f, _MUL + 1) if i else wrap(f, _MUL) for i, f in enumerate(factors)])
         # A leading minus is unary: it binds like a product only inside a sum.
         return ("-" + text, _ADD) if negative else (text, _MUL)
 
