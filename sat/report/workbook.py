@@ -60,7 +60,15 @@ def _referred_to(placed: list[Quantity]) -> list[Quantity]:
                     stack.append(quantity)
                     found.append(quantity)
                 continue
-            parts = E.children(node)
+            # the commonest operators without a call; E.children for the others
+            if kind is E.Mul:
+                parts = node.factors
+            elif kind is E.Add:
+                parts = node.terms
+            elif kind is E.Func:
+                parts = node.args
+            else:
+                parts = E.children(node)
             if parts and id(node) not in walked:
                 walked.add(id(node))
                 nodes.extend(parts)
