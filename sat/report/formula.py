@@ -82,12 +82,15 @@ class ExcelPrinter:
         self.cell_of = cell_of
         self.name_of = name_of
         self.booleans = frozenset(booleans)
-        self._printed: dict[int, tuple[str, int]] = {}  # id(node) -> (text, precedence)
-        # The memoised nodes, kept alive so that no other node can reuse one of their ids
-        # (formulas for cells away from a quantity's home print short-lived Ref nodes).
-        self._alive: list[Expr] = []
-        # (Num, value) or (Param, name) -> (text, precedence); 1 and 1.0 print alike
-        self._leaves: dict[tuple[type, float | str], tuple[str, int]] = {}
+        # What was printed, as (text, precedence), by the identity of the node ...
+        self._printed: dict[int, tuple[str, int]] = {}
+        self._references: dict[int, tuple[str, int]] = {}  # ... of a Ref's quantity
+        self._numbers: dict[float, tuple[str, int]] = {}  # ... by value (1 and 1.0 print alike)
+        self._names: dict[str, tuple[str, int]] = {}  # ... of a parameter by name
+        # The nodes and quantities remembered by identity, kept alive so that no other can
+        # take one of their ids (formulas for cells away from a quantity's home, for one, print
+        # short-lived Ref nodes).
+        self._alive: list[object] = []
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
@@ -115,23 +118,28 @@ class ExcelPrinter:
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
-        printed = self._printed.get(id(expr))
+        kind = type(expr)
+        # Leaves and references print as their value, name or quantity says: remembered by
+        # that (the model makes a new node for most of them); other nodes by identity.
+        if kind is Ref:
+            memo, key = self._references, id(expr.quantity)
+        elif kind is Num:
+            memo, key = self._numbers, expr.value
+        elif kind is Param:
+            memo, key = self._names, expr.name
+        else:
+            memo, key = self._printed, id(expr)
+        printed = memo.get(key)
         if printed is None:
-            kind = type(expr)
-            if kind is Num or kind is Param:
-                # A leaf prints as its value says: remembered by value (the model makes a
-                # new node for most literals), which also spares keeping the node alive.
-                key = (kind, expr.value if kind is Num else expr.name)
-                printed = self._leaves.get(key)
-                if printed is None:
-                    printed = self._leaves[key] = self._printers[kind](self, expr)
-                return printed
-            printed = self._printed[id(expr)] = self._printers[kind](self, expr)
-            self._alive.append(expr)
+            printed = memo[key] = self._printers[kind](self, expr)
+            if memo is self._printed:
+                self._alive.append(expr)
+            elif memo is self._references:
+                self._alive.append(expr.quantity)
         return printed
 
     def _wrap(self, expr: Expr, level: int) -> str:
-        text, prec = self._printed.get(id(expr)) or self._print(expr)
+        text, prec = self._print(expr)
         return f"({text})" if prec < level else text
 
     def _numeric(self, expr: Expr) -> tuple[str, int]:
@@ -219,8 +227,7 @@ class ExcelPrinter:
         elif expr.name in _NUMERIC_FUNCTIONS:
             args = [self._numeric(a)[0] for a in expr.args]
         else:
-            printed = self._printed
-            args = [(printed.get(id(a)) or self._print(a))[0] for a in expr.args]
+            args = [self._print(a)[0] for a in expr.args]
         return f"{expr.name}({','.join(args)})", _ATOM
 
     def _print_Compare(self, expr: Compare) -> tuple[str, int]:
