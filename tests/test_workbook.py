@@ -486,18 +486,3 @@ def test_overwrites_old_file_atomically(tmp_path: Path) -> None:
     write_workbook(hand_result(), str(path), META)
     assert openpyxl.load_workbook(path).sheetnames[0] == "Summary"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.xlsx"]
-
-
-def test_model_formulas_need_no_rewriting() -> None:
-    """xlsxwriter's rewriting of newer functions leaves every function the printer uses as is.
-
-    The workbook stores the printer's formulas without that (slow) pass: this is what makes it
-    an identity.
-    """
-    from xlsxwriter.worksheet import Worksheet
-
-    sheet = Worksheet()
-    for name in [*E.FUNCTIONS, "SUM"]:
-        formula = f"={name}(1,Loops!$B$5,A1:A9)+{name}(Total_Time_s)"
-        assert sheet._prepare_formula(formula) == formula[1:]
-        assert sheet._prepare_formula(formula, True) == formula[1:]
