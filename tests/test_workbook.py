@@ -486,3 +486,30 @@ def test_overwrites_old_file_atomically(tmp_path: Path) -> None:
     write_workbook(hand_result(), str(path), META)
     assert openpyxl.load_workbook(path).sheetnames[0] == "Summary"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.xlsx"]
+
+
+def test_garbage_collection_is_paused_only_while_writing(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    seen: list[bool] = []
+    real_write = W._Writer.write
+
+    def write(self: W._Writer, path: str) -> None:
+        seen.append(gc.isenabled())
+        real_write(self, path)
+
+    monkeypatch.setattr(W._Writer, "write", write)
+    assert gc.isenabled()
+    write_workbook(hand_result(), str(tmp_path / "a.xlsx"), META)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # whoever paused it keeps it paused
+    try:
+        write_workbook(hand_result(), str(tmp_path / "b.xlsx"), META)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(W._Writer, "_write_notes", lambda self, ws: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        write_workbook(hand_result(), str(tmp_path / "c.xlsx"), META)
+    assert gc.isenabled()
