@@ -241,15 +241,21 @@ def _auto_number_format(values: Iterable[Any]) -> str:
     return "0.000E+00"
 
 
-def _filled(columns: list[Column], row: dict[str, CellValue]) -> list[tuple[int, CellValue]]:
-    """(column index, value) of the columns ``row`` has a value for, in column order."""
-    if 2 * len(row) < len(columns):  # a sparse row of a wide table: look at what it holds
-        index = {column.key: col for col, column in enumerate(columns)}
-        if len(index) == len(columns):  # no key shared by two columns
-            return sorted(((index[key], value) for key, value in row.items()
-                           if value is not None and key in index), key=itemgetter(0))
-    return [(col, value) for col, value in enumerate(map(row.get, (c.key for c in columns)))
-            if value is not None]
+def _filled(columns: list[Column],
+            rows: list[dict[str, CellValue]]) -> list[list[tuple[int, CellValue]]]:
+    """Per row: (column index, value) of the columns it has a value for, in column order."""
+    keys = [column.key for column in columns]
+    index = {key: col for col, key in enumerate(keys)}
+    unique = len(index) == len(keys)  # no key shared by two columns
+    filled = []
+    for row in rows:
+        if unique and 2 * len(row) < len(keys):  # a sparse row of a wide table: read its own
+            filled.append(sorted(((index[key], value) for key, value in row.items()
+                                  if value is not None and key in index), key=itemgetter(0)))
+        else:
+            filled.append([(col, value) for col, value in enumerate(map(row.get, keys))
+                           if value is not None])
+    return filled
 
 
 def _column_width(values: list[Any], header: str) -> float:
@@ -332,8 +338,8 @@ class _Writer:
         first = header_row + 1
         totals_row = first + len(table.rows) if table.totals is not None else None
         layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
-                              totals_row, [_filled(table.columns, row) for row in table.rows],
-                              _filled(table.columns, table.totals or {}))
+                              totals_row, _filled(table.columns, table.rows),
+                              _filled(table.columns, [table.totals or {}])[0])
         self.tables.append(layout)
         for r, cells in enumerate(layout.cells, start=first):
             self._place_row(sheet, r, cells)
