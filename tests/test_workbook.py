@@ -513,3 +513,25 @@ def test_garbage_collection_is_paused_only_while_writing(tmp_path: Path,
     with pytest.raises(ZeroDivisionError):
         write_workbook(hand_result(), str(tmp_path / "c.xlsx"), META)
     assert gc.isenabled()
+
+
+def test_the_writer_is_freed_without_the_garbage_collector(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer holds no reference cycle: what it made goes as soon as the file is written."""
+    import gc
+    import weakref
+
+    writers: list[weakref.ref] = []
+    real_init = W._Writer.__init__
+
+    def init(self: W._Writer, *args: object) -> None:
+        real_init(self, *args)
+        writers.append(weakref.ref(self))
+
+    monkeypatch.setattr(W._Writer, "__init__", init)
+    gc.disable()
+    try:
+        write_workbook(hand_result(), str(tmp_path / "x.xlsx"), META)
+        assert len(writers) == 1 and writers[0]() is None
+    finally:
+        gc.enable()

@@ -826,8 +826,8 @@ def _collector_paused() -> Iterator[None]:
     Writing a big workbook allocates enough to set off the collector's full passes, and
     each walks every object of the run (the model's expressions, the front end's program):
     a fifth of the write time, for nothing, since none of those objects becomes garbage
-    meanwhile.  The write's own objects are freed by reference counting
-    (:meth:`ModelSheet.release` cuts the cells loose from xlsxwriter's cycles).
+    meanwhile.  The write's own objects are freed by reference counting: the writer holds
+    no reference cycle, and :meth:`ModelSheet.release` cuts the cells loose from xlsxwriter's.
     """
     if not gc.isenabled():
         yield
@@ -863,7 +863,8 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
 
 
 def _write(result: ModelResult, path: str, meta: WorkbookMeta, env: Env) -> CellMap:
-    # Apart, so that the writer is garbage by the time the collector looks for garbage.
+    # Apart, so that what the write made is garbage by the time the collector resumes: its
+    # first pass then frees xlsxwriter's few reference cycles while they are young.
     writer = _Writer(result, meta, env)
     atomic_write(path, writer.write)
     return writer.cells
