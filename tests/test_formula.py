@@ -148,3 +148,15 @@ def test_max_over_many_rows_uses_ranges_and_stays_within_255_arguments() -> None
     assert text.startswith("=MAX(MAX(p0,") and text.count("MAX(") == 3
     inner = text[len("=MAX("):-1]
     assert [part.count(",") + 1 for part in inner[4:-1].split("),MAX(")] == [255, 145]
+
+
+def test_printed_nodes_are_remembered_without_mixing_up_short_lived_ones() -> None:
+    """The printer remembers nodes by identity; a node made for one formula and dropped must
+    not pass for the next one (Python reuses the ids of freed objects)."""
+    quantities = [Quantity(("row", r), P("x")) for r in range(200)]
+    p = printer({id(q): f"Loops!B{r + 5}" for r, q in enumerate(quantities)})
+    for r, quantity in enumerate(quantities):
+        assert p.formula(E.Ref(quantity)) == f"=Loops!B{r + 5}"
+    shared = P("a") + P("b")
+    assert p.formula(shared * 2) == "=2*(a+b)"
+    assert p.formula(E.div(shared, 3) + shared) == "=(a+b)/3+a+b"

@@ -488,16 +488,50 @@ def test_overwrites_old_file_atomically(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.xlsx"]
 
 
-def test_model_formulas_need_no_rewriting() -> None:
-    """xlsxwriter's rewriting of newer functions leaves every function the printer uses as is.
+def test_garbage_collection_is_paused_only_while_writing(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
 
-    The workbook stores the printer's formulas without that (slow) pass: this is what makes it
-    an identity.
-    """
-    from xlsxwriter.worksheet import Worksheet
+    seen: list[bool] = []
+    real_write = W._Writer.write
 
-    sheet = Worksheet()
-    for name in [*E.FUNCTIONS, "SUM"]:
-        formula = f"={name}(1,Loops!$B$5,A1:A9)+{name}(Total_Time_s)"
-        assert sheet._prepare_formula(formula) == formula[1:]
-        assert sheet._prepare_formula(formula, True) == formula[1:]
+    def write(self: W._Writer, path: str) -> None:
+        seen.append(gc.isenabled())
+        real_write(self, path)
+
+    monkeypatch.setattr(W._Writer, "write", write)
+    assert gc.isenabled()
+    write_workbook(hand_result(), str(tmp_path / "a.xlsx"), META)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # whoever paused it keeps it paused
+    try:
+        write_workbook(hand_result(), str(tmp_path / "b.xlsx"), META)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(W._Writer, "_write_notes", lambda self, ws: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        write_workbook(hand_result(), str(tmp_path / "c.xlsx"), META)
+    assert gc.isenabled()
+
+
+def test_the_writer_is_freed_without_the_garbage_collector(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer holds no reference cycle: what it made goes as soon as the file is written."""
+    import gc
+    import weakref
+
+    writers: list[weakref.ref] = []
+    real_init = W._Writer.__init__
+
+    def init(self: W._Writer, *args: object) -> None:
+        real_init(self, *args)
+        writers.append(weakref.ref(self))
+
+    monkeypatch.setattr(W._Writer, "__init__", init)
+    gc.disable()
+    try:
+        write_workbook(hand_result(), str(tmp_path / "x.xlsx"), META)
+        assert len(writers) == 1 and writers[0]() is None
+    finally:
+        gc.enable()

@@ -65,6 +65,11 @@ class ExcelPrinter:
     (Excel: ``TRUE=1`` is FALSE) nor inside MAX/MIN (Excel ignores a logical cell): there a
     logical operand is printed as ``1*x``.  A cell's formula never yields a logical either, so
     that every model cell holds a number, exactly as the Python evaluation does.
+
+    Printed nodes are remembered by identity: the model shares sub-expressions between
+    quantities (a nest's extents appear in most of its formulas), and a big workbook would
+    otherwise print them thousands of times.  ``cell_of`` must therefore answer the same for a
+    quantity for as long as the printer is used; the workbook makes one printer per sheet.
     """
 
     def __init__(
@@ -77,6 +82,15 @@ class ExcelPrinter:
         self.cell_of = cell_of
         self.name_of = name_of
         self.booleans = frozenset(booleans)
+        # What was printed, as (text, precedence), by the identity of the node ...
+        self._printed: dict[int, tuple[str, int]] = {}
+        self._references: dict[int, tuple[str, int]] = {}  # ... of a Ref's quantity
+        self._numbers: dict[float, tuple[str, int]] = {}  # ... by value (1 and 1.0 print alike)
+        self._names: dict[str, tuple[str, int]] = {}  # ... of a parameter by name
+        # The nodes and quantities remembered by identity, kept alive so that no other can
+        # take one of their ids (formulas for cells away from a quantity's home, for one, print
+        # short-lived Ref nodes).
+        self._alive: list[object] = []
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
@@ -87,23 +101,42 @@ class ExcelPrinter:
 
     def is_logical(self, expr: Expr) -> bool:
         """True when Excel would compute TRUE/FALSE (not a number) for ``expr``."""
-        if isinstance(expr, Param):
+        kind = type(expr)  # the node types are final, as for the printers
+        if kind is Param:
             return expr.name in self.booleans
-        if isinstance(expr, Compare):
+        if kind is Compare:
             return True
-        if isinstance(expr, Func):
+        if kind is Func:
             if expr.name in _LOGICAL_FUNCTIONS:
                 return True
             if expr.name == "IF":
                 return any(self.is_logical(a) for a in expr.args[1:])
             return False
-        if isinstance(expr, Ref) and self.cell_of(expr.quantity) is None:
+        if kind is Ref and self.cell_of(expr.quantity) is None:
             return self.is_logical(expr.quantity.expr)
         return False  # placed quantities hold numbers; arithmetic gives numbers
 
     # Each _print_X returns (text, precedence of its outermost operator).
     def _print(self, expr: Expr) -> tuple[str, int]:
-        return self._printers[type(expr)](self, expr)
+        kind = type(expr)
+        # Leaves and references print as their value, name or quantity says: remembered by
+        # that (the model makes a new node for most of them); other nodes by identity.
+        if kind is Ref:
+            memo, key = self._references, id(expr.quantity)
+        elif kind is Num:
+            memo, key = self._numbers, expr.value
+        elif kind is Param:
+            memo, key = self._names, expr.name
+        else:
+            memo, key = self._printed, id(expr)
+        printed = memo.get(key)
+        if printed is None:
+            printed = memo[key] = self._printers[kind](self, expr)
+            if memo is self._printed:
+                self._alive.append(expr)
+            elif memo is self._references:
+                self._alive.append(expr.quantity)
+        return printed
 
     def _wrap(self, expr: Expr, level: int) -> str:
         text, prec = self._print(expr)
@@ -132,54 +165,48 @@ class ExcelPrinter:
 
     def _print_Add(self, expr: Add) -> tuple[str, int]:
         parts = [f"SUM({text})" if is_range else text for text, is_range in
-                 self._with_ranges(expr.terms, lambda term: self._wrap(term, _ADD))]
-        text = parts[0]
-        for part in parts[1:]:
-            text += part if part.startswith("-") else "+" + part
-        return text, _ADD
+                 self._with_ranges(expr.terms, False)]
+        return parts[0] + "".join(part if part.startswith("-") else "+" + part
+                                  for part in parts[1:]), _ADD
 
-    def _with_ranges(self, terms: tuple[Expr, ...],
-                     render: Callable[[Expr], str]) -> list[tuple[str, bool]]:
+    def _with_ranges(self, terms: tuple[Expr, ...], numeric: bool) -> list[tuple[str, bool]]:
         """(text, is a range) per printed term, runs of cells down a column as ``A5:A9``.
 
         Totals over hundreds of rows would otherwise exceed Excel's formula length limit
-        and its 255 arguments per function.
+        and its 255 arguments per function.  Terms that are not cells print as sum terms,
+        or as numbers when ``numeric``.
         """
         parts: list[tuple[str, bool]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
         cells: list[str] = []  # the run's cells as printed
-
-        def flush() -> None:
-            if len(run) >= _MIN_RANGE:
-                prefix, column, first = run[0]
-                parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
-            else:
-                parts.extend((cell, False) for cell in cells)
-            run.clear()
-            cells.clear()
-
         for term in terms:
-            cell = self.cell_of(term.quantity) if isinstance(term, Ref) else None
-            here = _cell_parts(cell) if cell else None
+            here = None
+            if isinstance(term, Ref):
+                cell = self.cell_of(term.quantity)
+                here = _cell_parts(cell) if cell else None
             if here:
-                if run and not (here[:2] == run[-1][:2] and here[2] == run[-1][2] + 1):
-                    flush()
+                if run:
+                    last = run[-1]
+                    if here[2] != last[2] + 1 or here[1] != last[1] or here[0] != last[0]:
+                        _flush(run, cells, parts)
                 run.append(here)
                 cells.append(cell)
                 continue
             if run:
-                flush()
-            parts.append((render(term), False))
+                _flush(run, cells, parts)
+            parts.append((self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False))
         if run:
-            flush()
+            _flush(run, cells, parts)
         return parts
 
     def _print_Mul(self, expr: Mul) -> tuple[str, int]:
-        factors = list(expr.factors)
+        factors = expr.factors
         negative = isinstance(factors[0], Num) and factors[0].value == -1
         if negative:
             factors = factors[1:]
-        text = "*".join(self._wrap(f, _MUL + (i > 0)) for i, f in enumerate(factors))
+        # The first factor needs parentheses only around sums, the others around products too.
+        wrap = self._wrap
+        text = "*".join([wrap(f, _MUL + 1) if i else wrap(f, _MUL) for i, f in enumerate(factors)])
         # A leading minus is unary: it binds like a product only inside a sum.
         return ("-" + text, _ADD) if negative else (text, _MUL)
 
@@ -193,21 +220,32 @@ class ExcelPrinter:
 
     def _print_Func(self, expr: Func) -> tuple[str, int]:
         if expr.name in _RANGE_FUNCTIONS:
-            args = [text for text, _ in
-                    self._with_ranges(expr.args, lambda a: self._numeric(a)[0])]
+            args = [text for text, _ in self._with_ranges(expr.args, True)]
             while len(args) > _MAX_ARGUMENTS:  # nest: MAX(MAX(a1..a255), ...)
                 args = [f"{expr.name}({','.join(args[i:i + _MAX_ARGUMENTS])})"
                         for i in range(0, len(args), _MAX_ARGUMENTS)]
         elif expr.name in _NUMERIC_FUNCTIONS:
             args = [self._numeric(a)[0] for a in expr.args]
         else:
-            args = [self.doprint(a) for a in expr.args]
+            args = [self._print(a)[0] for a in expr.args]
         return f"{expr.name}({','.join(args)})", _ATOM
 
     def _print_Compare(self, expr: Compare) -> tuple[str, int]:
         left = self._wrap_numeric(expr.left, _ADD)
         right = self._wrap_numeric(expr.right, _ADD)
         return f"{left}{expr.op}{right}", _CMP
+
+
+def _flush(run: list[tuple[str, str, int]], cells: list[str],
+           parts: list[tuple[str, bool]]) -> None:
+    """Move a run of cells to ``parts``: a range when long enough, else cell by cell."""
+    if len(run) >= _MIN_RANGE:
+        prefix, column, first = run[0]
+        parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
+    else:
+        parts.extend((cell, False) for cell in cells)
+    run.clear()
+    cells.clear()
 
 
 # node type -> its _print_X method, looked up once instead of by name for every node

@@ -8,10 +8,14 @@ Python computed for it, for viewers that do not recalculate.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,6 @@ import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.workbook import Format
-from xlsxwriter.worksheet import Worksheet
 
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
@@ -28,6 +31,48 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
+from sat.report.sheet import ModelSheet, column_name
+
+
+def _referred_to(placed: list[Quantity]) -> list[Quantity]:
+    """The quantities that ``placed`` refer to, directly or through others, and are not placed.
+
+    In the order of a depth-first search from the last placed quantity, each expression
+    walked from its last term (as :func:`sat.model.expr.direct_refs` walks it).
+    """
+    stack = list(placed)
+    seen = {id(q) for q in stack}
+    # Sub-expressions walked already: the model shares them between quantities, and every
+    # reference under one walked before has been seen.
+    walked: set[int] = set()
+    found: list[Quantity] = []
+    while stack:
+        nodes = [stack.pop().expr]
+        while nodes:
+            node = nodes.pop()
+            kind = type(node)
+            if kind is E.Num or kind is E.Param:  # half the nodes: leaves
+                continue
+            if kind is E.Ref:
+                quantity = node.quantity
+                if id(quantity) not in seen:
+                    seen.add(id(quantity))
+                    stack.append(quantity)
+                    found.append(quantity)
+                continue
+            # the commonest operators without a call; E.children for the others
+            if kind is E.Mul:
+                parts = node.factors
+            elif kind is E.Add:
+                parts = node.terms
+            elif kind is E.Func:
+                parts = node.args
+            else:
+                parts = E.children(node)
+            if parts and id(node) not in walked:
+                walked.add(id(node))
+                nodes.extend(parts)
+    return found
 
 
 class WorkbookError(OutputError):
@@ -51,33 +96,6 @@ Location = tuple[str, int, int]  # sheet, row, column (0-based)
 def _address(location: Location, absolute: bool = True) -> str:
     sheet, row, col = location
     return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
-
-
-class _ModelSheet(Worksheet):
-    """A worksheet that stores the model's formulas as printed, without rewriting them.
-
-    xlsxwriter rewrites every formula for Excel functions newer than Excel 2007 (``XLOOKUP(``
-    to ``_xlfn.XLOOKUP(``) with some thirty regular-expression passes, most of a big
-    workbook's write time.  :class:`ExcelPrinter` prints only functions that need no such
-    prefix (SUM and :data:`sat.model.expr.FUNCTIONS`; ``tests/test_workbook.py`` checks that
-    the rewriting leaves them unchanged), so for its formulas the passes are skipped.  Every
-    other formula (conditional formats, charts) still goes through them.
-    """
-
-    _model_formula = False
-
-    def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
-                            value: float) -> None:
-        self._model_formula = True
-        try:
-            self.write_formula(row, col, formula, fmt, value)
-        finally:
-            self._model_formula = False
-
-    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
-        if self._model_formula:
-            return formula[1:]  # the leading "=", all the rewriting would have changed
-        return super()._prepare_formula(formula, expand_future_functions)
 
 
 class CellMap:
@@ -112,6 +130,43 @@ class CellMap:
     def parameter_cell(self, name: str) -> str:
         """Absolute address of a parameter's value cell (``Parameters!$B$7``)."""
         return _address(self._parameters[name])
+
+
+class _References:
+    """How a formula refers to a quantity: by the defined name of a total, else by its cell."""
+
+    def __init__(self, cells: CellMap, total_names: dict[int, str]) -> None:
+        self.cells = cells
+        self.total_names = total_names  # id(total) -> its defined name
+        # A quantity is referred to from many formulas: its spellings are made once, as
+        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
+        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
+        self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
+
+    def on(self, sheet: str) -> Callable[[Quantity], str | None]:
+        """The reference to a quantity from a formula on ``sheet`` (None: not placed)."""
+        return partial(self._reference, sheet)
+
+    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
+        spellings = self._spellings.get(id(quantity))
+        if spellings is None:
+            spellings = self._spellings[id(quantity)] = self._spell(quantity)
+        sheet, here, elsewhere = spellings
+        return here if sheet == current_sheet else elsewhere
+
+    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
+        name = self.total_names.get(id(quantity))
+        if name:
+            return None, name, name
+        location = self.cells.home(quantity)
+        if location is None:
+            return None, None, None
+        sheet, row, col = location
+        cell = column_name(col) + str(row + 1)
+        prefix = self._sheet_prefixes.get(sheet)
+        if prefix is None:
+            prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
+        return sheet, cell, prefix + cell
 
 
 # ------------------------------------------------------------------ styles
@@ -186,6 +241,32 @@ def _auto_number_format(values: Iterable[Any]) -> str:
     return "0.000E+00"
 
 
+def _filled(columns: list[Column],
+            rows: list[dict[str, CellValue]]) -> list[list[tuple[int, CellValue]]]:
+    """Per row: (column index, value) of the columns it has a value for, in column order."""
+    keys = [column.key for column in columns]
+    index = {key: col for col, key in enumerate(keys)}
+    unique = len(index) == len(keys)  # no key shared by two columns
+    filled = []
+    for row in rows:
+        if unique and 2 * len(row) < len(keys):  # a sparse row of a wide table: read its own
+            filled.append(sorted(((index[key], value) for key, value in row.items()
+                                  if value is not None and key in index), key=itemgetter(0)))
+        else:
+            filled.append([(col, value) for col, value in enumerate(map(row.get, keys))
+                           if value is not None])
+    return filled
+
+
+def _column_width(values: list[Any], header: str) -> float:
+    """Characters wide enough for the header's longest word and every text in the column."""
+    longest_word = max((len(w) for w in header.split()), default=4)
+    texts = [len(v) for v in values if isinstance(v, str)]
+    numbers = any(isinstance(v, (int, float)) for v in values)
+    width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
+    return float(min(width, 45))
+
+
 def _header_text(column: Column) -> str:
     return f"{column.header} ({column.unit})" if column.unit else column.header
 
@@ -198,6 +279,9 @@ class _TableLayout:
     header_row: int
     first_row: int
     totals_row: int | None
+    # per row: (column index, value) of its cells that hold something, in column order
+    cells: list[list[tuple[int, CellValue]]] = field(default_factory=list)
+    totals: list[tuple[int, CellValue]] = field(default_factory=list)  # likewise
 
     @property
     def last_row(self) -> int:
@@ -218,11 +302,10 @@ class _Writer:
         self.names = NameTable()
         self.current_sheet = ""
         self.total_names: dict[int, str] = {}
-        booleans = [p.name for p in result.parameters if p.kind == "boolean"]
-        self.printer = ExcelPrinter(self._reference, self._defined_name, booleans)
+        self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
+        self.references = _References(self.cells, self.total_names)
+        self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
-        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
-        self._columns: dict[tuple[int, str], list[Any]] = {}  # (table, column) -> its values
         self.tables: list[_TableLayout] = []
         self._layout()
 
@@ -255,12 +338,13 @@ class _Writer:
         first = header_row + 1
         totals_row = first + len(table.rows) if table.totals is not None else None
         layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
-                              totals_row)
+                              totals_row, _filled(table.columns, table.rows),
+                              _filled(table.columns, [table.totals or {}])[0])
         self.tables.append(layout)
-        for r, row in enumerate(table.rows):
-            self._place_row(layout, first + r, row)
-        if table.totals is not None:
-            self._place_row(layout, totals_row, table.totals)
+        for r, cells in enumerate(layout.cells, start=first):
+            self._place_row(sheet, r, cells)
+        if totals_row is not None:
+            self._place_row(sheet, totals_row, layout.totals)
 
     def _workings_table(self) -> Table:
         """Intermediate quantities no table shows, each in a cell of its own.
@@ -268,17 +352,10 @@ class _Writer:
         Formulas then refer to them by cell instead of repeating their expressions, which
         keeps every formula short and lets a reader follow each step.
         """
-        stack = self.cells.quantities()
-        seen = {id(q) for q in stack}
-        rows: list[dict[str, CellValue]] = []
-        while stack:
-            for quantity in E.direct_refs(stack.pop().expr):
-                if id(quantity) not in seen:
-                    seen.add(id(quantity))
-                    stack.append(quantity)
-                    rows.append({"quantity": " ".join(map(str, quantity.key)),
-                                 "value": quantity, "unit": quantity.unit,
-                                 "meaning": quantity.label})
+        rows: list[dict[str, CellValue]] = [
+            {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
+             "unit": quantity.unit, "meaning": quantity.label}
+            for quantity in _referred_to(self.cells.quantities())]
         columns = [
             Column("quantity", "Quantity", "", "Which intermediate quantity this row holds."),
             Column("value", "Value", "", "Its value: a formula over parameters and other cells."),
@@ -288,11 +365,11 @@ class _Writer:
         return Table("Workings", "Workings: intermediate quantities the other sheets refer to",
                      columns, rows)
 
-    def _place_row(self, layout: _TableLayout, row: int, values: dict[str, CellValue]) -> None:
-        for col, column in enumerate(layout.table.columns):
-            value = values.get(column.key)
+    def _place_row(self, sheet: str, row: int, cells: list[tuple[int, CellValue]]) -> None:
+        place = self.cells.place
+        for col, value in cells:
             if isinstance(value, Quantity):
-                self.cells.place(value, (layout.sheet, row, col))
+                place(value, (sheet, row, col))
 
     def _layout_parameters(self) -> None:
         row = 4  # title, help, blank, header
@@ -327,29 +404,17 @@ class _Writer:
 
     # -------------------------------------------------------------- printing
 
-    def _defined_name(self, name: str) -> str:
-        return self.names.name(name)
+    def _begin_sheet(self, sheet: str) -> None:
+        """Formulas from now on are written on ``sheet``."""
+        self.current_sheet = sheet
+        self.printer = self._printer(sheet)
 
-    def _reference(self, quantity: Quantity) -> str | None:
-        """How a formula on the current sheet refers to ``quantity`` (None: inline it)."""
-        # A quantity is referred to from many formulas: its spellings are made once, as
-        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
-        spellings = self._spellings.get(id(quantity))
-        if spellings is None:
-            spellings = self._spellings[id(quantity)] = self._spell(quantity)
-        sheet, here, elsewhere = spellings
-        return here if sheet == self.current_sheet else elsewhere
-
-    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
-        name = self.total_names.get(id(quantity))
-        if name:
-            return None, name, name
-        location = self.cells.home(quantity)
-        if location is None:
-            return None, None, None
-        sheet, row, col = location
-        cell = xl_rowcol_to_cell(row, col)
-        return sheet, cell, f"{quote_sheetname(sheet)}!{cell}"
+    def _printer(self, sheet: str) -> ExcelPrinter:
+        # A printer remembers what it printed, references included: one per sheet, since a
+        # reference to a cell of the same sheet is spelt without the sheet name.  Nothing it
+        # holds refers back to the writer: without a cycle, the writer and all it holds are
+        # freed as soon as the workbook is written.
+        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans)
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -368,7 +433,7 @@ class _Writer:
             self._formats[key] = self.book.add_format(props)
         return self._formats[key]
 
-    def _write_quantity(self, ws: _ModelSheet, row: int, col: int, quantity: Quantity,
+    def _write_quantity(self, ws: ModelSheet, row: int, col: int, quantity: Quantity,
                         fmt: Format, what: str) -> None:
         """The quantity's formula at its home, a reference to the home anywhere else."""
         if self.cells.home(quantity) == (self.current_sheet, row, col):
@@ -377,7 +442,7 @@ class _Writer:
             formula = self._formula(E.Ref(quantity), what)
         ws.write_model_formula(row, col, formula, fmt, self._value(quantity))
 
-    def _write_value(self, ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format,
+    def _write_value(self, ws: ModelSheet, row: int, col: int, value: CellValue, fmt: Format,
                      what: str) -> None:
         if isinstance(value, Quantity):
             self._write_quantity(ws, row, col, value, fmt, what)
@@ -385,9 +450,9 @@ class _Writer:
             ws.write_boolean(row, col, value, fmt)
         elif isinstance(value, (int, float)):
             if math.isfinite(value):
-                ws.write_number(row, col, value, fmt)
+                ws.write_table_number(row, col, value, fmt)
         elif isinstance(value, str):
-            ws.write_string(row, col, value, fmt)
+            ws.write_table_string(row, col, value, fmt)
         elif value is not None:
             ws.write_string(row, col, str(value), fmt)
 
@@ -400,10 +465,10 @@ class _Writer:
         self.book.set_properties({
             "title": "satreport model of " + ", ".join(self.meta.sources),
             "comments": f"Written by satreport {self.meta.version}"})
-        summary = self.book.add_worksheet(self.summary_sheet, _ModelSheet)
-        parameters = self.book.add_worksheet(self.parameters_sheet, _ModelSheet)
-        sheets = [(self.book.add_worksheet(t.sheet, _ModelSheet), t) for t in self.tables]
-        notes = self.book.add_worksheet(self.notes_sheet, _ModelSheet)
+        summary = self.book.add_worksheet(self.summary_sheet, ModelSheet)
+        parameters = self.book.add_worksheet(self.parameters_sheet, ModelSheet)
+        sheets = [(self.book.add_worksheet(t.sheet, ModelSheet), t) for t in self.tables]
+        notes = self.book.add_worksheet(self.notes_sheet, ModelSheet)
         self._write_parameters(parameters)
         for ws, layout in sheets:
             self._write_table(ws, layout)
@@ -415,9 +480,11 @@ class _Writer:
                 self.book.define_name(self.names.name(name), "=" + _address(location))
         summary.activate()
         self.book.close()
+        for ws in self.book.worksheets():
+            ws.release()
 
-    def _write_parameters(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_parameters(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         ws.write_string(0, 0, "Parameters", self._format(**_TITLE))
         ws.write_string(1, 0, "Yellow cells are inputs: edit them and the whole workbook "
                               "recalculates. Orange cells are defaults nobody set.")
@@ -493,8 +560,8 @@ class _Writer:
         key = quantity.key
         return key[1] if len(key) == 2 and isinstance(key[1], str) else quantity.label
 
-    def _write_table(self, ws: Worksheet, layout: _TableLayout) -> None:
-        self.current_sheet = ws.name
+    def _write_table(self, ws: ModelSheet, layout: _TableLayout) -> None:
+        self._begin_sheet(ws.name)
         table = layout.table
         columns = table.columns
         ws.write_string(0, 0, table.title or layout.sheet, self._format(**_TITLE))
@@ -506,19 +573,21 @@ class _Writer:
             self._write_bands(ws, layout.band_row, columns)
         header = self._format(**_HEADER)
         widths = []
+        values = self._column_values(layout)
         for col, column in enumerate(columns):
             text = _header_text(column)
             ws.write_string(layout.header_row, col, text, header)
             if column.comment:
                 ws.write_comment(layout.header_row, col, column.comment,
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
-            widths.append(self._column_width(table, column, text))
-        formats = [self._column_format(table, column) for column in columns]
+            widths.append(_column_width(values[col], text))
+        formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
+        data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
-        for r, row in enumerate(table.rows):
-            for col, column in enumerate(columns):
-                self._write_value(ws, layout.first_row + r, col, row.get(column.key),
-                                  formats[col][0], whats[col])
+        write_value = self._write_value
+        for r, cells in enumerate(layout.cells, start=layout.first_row):
+            for col, value in cells:
+                write_value(ws, r, col, value, data_formats[col], whats[col])
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -550,7 +619,7 @@ class _Writer:
         if layout.sheet.lower().startswith("registers"):
             self._registers_chart(ws, layout)
 
-    def _write_bands(self, ws: Worksheet, row: int, columns: list[Column]) -> None:
+    def _write_bands(self, ws: ModelSheet, row: int, columns: list[Column]) -> None:
         band = self._format(**_BAND)
         start = 0
         for col in range(1, len(columns) + 1):
@@ -562,30 +631,22 @@ class _Writer:
                     ws.write_string(row, start, text, band)
                 start = col
 
-    def _column_values(self, table: Table, column: Column) -> list[Any]:
-        key = (id(table), column.key)
-        if key not in self._columns:  # asked for by the format and twice by the width
-            rows = table.rows + ([table.totals] if table.totals else [])
-            values = [row.get(column.key) for row in rows]
-            self._columns[key] = [self._value(v) if isinstance(v, Quantity) else v
-                                  for v in values]
-        return self._columns[key]
+    def _column_values(self, layout: _TableLayout) -> list[list[Any]]:
+        """Per column, its values (a quantity's evaluated), totals included; no empty cells."""
+        values: list[list[Any]] = [[] for _ in layout.table.columns]
+        for cells in [*layout.cells, layout.totals]:
+            for col, value in cells:
+                values[col].append(self._value(value) if isinstance(value, Quantity) else value)
+        return values
 
-    def _column_format(self, table: Table, column: Column) -> tuple[Format, Format]:
+    def _column_format(self, column: Column, values: list[Any]) -> tuple[Format, Format]:
         """(data format, totals format) for one column."""
         number = column.number_format
         if number == "General":
-            number = _auto_number_format(self._column_values(table, column))
+            number = _auto_number_format(values)
         return self._format(num_format=number), self._format(num_format=number, **_TOTAL)
 
-    def _column_width(self, table: Table, column: Column, header: str) -> float:
-        longest_word = max((len(w) for w in header.split()), default=4)
-        texts = [len(v) for v in self._column_values(table, column) if isinstance(v, str)]
-        numbers = any(isinstance(v, (int, float)) for v in self._column_values(table, column))
-        width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
-        return float(min(width, 45))
-
-    def _mark_bottlenecks(self, ws: Worksheet, layout: _TableLayout) -> None:
+    def _mark_bottlenecks(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Colour the larger of each nest's CPU and DRAM time (by formula: it follows edits)."""
         cpu, dram = layout.column_index("time_cpu_s"), layout.column_index("time_dram_s")
         if cpu is None or dram is None:
@@ -597,7 +658,7 @@ class _Writer:
         ws.conditional_format(first, dram, last, dram, {
             "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
 
-    def _registers_chart(self, ws: Worksheet, layout: _TableLayout) -> None:
+    def _registers_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Histogram of accesses per state variable, beside the table."""
         table = layout.table
         accesses = next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
@@ -619,8 +680,8 @@ class _Writer:
         chart.set_size({"width": 720, "height": 360})
         ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
 
-    def _write_notes(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_notes(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         ws.write_string(0, 0, "Notes: warnings, defaults and assumptions", self._format(**_TITLE))
         header = self._format(**_HEADER)
         wrap = self._format(text_wrap=True, valign="top")
@@ -643,8 +704,8 @@ class _Writer:
         ws.freeze_panes(3, 0)
         self._print_setup(ws, 2)
 
-    def _write_summary(self, ws: Worksheet) -> None:
-        self.current_sheet = ws.name
+    def _write_summary(self, ws: ModelSheet) -> None:
+        self._begin_sheet(ws.name)
         meta = self.meta
         bold = self._format(bold=True)
         ws.write_string(0, 0, "satreport: performance model of " + ", ".join(meta.sources),
@@ -681,7 +742,7 @@ class _Writer:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
 
-    def _write_ratios(self, ws: Worksheet, row: int) -> int:
+    def _write_ratios(self, ws: ModelSheet, row: int) -> int:
         """The memory-bound share, the complement of the model's compute-bound share."""
         share = self.result.totals.get("Compute_Bound_Share")
         if share is None:
@@ -701,7 +762,7 @@ class _Writer:
                 return layout
         return None
 
-    def _write_nest_times(self, ws: Worksheet, row: int) -> None:
+    def _write_nest_times(self, ws: ModelSheet, row: int) -> None:
         """Per-nest CPU and DRAM time (references into Loops) and a bar chart of them."""
         loops = self._loops_layout()
         if loops is None or not loops.table.rows:
@@ -743,7 +804,7 @@ class _Writer:
         ws.insert_chart(1, 4, chart)
 
     @staticmethod
-    def _print_setup(ws: Worksheet, header_row: int, band_row: int | None = None) -> None:
+    def _print_setup(ws: ModelSheet, header_row: int, band_row: int | None = None) -> None:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         ws.repeat_rows(band_row if band_row is not None else header_row, header_row)
@@ -756,6 +817,26 @@ def _lock_file(target: Path) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while the workbook is written.
+
+    Writing a big workbook allocates enough to set off the collector's full passes, and
+    each walks every object of the run (the model's expressions, the front end's program):
+    a fifth of the write time, for nothing, since none of those objects becomes garbage
+    meanwhile.  The write's own objects are freed by reference counting: the writer holds
+    no reference cycle, and :meth:`ModelSheet.release` cuts the cells loose from xlsxwriter's.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
@@ -772,11 +853,18 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
     if lock is not None:
         raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
                             "close it first")
-    writer = _Writer(result, meta, env or result.env())
     try:
-        atomic_write(os.fspath(target), writer.write)
+        with _collector_paused():
+            return _write(result, os.fspath(target), meta, env or result.env())
     except OutputError as error:
         raise WorkbookError(str(error)) from None
     except XlsxWriterException as error:
         raise WorkbookError(f"{path}: {error}") from None
+
+
+def _write(result: ModelResult, path: str, meta: WorkbookMeta, env: Env) -> CellMap:
+    # Apart, so that what the write made is garbage by the time the collector resumes: its
+    # first pass then frees xlsxwriter's few reference cycles while they are young.
+    writer = _Writer(result, meta, env)
+    atomic_write(path, writer.write)
     return writer.cells

@@ -1,0 +1,142 @@
+"""The worksheet class of the workbook: xlsxwriter's, with short cuts for the model's cells.
+
+A big program's workbook holds tens of thousands of formula, number and text cells, and
+xlsxwriter spends most of its time per cell: rewriting each formula for functions newer than
+Excel 2007, checking arguments, and assembling each cell's XML from lists of attributes.
+:class:`ModelSheet` stores and writes the cells it is given without those general steps, to
+the same bytes (``tests/test_sheet.py`` compares its files with plain xlsxwriter's).
+"""
+
+from __future__ import annotations
+
+from xlsxwriter.utility import xl_col_to_name
+from xlsxwriter.workbook import Format
+from xlsxwriter.worksheet import CellFormulaTuple, CellNumberTuple, CellStringTuple, Worksheet
+
+
+class ModelSheet(Worksheet):
+    """A worksheet that stores the model's formulas as printed and writes its cells quickly.
+
+    xlsxwriter rewrites every formula for Excel functions newer than Excel 2007 (``XLOOKUP(``
+    to ``_xlfn.XLOOKUP(``) with some thirty regular-expression passes, and looks for dynamic
+    array functions (``FILTER(``) in it.  :class:`~sat.report.formula.ExcelPrinter` prints only
+    functions that need neither (SUM and :data:`sat.model.expr.FUNCTIONS`; the tests check that
+    the rewriting leaves them unchanged and that none counts as a dynamic array function), so
+    :meth:`write_model_formula` stores them as they are.  Every other formula (conditional
+    formats, charts) still goes through xlsxwriter's passes.
+    """
+
+    # Off, the sheet is written by xlsxwriter's own code: the tests compare the two.
+    fast_rows = True
+
+    def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
+                            value: float) -> None:
+        """Store ``formula`` (``=...``, from the printer) with its computed ``value``."""
+        if self._check_dimensions(row, col):
+            return  # outside the sheet: ignored, as xlsxwriter's write_formula does
+        self.table[row][col] = CellFormulaTuple(formula[1:], fmt, value)
+
+    # write_string and write_number for the cells of tables, without the look for A1 notation
+    # ("B7") on every call, which costs as much as storing the cell: tables give numbers.
+    write_table_string = Worksheet._write_string
+    write_table_number = Worksheet._write_number
+
+    def release(self) -> None:
+        """Drop the cells once the file is written.
+
+        xlsxwriter's workbook and sheets refer to each other, so without this the cells would
+        wait for a full pass of the garbage collector.
+        """
+        self.table.clear()
+
+    # ------------------------------------------------------------ XML of the cells
+    # Overrides of xlsxwriter's Worksheet._calculate_spans and _write_rows (3.x) that give the
+    # same output; cells of any other kind, or that take their format from their row or
+    # column, are left to xlsxwriter's _write_cell.
+
+    def _calculate_spans(self) -> None:
+        if not self.fast_rows or self.constant_memory:
+            super()._calculate_spans()
+            return
+        # "first:last" column (1-based) of the cells and comments of each block of 16 rows
+        spans: dict[int, str] = {}
+        low = high = None
+        first_col, last_col = self.dim_colmin, self.dim_colmax
+        for row in range(self.dim_rowmin, self.dim_rowmax + 1):
+            for cells in (self.table.get(row), self.comments.get(row)):
+                if not cells:
+                    continue
+                columns = [c for c in cells if first_col <= c <= last_col]
+                if columns:
+                    low = min(columns) if low is None else min(low, *columns)
+                    high = max(columns) if high is None else max(high, *columns)
+            if (row + 1) % 16 == 0 or row == self.dim_rowmax:
+                if low is not None:
+                    spans[row // 16] = f"{low + 1}:{high + 1}"
+                    low = high = None
+        self.row_spans = spans
+
+    def _write_rows(self) -> None:
+        if not self.fast_rows or self.constant_memory:
+            super()._write_rows()
+            return
+        self._calculate_spans()
+        write = self.fh.write
+        table, row_info, comments = self.table, self.row_info, self.comments
+        col_info = self.col_info
+        first_col, last_col = self.dim_colmin, self.dim_colmax
+        escape = self._escape_data
+        # id(format) -> ' s="its index"': xlsxwriter numbers the formats before the sheets
+        styles: dict[int, str] = {}
+        names = _COLUMNS
+        for row in range(self.dim_rowmin, self.dim_rowmax + 1):
+            cells = table.get(row)
+            info = row_info.get(row)
+            if not cells:
+                if info is not None or row in comments:
+                    self._write_empty_row(row, self.row_spans.get(row // 16), info)
+                continue
+            self._write_row(row, self.row_spans.get(row // 16), info)
+            row_format = info is not None and info.row_format
+            number = str(row + 1)
+            for col in sorted(cells):
+                if not first_col <= col <= last_col:
+                    continue
+                cell = cells[col]
+                fmt = cell.format
+                if not fmt and (row_format or col in col_info):
+                    self._write_cell(row, col, cell)  # the row's or the column's format
+                    continue
+                kind = cell.__class__
+                if fmt:
+                    style = styles.get(id(fmt))
+                    if style is None:
+                        style = styles[id(fmt)] = f' s="{fmt._get_xf_index()}"'
+                else:
+                    style = ""
+                name = names.get(col) or column_name(col)
+                if kind is CellFormulaTuple and cell.value.__class__ in _PLAIN_NUMBERS:
+                    write(f'<c r="{name}{number}"{style}>'
+                          f"<f>{escape(cell.formula)}</f><v>{cell.value}</v></c>")
+                elif kind is CellNumberTuple:
+                    write(f'<c r="{name}{number}"{style}><v>{cell.number:.16G}</v></c>')
+                elif kind is CellStringTuple:
+                    write(f'<c r="{name}{number}"{style} t="s"><v>{cell.string}</v></c>')
+                else:
+                    self._write_cell(row, col, cell)
+            write("</row>")
+
+
+# The classes of a formula's cached value that xlsxwriter writes as they are (a logical, a
+# text or an error code takes a type attribute).
+_PLAIN_NUMBERS = (float, int)
+
+_COLUMNS: dict[int, str] = {}  # column -> its letters
+
+
+def column_name(col: int) -> str:
+    """The letters of column ``col`` (0-based): ``AT`` for 45."""
+    name = _COLUMNS.get(col)
+    if name is None:
+        name = _COLUMNS[col] = xl_col_to_name(col)
+    return name
