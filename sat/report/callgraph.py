@@ -28,7 +28,7 @@ from html import escape
 
 from sat.ir import Body, Call, InlinedCall, Program
 from sat.model.nests import program_nests
-from sat.report.graph import layers
+from sat.report.graph import layers, svg_start
 
 FOLLOWED, RECURSIVE, TOO_DEEP, UNKNOWN, OUTSIDE = (
     "followed", "recursive", "too deep", "not in the sources", "outside loop nests")
@@ -307,14 +307,8 @@ def layered_svg(graph: CallGraph, ident: str = "calls") -> str:
             x += slot[n.ident] + _GAP_X
     height = (max(rows, default=0) + 1) * (_NODE_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN
     y_of = {n.ident: _MARGIN + layer[n.ident] * (_NODE_H + _GAP_Y) for n in graph.nodes}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{total_width:.0f}" '
-           f'height="{height:.0f}" viewBox="0 0 {total_width:.0f} {height:.0f}" '
-           'font-family="Helvetica,Arial,sans-serif" font-size="11"><defs>']
-    for status in STATUSES:
-        out.append(f'<marker id="{ident}-arrow-{status.replace(" ", "-")}" viewBox="0 0 10 10" '
-                   'refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">'
-                   f'<path d="M0,0L10,5L0,10z" fill="{COLOURS[status]}"/></marker>')
-    out.append("</defs>")
+    out = svg_start(total_width, height, {f"{ident}-arrow-{status.replace(' ', '-')}":
+                                          COLOURS[status] for status in STATUSES})
     for edge in graph.edges:
         colour, marker = COLOURS[edge.status], f"{ident}-arrow-{edge.status.replace(' ', '-')}"
         dash = f' stroke-dasharray="{DASHES[edge.status]}"' if DASHES[edge.status] else ""

@@ -156,6 +156,20 @@ def to_dot(graph: Graph) -> str:
 _CHAR_W, _NODE_H, _GAP_X, _GAP_Y, _MARGIN = 6.6, 26, 18, 34, 12
 
 
+def svg_start(width: float, height: float, arrows: dict[str, str]) -> list[str]:
+    """The opening of a graph drawing: the ``svg`` element and an arrow head per marker id
+    (id -> colour)."""
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{width:.0f}" '
+           f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+           'font-family="Helvetica,Arial,sans-serif" font-size="11"><defs>']
+    out.extend(f'<marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" '
+               'markerWidth="7" markerHeight="7" orient="auto">'
+               f'<path d="M0,0L10,5L0,10z" fill="{colour}"/></marker>'
+               for marker, colour in arrows.items())
+    out.append("</defs>")
+    return out
+
+
 def layers(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[str, int]:
     """Longest-path layering: a node sits one layer below its lowest predecessor.
 
@@ -207,14 +221,8 @@ def layered_svg(graph: Graph, ident: str = "g") -> str:
             x += width_of[n.ident] + _GAP_X
     height = (max(rows, default=0) + 1) * (_NODE_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN + 22
     y_of = {n.ident: _MARGIN + layer[n.ident] * (_NODE_H + _GAP_Y) for n in graph.nodes}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{total_width:.0f}" '
-           f'height="{height:.0f}" viewBox="0 0 {total_width:.0f} {height:.0f}" '
-           'font-family="Helvetica,Arial,sans-serif" font-size="11"><defs>']
-    for kind in KINDS:
-        out.append(f'<marker id="{ident}-arrow-{kind}" viewBox="0 0 10 10" refX="10" refY="5" '
-                   'markerWidth="7" markerHeight="7" orient="auto">'
-                   f'<path d="M0,0L10,5L0,10z" fill="{COLOURS[kind]}"/></marker>')
-    out.append("</defs>")
+    out = svg_start(total_width, height, {f"{ident}-arrow-{kind}": COLOURS[kind]
+                                          for kind in KINDS})
     for edge in graph.edges:
         x1, y1 = centre[edge.source], y_of[edge.source] + _NODE_H
         x2, y2 = centre[edge.target], y_of[edge.target]
