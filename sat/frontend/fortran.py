@@ -545,14 +545,20 @@ def _takes(scope: Scope, signatures: list[tuple]) -> bool:
         sym = scope.symbols.get(dummy)
         if sym is None:
             continue
-        if base is not None and base != sym.base:
+        if not _same_type(sym, base, datatype):
             return False
         if rank is not None and rank != sym.rank:
             return False
-        if datatype and sym.datatype and base in ("real", "complex") and \
-                datatype != sym.datatype:
-            return False
     return True
+
+
+def _same_type(dummy: Symbol, base: str | None, datatype: str | None) -> bool:
+    """Whether a dummy has an actual argument's type (``None``: unknown, which any takes); the
+    kind counts for reals and complexes."""
+    if base is None:
+        return True
+    return base == dummy.base and not (datatype and dummy.datatype and base in ("real", "complex")
+                                       and datatype != dummy.datatype)
 
 
 def _type_mismatch(scope: Scope, signatures: list[tuple]) -> str:
@@ -561,10 +567,7 @@ def _type_mismatch(scope: Scope, signatures: list[tuple]) -> str:
     for position, (keyword, base, _rank, datatype) in enumerate(signatures):
         dummy = keyword or (scope.dummies[position] if position < len(scope.dummies) else "")
         sym = scope.symbols.get(dummy)
-        if not dummy or sym is None or base is None:
-            continue
-        if base != sym.base or (datatype and sym.datatype and base in ("real", "complex")
-                                and datatype != sym.datatype):
+        if sym is not None and not _same_type(sym, base, datatype):
             return (f"argument {position + 1} is {datatype or base} but dummy '{dummy}' is "
                     f"{sym.datatype or sym.base}")
     return ""

@@ -115,7 +115,7 @@ LOOP_COLUMNS: list[Column] = [
        "0.000000"),
     _c("calls", "Calls", "", "Procedures the nest calls, with the number of call sites "
        "(transitively): those of the program count in the nest's work; those marked "
-       "'not in the sources' cost nothing.", "Calls"),
+       "'not in the sources' cost their CallFlops parameter per call.", "Calls"),
 ]
 
 CALL_COLUMNS: list[Column] = [
