@@ -250,6 +250,7 @@ def _run(run: Run) -> int:
 
 def _model_and_reports(run: Run, program, workbook: str | None,
                        machine: Machine) -> int:
+    from sat.model.aliasing import aliasing_warnings
     from sat.model.build import build_model
     from sat.model.tables import Note
     from sat.model.validate import check, empty_nests
@@ -281,6 +282,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                          f"{', '.join(args.sources)}")
     result.notes.extend(Note(message, "warning", file, line)
                         for message, file, line in empty_nests(result, env))
+    result.notes.extend(Note(message, "warning", file, line) for message, file, line in
+                        aliasing_warnings(result.alias_checks, env, env.param("LineBytes")))
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
         if args.verbose:
             run.progress(message)

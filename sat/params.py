@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sat.level_parameters import add_level_parameters, level_spec
 from sat.machine import (
     MACHINE_SPECS,
     Machine,
@@ -260,6 +261,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         value, source = machine.values[spec.name]
         paramset.add(Parameter(spec.name, _normalise(value), spec.unit, "machine", spec.label,
                                source, spec.kind))
+    add_level_parameters(paramset, machine)
     for spec in SOFTWARE_SPECS:
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))
@@ -382,7 +384,7 @@ def unknown_sets(paramset: ParameterSet, set_names: Iterable[str]) -> list[str]:
 def validate(paramset: ParameterSet) -> None:
     """Raise :class:`ParameterError` naming the first parameter whose value cannot be used."""
     for parameter in paramset.parameters.values():
-        spec = SPECS.get(parameter.name)
+        spec = SPECS.get(parameter.name) or level_spec(parameter.name)
         value = float(parameter.value)
         if spec is not None:
             problem = check_value(spec, value)

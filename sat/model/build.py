@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sat.ir import Program
 from sat.model import expr as E
+from sat.model.aliasing import geometry, nest_checks
 from sat.model.blocking import (
     ALT_COLUMNS,
     FLOP_COLUMNS,
@@ -23,8 +24,10 @@ from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.dependences import dependences_table
+from sat.model.ecm import SCALING_COLUMNS, Core, ecm_columns, nest_ecm, scaling_rows
 from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs, long_sum
 from sat.model.iteration import analyse_nest, nest_space
+from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
 from sat.model.nests import (
     DEFAULT_SETUP_ITERATIONS,
@@ -58,6 +61,17 @@ CALLS_NOTE = ("Calls inside a loop nest to procedures of the program count the c
               "sources costs its CallFlops_<name> parameter's flops per call (0 unless set, "
               "counted as additions); its array arguments are taken as read and written by "
               "the nest. A callee's traffic is that of the arrays only it touches in the nest.")
+
+LEVELS_NOTE = ("Levels and ECM sheets: per cache level, ExaSAT's reuse cases with the "
+               "level's capacity per thread (L1KB, L2KB, ...), counting whole cache lines for "
+               "reuse within a pencil, and every access as a whole line without it; an "
+               "exclusive or victim cache adds the inner levels' capacity. Caches are taken "
+               "as fully associative with LRU replacement; a link's reads and write-backs add "
+               "up (half duplex). The ECM model's in-core part is a simple throughput model: "
+               "weighted flops at GflopsPerCore/ClockGHz per cycle, one vector load per "
+               "distinct element read and one store per array written, at LoadsPerCycle and "
+               "StoresPerCycle. The Loops sheet's columns (CacheKB, GBsPerCore) are "
+               "ExaSAT's and do not depend on these.")
 
 DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
                  "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
@@ -327,9 +341,25 @@ def build_model(program: Program, params: ParameterSet,
     array_rows: list[dict[str, CellValue]] = []
     by_procedure: dict[str, list[NestRecord]] = {}
     call_rows: list[dict[str, CellValue]] = []
+    level_rows: list[dict[str, CellValue]] = []
+    ecm_nests = []
+    specs = params.levels
+    hierarchy = Hierarchy(specs, ctx)
+    core = Core.of(specs, ctx) if specs else None
+    geometries = [(spec.name, *known) for spec in specs
+                  if (known := geometry(spec.ways, spec.sets)) is not None]
+    alias_checks: list = []
     for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations, known,
                                                        call_rows):
         loop_rows.append(row)
+        where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
+        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        level_rows.extend(per_level.rows)
+        alias_checks.extend(nest_checks(shape, E.Ref(space.x_lines), ctx, geometries,
+                                        per_level.condition))
+        if core is not None:
+            ecm_nests.append(nest_ecm(shape.ident, space, memory, per_level, memory.q, specs, core,
+                                      ctx, specs[-1].link_shared_by, where))
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -363,6 +393,17 @@ def build_model(program: Program, params: ParameterSet,
                                 call_rows, None, "Per nest, each procedure it calls: the "
                                 "flops done inside it (they are part of the nest's Gflop on "
                                 "the Loops sheet).")
+    if specs:
+        ctx.note(LEVELS_NOTE)
+        tables["Levels"] = Table("Levels", "Traffic at every cache level", LEVEL_COLUMNS,
+                                 level_rows, None, "Per nest and cache level, innermost first: "
+                                 "the layer condition that holds and the bytes moved to the "
+                                 "next level out.")
+        tables["ECM"] = Table("ECM", "Execution-Cache-Memory model", ecm_columns(specs),
+                              [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests),
+                              "Per nest: cycles per unit of work (one cache line of "
+                              "iterations) in the core and over each link, one core's "
+                              "prediction, the cores that saturate memory, the Roofline.")
     totals_row = loops.totals or {}
     result_totals: dict[str, E.Quantity] = {}
     for name, key in (("Total_Time_s", "time_s"), ("Total_Traffic_GB", "traffic_gb"),
@@ -372,13 +413,39 @@ def build_model(program: Program, params: ParameterSet,
         value = totals_row.get(key)
         result_totals[name] = value if isinstance(value, E.Quantity) else \
             E.Quantity(("loops", "total", key), E.Num(0), "", name)
+    if "ECM" in tables:  # the hierarchy's predictions beside ExaSAT's Total_Time_s
+        ecm_totals = tables["ECM"].totals or {}
+        result_totals["Total_ECM_Time_s"] = ecm_totals["time_s"]  # type: ignore[assignment]
+        result_totals["Total_Roofline_Time_s"] = ecm_totals["roofline_time_s"]  # type: ignore
     tables["Registers"] = registers_table(program, ctx)
     tables["Occupancy"] = occupancy_table(program, ctx)
     result_totals["Footprint_GiB"] = footprint(program, ctx)
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
+    if ecm_nests:
+        tables["ECM scaling"] = Table(
+            "ECM scaling", "Program performance against cores (ECM)", SCALING_COLUMNS,
+            scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by),
+            None, "Each nest scales with the cores until the memory interface saturates.")
+        # beside the ECM sheet
+        names = list(tables)
+        names.insert(names.index("ECM") + 1, names.pop())
+        tables = {name: tables[name] for name in names}
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
-                       [q for q in ctx.derived.values() if q is not None], program)
+                       [q for q in ctx.derived.values() if q is not None], program, level_rows,
+                       alias_checks)
+
+
+def _ecm_totals(nests) -> dict[str, CellValue]:
+    """ECM totals: the times summed over the nests."""
+    totals: dict[str, CellValue] = {"procedure": "Total"}
+    for key, label in (("time_single_core_s", "ECM time on one core"),
+                       ("time_s", "ECM time on Cores cores"),
+                       ("roofline_time_s", "Roofline time over every memory level")):
+        totals[key] = E.Quantity(("ecm", "total", key),
+                                 E.add(*[E.Ref(n.row[key]) for n in nests]) if nests else
+                                 E.Num(0), "s", label)
+    return totals
 
 
 __all__ = ["build_model", "Column"]

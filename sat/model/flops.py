@@ -137,7 +137,7 @@ class FlopCounter:
 TERMS_PER_FORMULA = 16
 
 
-def long_sum(terms: list[E.Expr], key: tuple, label: str) -> E.Expr:
+def long_sum(terms: list[E.Expr], key: tuple, label: str, unit: str = "flops") -> E.Expr:
     """The sum of ``terms``; a long one is split over intermediate quantities (Workings cells)
     and, past a few terms, is itself one quantity, so that formulas using it stay short."""
     if len(terms) <= 4:
@@ -146,11 +146,11 @@ def long_sum(terms: list[E.Expr], key: tuple, label: str) -> E.Expr:
     level = 0
     while len(parts) > TERMS_PER_FORMULA:
         parts = [E.Ref(E.Quantity((*key, f"part{level}.{k}"),
-                                  E.add(*parts[i:i + TERMS_PER_FORMULA]), "flops",
+                                  E.add(*parts[i:i + TERMS_PER_FORMULA]), unit,
                                   f"{label}, partial sum"))
                  for k, i in enumerate(range(0, len(parts), TERMS_PER_FORMULA))]
         level += 1
-    return E.Ref(E.Quantity(key, E.add(*parts), "flops", label))
+    return E.Ref(E.Quantity(key, E.add(*parts), unit, label))
 
 
 def gflop_exprs(sums: FlopSums, ctx: ModelContext, ident: str) -> tuple[E.Expr, E.Expr]:

@@ -88,6 +88,7 @@ class Counts:
     reuse_planes: int  # needed in cache counting only data that is reused
     reuse_pencils: int
     reuse_cells: int
+    pencil_x_spans: tuple[int, ...] = ()  # per touched pencil: largest minus smallest X offset
 
 
 @lru_cache(maxsize=8192)
@@ -102,8 +103,12 @@ def pattern_counts(offsets: frozenset[Point], plane_gap: int, pencil_gap: int) -
     reuse_pencils = sum(reuse_span(ys, pencil_gap) for ys in by_plane.values() if len(ys) > 1)
     # One plane and no reuse between its pencils: nothing is reused across planes.
     reuse_planes = 0 if planes == 1 and reuse_pencils == 0 else ws_planes
+    x_by_pencil: dict[tuple[int, int], list[int]] = {}
+    for x, y, z in offsets:
+        x_by_pencil.setdefault((y, z), []).append(x)
+    x_spans = tuple(sorted(max(xs) - min(xs) for xs in x_by_pencil.values()))
     return Counts(planes, pencils, cells, ws_planes, ws_pencils, cells,
-                  reuse_planes, reuse_pencils, cells)
+                  reuse_planes, reuse_pencils, cells, x_spans)
 
 
 def nest_gaps(shape: NestShape) -> tuple[int, int]:
@@ -194,6 +199,7 @@ class ArrayModel:
     counts: Counts
     spans: tuple[int, int, int]
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
+    words: int = 1  # words per element (2 for a double-precision complex)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -206,6 +212,8 @@ class NestMemory:
     numbers: dict[str, int]
     q: dict[str, E.Quantity]
     sweeps: E.Expr = E.Num(1)  # expected sweeps of the nest
+    variants: dict[str, E.Expr] = field(default_factory=dict)  # plane/pencil/cell -> the
+    # working-set variant StreamingWrites and NTAHints select
 
     def traffic_of(self, keys: set[str]) -> E.Expr:
         """Traffic (GB) of the arrays ``keys`` for the reuse case the nest takes."""
@@ -230,6 +238,51 @@ def effective_write_cost(ctx: ModelContext) -> E.Expr:
     """WriteCost, or one word when writes bypass the cache (no read for ownership)."""
     bypass = E.func("OR", ctx.param("StreamingWrites"), ctx.param("NTAHints"))
     return E.if_(bypass, ctx.param("WordBytes"), ctx.param("WriteCost"))
+
+
+def actual_variant(naive: E.ExprLike | E.Quantity, stream: E.ExprLike | E.Quantity,
+                   reuse: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
+    """The working-set variant the StreamingWrites and NTAHints parameters select."""
+    return E.if_(ctx.param("NTAHints"), reuse,
+                 E.if_(ctx.param("StreamingWrites"), stream, naive))
+
+
+def _same(a: E.Quantity, b: E.Quantity) -> E.Expr:
+    # the better reuse case saves nothing: no need to hold its larger working set
+    return E.compare("<=", E.func("ABS", E.Ref(a) - E.Ref(b)), E.mul(1e-9, b))
+
+
+def actual_chain(q: dict[str, E.Quantity], cell: E.Quantity, pencil_variant: E.Expr,
+                 plane_variant: E.Expr, make) -> tuple[E.Quantity, E.Quantity]:
+    """(pencil, plane) actual working sets: a level whose reuse saves no traffic over the
+    next one takes that level's working set.  ``make(name, expr, unit, label)`` makes the
+    quantities (named ``ws_actual_pencil_kb`` and ``ws_actual_plane_kb``, or with a prefix)."""
+    pencil = make("ws_actual_pencil_kb",
+                  E.if_(_same(q["traffic_pencils_gb"], q["traffic_within_gb"]), cell,
+                        pencil_variant), "KiB", "working set per pencil, actual")
+    plane = make("ws_actual_plane_kb",
+                 E.if_(_same(q["traffic_planes_gb"], q["traffic_pencils_gb"]), pencil,
+                       plane_variant), "KiB", "working set per plane, actual")
+    return pencil, plane
+
+
+def layer_condition(working_sets: list[E.Quantity], capacity: E.ExprLike,
+                    cases: list[E.Quantity]):
+    """(traffic, reuse) for a cache of ``capacity`` KiB: the traffic is the least among the
+    best case whose working set (plane, pencil, cell) fits and the worse ones, since a worse
+    case can move fewer bytes (no cache-line rounding), as the original does; ``reuse`` maps
+    the traffic's quantity to the case taken (1 planes, 2 pencils, 3 within pencils, 4 none)."""
+    fits = [E.compare("<", ws, capacity) for ws in working_sets]
+    t = cases
+    traffic = E.if_(fits[0], E.minimum(*t),
+                    E.if_(fits[1], E.minimum(*t[1:]),
+                          E.if_(fits[2], E.minimum(*t[2:]), t[3])))
+
+    def reuse(taken_traffic: E.Quantity) -> E.Expr:
+        taken = [E.func("AND", fits[k], _same(t[k], taken_traffic)) for k in range(3)]
+        return E.if_(taken[0], 1, E.if_(taken[1], 2, E.if_(taken[2], 3, 4)))
+
+    return traffic, reuse
 
 
 def _sum(quantities: list[E.Quantity]) -> E.Expr:
@@ -331,7 +384,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep without reuse within pencils"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
-        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, q=q))
+        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, words,
+                                 q=q))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]
@@ -349,7 +403,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         q[name] = E.Quantity(("loop", shape.ident, name), expr, unit, label)
         return q[name]
 
-    nta, streaming = ctx.param("NTAHints"), ctx.param("StreamingWrites")
+    variants: dict[str, E.Expr] = {}
     for level in ("plane", "pencil", "cell"):
         stream = nest_q(f"ws_stream_{level}_kb", _sum([a.q[f"ws_{level}_kb"] for a in reads]),
                         "KiB", f"working set per {level}, streaming writes")
@@ -359,43 +413,21 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         reuse = nest_q(f"ws_reuse_{level}_kb",
                        _sum([a.q[f"reuse_{level}_kb"] for a in reads]),
                        "KiB", f"working set per {level}, reuse only")
-        q[f"variant_{level}"] = E.if_(nta, reuse, E.if_(streaming, stream, naive))  # type: ignore
+        variants[level] = actual_variant(naive, stream, reuse, ctx)
     sweeps = E.mul(space.probability, space.sweeps)  # expected sweeps of the nest
     for case in CASES:
         nest_q(f"traffic_{case}_gb",
                E.mul(sweeps, _sum([a.q[f"traffic_{case}_gb"] for a in arrays])),
                "GB", f"traffic with reuse {case}")
 
-    def same(a: E.Quantity, b: E.Quantity) -> E.Expr:
-        # the better reuse case saves nothing: no need to hold its larger working set
-        return E.compare("<=", E.func("ABS", E.Ref(a) - E.Ref(b)), E.mul(1e-9, b))
-
-    cell = nest_q("ws_actual_cell_kb", q.pop("variant_cell"), "KiB",  # type: ignore[arg-type]
-                  "working set per cell, actual")
-    pencil = nest_q("ws_actual_pencil_kb",
-                    E.if_(same(q["traffic_pencils_gb"], q["traffic_within_gb"]), cell,
-                          q.pop("variant_pencil")),  # type: ignore[arg-type]
-                    "KiB", "working set per pencil, actual")
-    plane = nest_q("ws_actual_plane_kb",
-                   E.if_(same(q["traffic_planes_gb"], q["traffic_pencils_gb"]), pencil,
-                         q.pop("variant_plane")),  # type: ignore[arg-type]
-                   "KiB", "working set per plane, actual")
-    cache = ctx.param("CacheKB")
-    t = [q[f"traffic_{c}_gb"] for c in CASES[1:]]
-    fits = [E.compare("<", plane, cache), E.compare("<", pencil, cache),
-            E.compare("<", cell, cache)]
-    # A worse case can move fewer bytes (no cache-line rounding): take the least traffic among
-    # the cases the cache allows, as the original does.
-    traffic = nest_q("traffic_gb",
-                     E.if_(fits[0], E.minimum(*t), E.if_(fits[1], E.minimum(*t[1:]),
-                                                          E.if_(fits[2], E.minimum(*t[2:]), t[3]))),
-                     "GB", "memory traffic, actual")
-    # The level reported is the case whose traffic was taken: the best allowed case that
-    # moves the least.
-    taken = [E.func("AND", fits[k], same(t[k], traffic)) for k in range(3)]
-    nest_q("reuse", E.if_(taken[0], 1, E.if_(taken[1], 2, E.if_(taken[2], 3, 4))), "level",
+    cell = nest_q("ws_actual_cell_kb", variants["cell"], "KiB", "working set per cell, actual")
+    pencil, plane = actual_chain(q, cell, variants["pencil"], variants["plane"], nest_q)
+    cases = [q[f"traffic_{c}_gb"] for c in CASES[1:]]
+    traffic, case_taken = layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases)
+    nest_q("traffic_gb", traffic, "GB", "memory traffic, actual")
+    nest_q("reuse", case_taken(q["traffic_gb"]), "level",
            "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
-    return NestMemory(arrays, numbers, q, sweeps)
+    return NestMemory(arrays, numbers, q, sweeps, variants)
 
 
 # ---------------------------------------------------------------- the Arrays sheet

@@ -30,6 +30,22 @@ class Parameter:
     defaulted: bool = False  # a problem symbol nobody gave a value: a documented default
 
 
+@dataclass(frozen=True)
+class LevelSpec:
+    """One cache level as the model sees it: which parameters give its capacity and the
+    bandwidth of its link outwards, and the structure the machine file fixes."""
+
+    name: str  # "L1", "L2", … or "on-chip"
+    capacity: str  # parameter: capacity per thread (KiB)
+    bandwidth: str  # parameter: bandwidth of the link to the next level out (GB/s)
+    link: str  # "L1-L2", …, "L3-MEM"
+    link_shared_by: float = 1.0  # cores sharing one instance of that link
+    adds_inner: bool = False  # exclusive or victim: the inner levels' capacity adds to it
+    overlaps: bool = False  # ECM: transfers over the link overlap the other contributions
+    ways: int | None = None  # associativity and sets, when the machine file gives them
+    sets: int | None = None
+
+
 @dataclass
 class ParameterSet:
     """Parameters in sheet order, plus the problem knowledge read from ExaSAT's files.
@@ -47,6 +63,9 @@ class ParameterSet:
     symsubs: dict[str, str] = field(default_factory=dict)
     block_bounds: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     conds: dict[str, float] = field(default_factory=dict)
+    # The machine's cache levels, innermost first, when it has more than one (per-level
+    # traffic and ECM); empty for ExaSAT's single on-chip cache (CacheKB).
+    levels: list[LevelSpec] = field(default_factory=list)
 
     def add(self, parameter: Parameter) -> Parameter:
         self.parameters[parameter.name] = parameter

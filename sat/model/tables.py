@@ -71,6 +71,10 @@ class ModelResult:
     derived: list[Quantity] = field(default_factory=list)  # symsubs symbols, e.g. dlo(1)
     # the program as modelled: callees written into their calling nests (sat.model.calls)
     program: Program | None = None
+    # per nest and cache level (the Levels sheet's rows when the machine has several levels)
+    levels: list[dict[str, CellValue]] = field(default_factory=list)
+    # cache-set aliasing checks, made once the parameters are known (sat.model.aliasing)
+    alias_checks: list = field(default_factory=list)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

@@ -32,7 +32,16 @@ from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
 from sat.report.callgraph import FOLLOWED, MEANING, CallGraph
 from sat.report.drawings import Drawings
-from sat.report.svg import BarRow, LineChart, Marker, Series, number, paired_bars, si
+from sat.report.svg import (
+    BarRow,
+    LineChart,
+    Marker,
+    Series,
+    number,
+    paired_bars,
+    si,
+    stacked_bars,
+)
 from sat.resources import templates_dir
 
 REUSE_NAMES = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
@@ -247,6 +256,42 @@ def _cache_chart(result: ModelResult, loops: Table | None, env: Env) -> Markup |
                       marker_rows=["planes WS", "pencils WS"], current_x=current,
                       current_label=f"this machine: {_kib(current)}")
     return Markup(chart.svg())
+
+
+# ECM contributions: the first bar is the arithmetic (T_OL), the second the data transfers,
+# stacked as the machines' usual overlap hypothesis adds them.
+_ECM_COLOURS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756", "#b279a2", "#9d755d", "#bab0ac")
+
+
+def _ecm(result: ModelResult, env: Env) -> dict[str, Any] | None:
+    """The ECM section: a stacked bar of contributions per nest and the scaling curve."""
+    table, scaling = result.tables.get("ECM"), result.tables.get("ECM scaling")
+    if table is None or not table.rows:
+        return None
+    keys = [c.key for c in table.columns if c.key.startswith("t_") and c.key != "t_ecm"]
+    names = [table.column(k).header for k in keys]
+    series = [(name, _ECM_COLOURS[i % len(_ECM_COLOURS)], 0 if i == 0 else 1)
+              for i, name in enumerate(names)]
+    values = [(row, [_value(row[k], env) for k in keys], _value(row["t_ecm"], env))
+              for row in table.rows]
+    values.sort(key=lambda item: -(item[2] if _finite(item[2]) else 0.0))
+    shown = values[:TOP_NESTS_CHARTED]
+    rows = [BarRow(f"{row['procedure']}:{row['line']}", contributions,
+                   f"{row['procedure']}:{row['line']}  T_ECM {number(t_ecm)} cycles: "
+                   + ", ".join(f"{n} {number(v)}" for n, v in zip(names, contributions,
+                                                                  strict=True)))
+            for row, contributions, t_ecm in shown]
+    bars = Markup(stacked_bars(rows, series, number,
+                               axis_label="cycles per unit of work (one cache line of "
+                                          "iterations)"))
+    curve = None
+    if scaling is not None and scaling.rows:
+        points = [(float(row["cores"]), _value(row["gflop_per_s"], env))  # type: ignore[arg-type]
+                  for row in scaling.rows]
+        curve = Markup(LineChart([Series("ECM prediction", CPU_COLOUR, points)], "cores",
+                                 "Gflop/s, whole program", x_fmt=lambda v: f"{v:g}",
+                                 y_min=0, height=260).svg())
+    return {"bars": bars, "shown": len(shown), "of": len(values), "scaling": curve}
 
 
 def _kib(kb: float) -> str:
@@ -496,6 +541,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "cache_chart": _cache_chart(result, loops, env),
         "register_chart": _register_chart(result, env),
         "calls": _calls(result, drawings.calls, env, loops),
+        "ecm": _ecm(result, env),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.

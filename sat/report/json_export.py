@@ -14,6 +14,7 @@ from typing import Any
 from sat import __version__
 from sat.ir import Program
 from sat.model.expr import Env, Quantity
+from sat.model.levels import CONDITIONS
 from sat.model.tables import CellValue, ModelResult
 
 CellOf = Callable[[Quantity], "str | None"]
@@ -44,15 +45,43 @@ def _nest(row: dict[str, CellValue]) -> tuple:
     return row.get("procedure"), row.get("file"), row.get("line")
 
 
-def _loop(row: dict[str, CellValue], calls: dict[tuple, list[dict[str, Any]]], env: Env,
+def _loop(row: dict[str, CellValue], per_nest: dict[str, dict[tuple, Any]], env: Env,
           cell_of: CellOf) -> dict[str, Any]:
     """A Loops row; ``calls`` is the list of the nest's callees (§3.2), the Loops sheet's
-    text of them is ``calls_summary``."""
+    text of them is ``calls_summary``; ``levels`` and ``ecm`` when the model has them."""
     out = _row(row, env, cell_of)
+    nest = _nest(row)
     if "calls" in out:
         out["calls_summary"] = out["calls"]
-        out["calls"] = calls.get(_nest(row), [])
+        out["calls"] = per_nest["calls"].get(nest, [])
+    if nest in per_nest["levels"]:
+        out["levels"] = per_nest["levels"][nest]
+    if nest in per_nest["ecm"]:
+        out["ecm"] = per_nest["ecm"][nest]
     return out
+
+
+def _level(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, Any]:
+    out = _row({key: value for key, value in row.items()
+                if key not in ("procedure", "file", "line")}, env, cell_of)
+    out["layer_condition"] = CONDITIONS.get(out["layer_condition"], "none")
+    return out
+
+
+def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: list[str],
+         env: Env, cell_of: CellOf) -> dict[str, Any]:
+    """An ECM row as the contract's ``ecm`` object: the links' times under ``t_data``."""
+    out = _row({key: value for key, value in row.items()
+                if key not in ("procedure", "file", "line")}, env, cell_of)
+    data = {"unit": "cycles per cache line of work"}
+    for key, value in out.items():
+        if key.startswith("t_") and key[2:] in links:
+            data.setdefault("t_data", {})[key[2:]] = value
+        else:
+            data[key] = value
+    data["bound"] = bounds[int(out["bound"]) - 1]
+    data["roofline_bound"] = roofs[int(out["roofline_bound"]) - 1]
+    return data
 
 
 # Calls-sheet columns -> the field names of the contract's loops[].calls objects
@@ -77,9 +106,19 @@ def to_json_data(
 ) -> dict[str, Any]:
     """The JSON document of DESIGN §3.2 as plain Python data."""
     loops = result.tables.get("Loops")
-    calls: dict[tuple, list[dict[str, Any]]] = {}
+    per_nest: dict[str, dict[tuple, Any]] = {"calls": {}, "levels": {}, "ecm": {}}
     for row in result.tables["Calls"].rows if "Calls" in result.tables else ():
-        calls.setdefault(_nest(row), []).append(_call(row, env, cell_of))
+        per_nest["calls"].setdefault(_nest(row), []).append(_call(row, env, cell_of))
+    for row in result.levels:
+        per_nest["levels"].setdefault(_nest(row), []).append(_level(row, env, cell_of))
+    links = list(dict.fromkeys(row["level"] for row in result.levels))  # type: ignore[misc]
+    if "ECM" in result.tables:
+        links = [c.key[2:] for c in result.tables["ECM"].columns
+                 if c.key.startswith("t_") and "-" in c.key]
+        bounds = ["in-core", "load/store", *links]
+        roofs = ["core", *links]
+        for row in result.tables["ECM"].rows:
+            per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, env, cell_of)
     # The model's notes include the front ends' warnings (see build_model).
     warnings = [{"file": n.file, "line": n.line, "message": n.message}
                 for n in result.notes if n.kind == "warning"]
@@ -94,12 +133,26 @@ def to_json_data(
              "cell": parameter_cell(p.name)}
             for p in result.parameters
         ],
-        "loops": [_loop(row, calls, env, cell_of) for row in (loops.rows if loops else [])],
-        "totals": _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}},
+        "loops": [_loop(row, per_nest, env, cell_of) for row in (loops.rows if loops else [])],
+        "totals": _totals(result, env, cell_of),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,
     }
+
+
+def _totals(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
+    """The Loops totals row; with the ECM model, its totals too (``ecm_time_s``, …)."""
+    loops = result.tables.get("Loops")
+    totals = _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}}
+    ecm = result.tables.get("ECM")
+    if ecm is not None and ecm.totals:
+        extra = _row({("ecm_" + key if key.startswith("time") else key): value
+                      for key, value in ecm.totals.items() if isinstance(value, Quantity)},
+                     env, cell_of)
+        cells = {**totals.pop("cells"), **extra.pop("cells")}
+        totals.update(extra, cells=cells)
+    return totals
 
 
 def dumps(data: dict[str, Any]) -> str:

@@ -126,6 +126,62 @@ def paired_bars(rows: Sequence[BarRow], series: Sequence[tuple[str, str]],
     return "".join(out)
 
 
+def stacked_bars(rows: Sequence[BarRow], series: Sequence[tuple[str, str, int]],
+                 fmt: Callable[[float], str], *, axis_label: str = "", width: int = 760,
+                 label_width: int = 190, bar_height: int = 9) -> str:
+    """Horizontal bars from zero, one per bar index of ``series`` ``(name, colour, bar)``:
+    the series of one bar are stacked end to end, in their order.  Values that are not
+    finite count as zero."""
+    bars = sorted({bar for _, _, bar in series})
+    gap = 6
+    row_height = bar_height * len(bars) + gap
+    top, bottom = 26, 34
+    plot_width = width - label_width - 20
+    height = top + row_height * len(rows) + bottom
+
+    def clean(value: float | None) -> float:
+        return max(value, 0.0) if value is not None and math.isfinite(value) else 0.0
+
+    totals = [sum(clean(v) for v, (_, _, b) in zip(r.values, series, strict=True) if b == bar)
+              for r in rows for bar in bars]
+    ticks = nice_ticks(0.0, max(totals + [0.0]) or 1.0, 5)
+    scale = plot_width / (ticks[-1] or 1.0)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" role="img" {FONT} '
+           'font-size="11">']
+    legend_x = label_width
+    for name, colour, _ in series:
+        out.append(f'<rect x="{legend_x}" y="6" width="10" height="10" fill="{colour}"/>'
+                   f'<text x="{legend_x + 14}" y="15">{esc(name)}</text>')
+        legend_x += 24 + 7 * len(name)
+    axis_y = top + row_height * len(rows)
+    for tick in ticks:
+        tx = label_width + tick * scale
+        out.append(f'<line x1="{tx:.1f}" y1="{top - 4}" x2="{tx:.1f}" y2="{axis_y}" '
+                   'stroke="#ddd"/>'
+                   f'<text x="{tx:.1f}" y="{axis_y + 13}" text-anchor="middle">'
+                   f'{esc(fmt(tick))}</text>')
+    if axis_label:
+        out.append(f'<text x="{label_width + plot_width / 2:.1f}" y="{height - 4}" '
+                   f'text-anchor="middle" fill="#444">{esc(axis_label)}</text>')
+    for index, row in enumerate(rows):
+        y = top + index * row_height
+        label = row.label if len(row.label) <= 30 else row.label[:29] + "…"
+        out.append(f'<g><title>{esc(row.tooltip or row.label)}</title>'
+                   f'<text x="{label_width - 6}" y="{y + row_height / 2 + 1:.1f}" '
+                   f'text-anchor="end" dominant-baseline="middle">{esc(label)}</text>')
+        ends = dict.fromkeys(bars, float(label_width))
+        for (_, colour, bar), value in zip(series, row.values, strict=True):
+            length = clean(value) * scale
+            out.append(f'<rect x="{ends[bar]:.1f}" y="{y + bars.index(bar) * bar_height}" '
+                       f'width="{length:.1f}" height="{bar_height - 1}" fill="{colour}"/>')
+            ends[bar] += length
+        out.append("</g>")
+    out.append(f'<line x1="{label_width}" y1="{top - 4}" x2="{label_width}" y2="{axis_y}" '
+               'stroke="#888"/></svg>')
+    return "".join(out)
+
+
 @dataclass
 class Series:
     """One line of a line chart: ``points`` are (x, y) pairs, drawn in the given order."""

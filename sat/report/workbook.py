@@ -194,6 +194,8 @@ _TOTAL_LABELS = {
     "Total_Bytes_Per_Flop": ("Bytes per weighted flop (B:F)", "B/flop"),
     "Compute_Bound_Share": ("Share of the time in compute-bound nests (CPU ≥ DRAM)", "fraction"),
     "Footprint_GiB": ("Memory footprint", "GiB"),
+    "Total_ECM_Time_s": ("Time predicted by the ECM model on Cores cores", "s"),
+    "Total_Roofline_Time_s": ("Time of the Roofline over every memory level", "s"),
 }
 
 _HOW_TO = [
@@ -618,6 +620,8 @@ class _Writer:
             ws.repeat_columns(0, max(frozen, 1) - 1)
         if layout.sheet.lower().startswith("registers"):
             self._registers_chart(ws, layout)
+        elif layout.table.name == "ECM scaling":
+            self._scaling_chart(ws, layout)
 
     def _write_bands(self, ws: ModelSheet, row: int, columns: list[Column]) -> None:
         band = self._format(**_BAND)
@@ -679,6 +683,28 @@ class _Writer:
         chart.set_y_axis({"name": "accesses"})
         chart.set_size({"width": 720, "height": 360})
         ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
+
+    def _scaling_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
+        """Performance against cores, beside the ECM scaling table."""
+        columns = [c.key for c in layout.table.columns]
+        if not layout.table.rows or "gflop_per_s" not in columns:
+            return
+        sheet = quote_sheetname(layout.sheet)
+        first, last = layout.first_row + 1, layout.last_row + 1
+
+        def column(key: str) -> str:
+            name = xl_col_to_name(columns.index(key))
+            return f"={sheet}!${name}${first}:${name}${last}"
+
+        chart = self.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        chart.add_series({"name": "ECM prediction", "categories": column("cores"),
+                          "values": column("gflop_per_s"), "line": {"color": "#5B9BD5"}})
+        chart.set_title({"name": "Performance against cores"})
+        chart.set_legend({"none": True})
+        chart.set_x_axis({"name": "cores", "min": 0})
+        chart.set_y_axis({"name": "Gflop/s", "min": 0})
+        chart.set_size({"width": 720, "height": 360})
+        ws.insert_chart(layout.header_row, len(columns) + 1, chart)
 
     def _write_notes(self, ws: ModelSheet) -> None:
         self._begin_sheet(ws.name)

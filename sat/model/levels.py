@@ -1,0 +1,207 @@
+"""Traffic at every level of the memory hierarchy: the layer condition per cache level.
+
+ExaSAT's model (:mod:`~sat.model.memory`) has one cache, ``CacheKB``.  A machine with several
+cache levels (``L1KB``, ``L2KB``, …; :mod:`sat.level_parameters`) gets, per nest and level, the
+reuse case that holds at that level (the layer condition: planes, pencils, within pencils or
+none, ExaSAT's cases) and the bytes moved between that level and the next one out, loads plus
+write-backs.  The last cache level's traffic is the memory traffic of the hierarchy.
+
+It is ExaSAT's rule with two changes that matter at small caches:
+
+- **Cache-line granularity within a pencil.**  Reuse within a pencil keeps, for every pencil
+  the stencil touches, the cache lines its X offsets span: ``ceil(span / elements per line)
+  + 1`` lines (one line for a single offset), not one word per cell as ExaSAT counts; and
+  without that reuse every access moves a whole line.  (ExaSAT's columns keep their words.)
+- **Capacity of exclusive and victim caches** adds the capacity of the levels inside it (their
+  contents do not repeat each other).
+
+The same read, read-write and write costs (``ReadCost``, …) and the same StreamingWrites /
+NTAHints variants apply at every level.  Caches are taken as fully associative with LRU
+replacement; a link's reads and write-backs are counted together (exact for a half-duplex
+link, pessimistic for a full-duplex one).
+
+A machine with ExaSAT's single on-chip cache has one level, ``on-chip``, whose numbers are
+ExaSAT's: capacity ``CacheKB``, the Loops sheet's traffic and reuse, bandwidth ``GBsPerCore``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.iteration import NestShape, NestSpace, elements_per_line
+from sat.model.memory import (
+    CASES,
+    GB,
+    KIB,
+    ArrayModel,
+    NestMemory,
+    actual_chain,
+    layer_condition,
+)
+from sat.model.parameters import LevelSpec
+from sat.model.tables import CellValue, Column
+from sat.model.tables import column as _c
+
+ON_CHIP = "on-chip"
+# Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
+CONDITIONS = {1: "planes", 2: "pencils", 3: "within", 4: "none"}
+
+LEVEL_COLUMNS: list[Column] = [
+    _c("procedure", "Procedure", "", "Procedure holding the nest."),
+    _c("file", "File", "", "Source file of the nest."),
+    _c("line", "Line", "", "Line of the nest's outermost loop."),
+    _c("level", "Level", "", "Cache level (the machine file's name), innermost first."),
+    _c("size_kib", "Capacity", "KiB", "Capacity per thread the layer condition compares "
+       "with: the level's parameter (LnKB), plus the inner levels' for an exclusive or victim "
+       "cache; CacheKB for ExaSAT's single on-chip cache."),
+    _c("ws_plane_kb", "WS/plane", "KiB", "Working set for reuse between planes (actual "
+       "variant).", "Working set"),
+    _c("ws_pencil_kb", "WS/pencil", "KiB", "Working set for reuse between pencils (actual "
+       "variant).", "Working set"),
+    _c("ws_cell_kb", "WS/cell", "KiB", "Working set for reuse within pencils, in whole "
+       "cache lines per pencil touched (ExaSAT's words on a one-level machine).",
+       "Working set"),
+    _c("layer_condition", "Condition", "case", "The reuse case that holds at this level: "
+       "1 planes, 2 pencils, 3 within pencils, 4 none."),
+    _c("traffic_gb", "Traffic", "GB", "Bytes moved between this level and the next one out "
+       "per run of the nest (loads plus write-backs).", "Transfer", "0.000000"),
+    _c("bytes_per_iteration", "Per iteration", "B", "The same per iteration of the nest.",
+       "Transfer", "0.00"),
+    _c("bandwidth_gbs", "Bandwidth", "GB/s", "Bandwidth of the link out for all Cores: "
+       "per-core links times Cores; a memory interface's bandwidth times the interfaces the "
+       "Cores use (at least one).", "Transfer"),
+    _c("time_s", "Time", "s", "Traffic / bandwidth: the time of the transfers over this "
+       "link (Roofline per level).", "Transfer"),
+]
+
+
+@dataclass
+class NestLevels:
+    """The per-level quantities of one nest, by level name, and its Levels-sheet rows."""
+
+    rows: list[dict[str, CellValue]]
+    traffic: dict[str, E.Quantity] = field(default_factory=dict)
+    bytes_per_iteration: dict[str, E.Quantity] = field(default_factory=dict)
+    time: dict[str, E.Quantity] = field(default_factory=dict)
+    condition: dict[str, E.Quantity] = field(default_factory=dict)
+
+
+class Hierarchy:
+    """The quantities every nest shares: each level's capacity and aggregate bandwidth."""
+
+    def __init__(self, specs: list[LevelSpec], ctx: ModelContext):
+        self.specs = specs
+        self.ctx = ctx
+        self.capacity: dict[str, E.Quantity] = {}
+        self.bandwidth: dict[str, E.Quantity] = {}
+        cores = ctx.param("Cores")
+        if not specs:
+            self.capacity[ON_CHIP] = E.Quantity(("level", ON_CHIP, "size_kib"),
+                                                ctx.param("CacheKB"), "KiB", "on-chip capacity")
+            self.bandwidth[ON_CHIP] = E.Quantity(("level", ON_CHIP, "bandwidth_gbs"),
+                                                 E.mul(ctx.param("GBsPerCore"), cores), "GB/s",
+                                                 "memory bandwidth of all cores")
+            return
+        inner: E.Quantity | None = None
+        for spec in specs:
+            # an exclusive or victim cache holds what the level inside it does not: their
+            # capacities add (as for CacheKB, sat.machine_levels.on_chip_kib_per_core)
+            own = ctx.param(spec.capacity)
+            capacity = E.add(own, inner) if spec.adds_inner and inner is not None else own
+            inner = self.capacity[spec.name] = E.Quantity(
+                ("level", spec.name, "size_kib"), capacity, "KiB",
+                f"{spec.name} capacity per thread")
+            instances = cores if spec.link_shared_by == 1 else \
+                E.maximum(1, cores / spec.link_shared_by)
+            self.bandwidth[spec.name] = E.Quantity(
+                ("level", spec.name, "bandwidth_gbs"), E.mul(ctx.param(spec.bandwidth),
+                                                             instances),
+                "GB/s", f"{spec.link} bandwidth of all cores")
+
+
+def _executed(space: NestSpace) -> E.Expr:
+    """Iterations the nest runs, counting the chance that it runs at all."""
+    return E.mul(space.probability, space.iterations)
+
+
+def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
+    """Cache lines one copy of ``array`` keeps for reuse within its pencils."""
+    spans = Counter(array.counts.pencil_x_spans)
+    per_line = elements_per_line(ctx, array.words)
+    terms: list[E.Expr] = [E.Num(spans.pop(0, 0))]
+    for span, count in sorted(spans.items()):
+        terms.append(E.mul(count, E.add(E.ceiling(E.div(span, per_line)), 1)))
+    return E.mul(array.copies, E.add(*terms))
+
+
+def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
+                ctx: ModelContext, where: dict[str, CellValue]) -> NestLevels:
+    """Per-level traffic of one nest; ``where`` (procedure, file, line) heads each row."""
+    q = memory.q
+    executed = _executed(space)
+
+    def per_iteration(name: str, traffic: E.Quantity) -> E.Quantity:
+        return E.Quantity(("level", shape.ident, name, "bytes_per_iteration"),
+                          E.mul(traffic, GB) / executed, "B", f"{name} bytes per iteration")
+
+    if not hierarchy.specs:
+        traffic = q["traffic_gb"]
+        row = {**where, "level": ON_CHIP, "size_kib": hierarchy.capacity[ON_CHIP],
+               "ws_plane_kb": q["ws_actual_plane_kb"], "ws_pencil_kb": q["ws_actual_pencil_kb"],
+               "ws_cell_kb": q["ws_actual_cell_kb"], "layer_condition": q["reuse"],
+               "traffic_gb": traffic, "bytes_per_iteration": per_iteration(ON_CHIP, traffic),
+               "bandwidth_gbs": hierarchy.bandwidth[ON_CHIP], "time_s": q["time_dram_s"]}
+        return NestLevels([row], {ON_CHIP: traffic},
+                          {ON_CHIP: row["bytes_per_iteration"]},  # type: ignore[dict-item]
+                          {ON_CHIP: q["time_dram_s"]})
+
+    lines: dict[str, E.Quantity] = {}
+
+    def nest_q(name: str, expr: E.Expr, unit: str, label: str) -> E.Quantity:
+        lines[name] = E.Quantity(("loop", shape.ident, "lines_" + name), expr, unit,
+                                 label + " (cache lines)")
+        return lines[name]
+
+    line_kb = ctx.param("LineBytes") / KIB
+    reads = [a for a in memory.arrays if a.kind == "R"]
+    stream = E.mul(line_kb, E.add(*[_lines_within(a, ctx) for a in reads]))
+    naive = E.mul(line_kb, E.add(*[_lines_within(a, ctx) for a in memory.arrays]))
+    # Streaming writes and non-temporal reads keep written arrays out of the cache.
+    either = E.func("OR", ctx.param("StreamingWrites"), ctx.param("NTAHints"))
+    cell = nest_q("ws_actual_cell_kb", E.if_(either, stream, naive), "KiB",
+                  "working set per cell, actual")
+    pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
+                                 nest_q)
+    by_words: dict[int, list[E.Quantity]] = {}
+    for array in memory.arrays:
+        by_words.setdefault(array.words, []).append(array.q["traffic_none_gb"])
+    none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
+        E.mul(elements_per_line(ctx, words), E.add(*traffic))
+        for words, traffic in sorted(by_words.items())])), "GB",
+        "traffic without reuse within pencils, one line per access")
+    cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
+    result = NestLevels([])
+    for spec in hierarchy.specs:
+        capacity = hierarchy.capacity[spec.name]
+        traffic_expr, case_taken = layer_condition([plane, pencil, cell], capacity, cases)
+        key = ("level", shape.ident, spec.name)
+        traffic = E.Quantity((*key, "traffic_gb"), traffic_expr, "GB",
+                             f"{spec.link} traffic")
+        condition = E.Quantity((*key, "layer_condition"), case_taken(traffic), "case",
+                               f"{spec.name} layer condition")
+        bandwidth = hierarchy.bandwidth[spec.name]
+        time = E.Quantity((*key, "time_s"), E.Ref(traffic) / E.Ref(bandwidth), "s",
+                          f"{spec.link} transfer time")
+        result.traffic[spec.name] = traffic
+        result.bytes_per_iteration[spec.name] = per_iteration(spec.name, traffic)
+        result.time[spec.name] = time
+        result.condition[spec.name] = condition
+        result.rows.append({
+            **where, "level": spec.name, "size_kib": capacity, "ws_plane_kb": plane,
+            "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
+            "traffic_gb": traffic, "bytes_per_iteration": result.bytes_per_iteration[spec.name],
+            "bandwidth_gbs": bandwidth, "time_s": time})
+    return result
