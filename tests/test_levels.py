@@ -275,3 +275,19 @@ def _defined_names(path: Path) -> list[str]:
     import openpyxl
 
     return list(openpyxl.load_workbook(path).defined_names.keys())
+
+
+def test_a_c_kernel_gets_every_level_the_ecm_and_the_html_section(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    out, page = tmp_path / "s.json", tmp_path / "s.html"
+    assert main([str(root / "examples" / "c" / "stencil7.c"), "-m", "xeon-e5-2680", "-q",
+                 "--json", str(out), "--html", str(page)]) == 0
+    (loop,) = json.loads(out.read_text())["loops"]
+    assert [level["level"] for level in loop["levels"]] == ["L1", "L2", "L3"]
+    # 7 loads per iteration of 8 B over 32-byte loads at 1 per cycle: 8 x 8 / 32 x 7 = 14
+    assert loop["ecm"]["t_nol"] == pytest.approx(14)
+    html = page.read_text()
+    section = html[html.index('<section id="ecm">'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<svg") == 2  # the contributions and the scaling curve
+    assert "T_L3-MEM" in section

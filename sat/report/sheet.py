@@ -41,6 +41,38 @@ class ModelSheet(Worksheet):
     write_table_string = Worksheet._write_string
     write_table_number = Worksheet._write_number
 
+    def store_row(self, row: int, cells: list[tuple[int, str, object, Format | None, float]]
+                  ) -> None:
+        """Store one row of a table: ``(col, kind, payload, format, value)`` per cell, columns
+        ascending; kind ``f`` a model formula (``=...``) with its computed value, ``n`` a finite
+        number, ``s`` a short text (under 16,000 characters).
+
+        One dimension check for the row instead of one per cell: a table row of a big program
+        is dozens of cells, and the per-cell checks cost as much as storing them.
+        """
+        if not cells:
+            return
+        if not self.fast_rows or self.constant_memory:
+            for col, kind, payload, fmt, value in cells:
+                if kind == "f":
+                    self.write_model_formula(row, col, payload, fmt, value)  # type: ignore
+                elif kind == "n":
+                    self._write_number(row, col, payload, fmt)  # type: ignore[arg-type]
+                else:
+                    self._write_string(row, col, payload, fmt)  # type: ignore[arg-type]
+            return
+        if self._check_dimensions(row, cells[0][0]) or self._check_dimensions(row, cells[-1][0]):
+            return  # outside the sheet: ignored, as xlsxwriter does
+        shared = self.str_table._get_shared_string_index
+        stored = self.table[row]
+        for col, kind, payload, fmt, value in cells:
+            if kind == "f":
+                stored[col] = CellFormulaTuple(payload[1:], fmt, value)  # type: ignore[index]
+            elif kind == "n":
+                stored[col] = CellNumberTuple(payload, fmt)
+            else:
+                stored[col] = CellStringTuple(shared(payload), fmt)
+
     def release(self) -> None:
         """Drop the cells once the file is written.
 

@@ -34,47 +34,6 @@ from sat.report.names import NameTable
 from sat.report.sheet import ModelSheet, column_name
 
 
-def _referred_to(placed: list[Quantity]) -> list[Quantity]:
-    """The quantities that ``placed`` refer to, directly or through others, and are not placed.
-
-    In the order of a depth-first search from the last placed quantity, each expression
-    walked from its last term (as :func:`sat.model.expr.direct_refs` walks it).
-    """
-    stack = list(placed)
-    seen = {id(q) for q in stack}
-    # Sub-expressions walked already: the model shares them between quantities, and every
-    # reference under one walked before has been seen.
-    walked: set[int] = set()
-    found: list[Quantity] = []
-    while stack:
-        nodes = [stack.pop().expr]
-        while nodes:
-            node = nodes.pop()
-            kind = type(node)
-            if kind is E.Num or kind is E.Param:  # half the nodes: leaves
-                continue
-            if kind is E.Ref:
-                quantity = node.quantity
-                if id(quantity) not in seen:
-                    seen.add(id(quantity))
-                    stack.append(quantity)
-                    found.append(quantity)
-                continue
-            # the commonest operators without a call; E.children for the others
-            if kind is E.Mul:
-                parts = node.factors
-            elif kind is E.Add:
-                parts = node.terms
-            elif kind is E.Func:
-                parts = node.args
-            else:
-                parts = E.children(node)
-            if parts and id(node) not in walked:
-                walked.add(id(node))
-                nodes.extend(parts)
-    return found
-
-
 class WorkbookError(OutputError):
     """The workbook cannot be written (one-line message)."""
 
@@ -118,10 +77,6 @@ class CellMap:
     def home(self, quantity: Quantity) -> Location | None:
         return self._homes.get(id(quantity))
 
-    def quantities(self) -> list[Quantity]:
-        """Every placed quantity, in placement order."""
-        return list(self._quantities.values())
-
     def cell(self, quantity: Quantity) -> str | None:
         """Absolute address (``Loops!$AT$38``) of the cell holding ``quantity``, if placed."""
         location = self._homes.get(id(quantity))
@@ -132,12 +87,33 @@ class CellMap:
         return _address(self._parameters[name])
 
 
+class _Workings:
+    """The Workings sheet's rows: quantities a formula refers to and no table shows.
+
+    Formulas refer to them by cell instead of repeating their expressions, which keeps every
+    formula short and lets a reader follow each step.  A row is made when a formula first
+    meets the quantity, so the sheet lists them in the order the workbook uses them.
+    """
+
+    def __init__(self, cells: CellMap) -> None:
+        self.cells = cells
+        self.sheet = "Workings"
+        self.quantities: list[Quantity] = []
+
+    def place(self, quantity: Quantity) -> None:
+        row = _WORKINGS_FIRST_ROW + len(self.quantities)
+        self.cells.place(quantity, (self.sheet, row, _WORKINGS_VALUE_COLUMN))
+        self.quantities.append(quantity)
+
+
 class _References:
     """How a formula refers to a quantity: by the defined name of a total, else by its cell."""
 
-    def __init__(self, cells: CellMap, total_names: dict[int, str]) -> None:
+    def __init__(self, cells: CellMap, total_names: dict[int, str],
+                 place: Callable[[Quantity], None]) -> None:
         self.cells = cells
         self.total_names = total_names  # id(total) -> its defined name
+        self.place = place  # gives a quantity no table shows a home (a Workings row)
         # A quantity is referred to from many formulas: its spellings are made once, as
         # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
         self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
@@ -160,8 +136,9 @@ class _References:
             return None, name, name
         location = self.cells.home(quantity)
         if location is None:
-            return None, None, None
-        sheet, row, col = location
+            self.place(quantity)
+            location = self.cells.home(quantity)
+        sheet, row, col = location  # type: ignore[misc]
         cell = column_name(col) + str(row + 1)
         prefix = self._sheet_prefixes.get(sheet)
         if prefix is None:
@@ -184,6 +161,12 @@ _DRAM_BOUND = {"bg_color": "#CFE2F3"}
 
 _GROUPS = (("machine", "Machine"), ("problem", "Problem size (code symbols)"),
            ("software", "Software and optimisation"))
+
+# Where the Workings sheet's values go (title, description, header, then the rows).
+_WORKINGS_FIRST_ROW, _WORKINGS_VALUE_COLUMN = 3, 1
+
+# Texts shorter than this need no check against Excel's 32,767-character cell limit.
+_SHORT_TEXT = 16000
 
 # The Summary's key results: total name -> (label, unit).
 _TOTAL_LABELS = {
@@ -305,7 +288,8 @@ class _Writer:
         self.current_sheet = ""
         self.total_names: dict[int, str] = {}
         self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
-        self.references = _References(self.cells, self.total_names)
+        self.workings = _Workings(self.cells)
+        self.references = _References(self.cells, self.total_names, self.workings.place)
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self.tables: list[_TableLayout] = []
@@ -330,9 +314,7 @@ class _Writer:
             self._layout_table(_sheet_name(key, taken), table)
         self.notes_sheet = _sheet_name("Notes", taken - {"notes"})
         self._layout_summary()
-        workings = self._workings_table()
-        if workings.rows:
-            self._layout_table(_sheet_name(workings.name, taken), workings)
+        self.workings.sheet = _sheet_name("Workings", taken)
 
     def _layout_table(self, sheet: str, table: Table) -> None:
         has_band = any(c.band for c in table.columns)
@@ -349,15 +331,16 @@ class _Writer:
             self._place_row(sheet, totals_row, layout.totals)
 
     def _workings_table(self) -> Table:
-        """Intermediate quantities no table shows, each in a cell of its own.
-
-        Formulas then refer to them by cell instead of repeating their expressions, which
-        keeps every formula short and lets a reader follow each step.
-        """
+        """The Workings sheet: every quantity placed there, those its own formulas refer to
+        included (placed while they are printed here)."""
+        printer, placed = self.printer, self.workings.quantities
+        done = 0
+        while done < len(placed):
+            printer.formula(placed[done].expr)
+            done += 1
         rows: list[dict[str, CellValue]] = [
             {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
-             "unit": quantity.unit, "meaning": quantity.label}
-            for quantity in _referred_to(self.cells.quantities())]
+             "unit": quantity.unit, "meaning": quantity.label} for quantity in placed]
         columns = [
             Column("quantity", "Quantity", "", "Which intermediate quantity this row holds."),
             Column("value", "Value", "", "Its value: a formula over parameters and other cells."),
@@ -407,9 +390,10 @@ class _Writer:
     # -------------------------------------------------------------- printing
 
     def _begin_sheet(self, sheet: str) -> None:
-        """Formulas from now on are written on ``sheet``."""
-        self.current_sheet = sheet
-        self.printer = self._printer(sheet)
+        """Formulas from now on are written on ``sheet`` (by the sheet's own printer)."""
+        if sheet != self.current_sheet:
+            self.current_sheet = sheet
+            self.printer = self._printer(sheet)
 
     def _printer(self, sheet: str) -> ExcelPrinter:
         # A printer remembers what it printed, references included: one per sheet, since a
@@ -470,12 +454,18 @@ class _Writer:
         summary = self.book.add_worksheet(self.summary_sheet, ModelSheet)
         parameters = self.book.add_worksheet(self.parameters_sheet, ModelSheet)
         sheets = [(self.book.add_worksheet(t.sheet, ModelSheet), t) for t in self.tables]
-        notes = self.book.add_worksheet(self.notes_sheet, ModelSheet)
         self._write_parameters(parameters)
         for ws, layout in sheets:
             self._write_table(ws, layout)
-        self._write_notes(notes)
         self._write_summary(summary)
+        # Last of the formulas: every other sheet has placed what it refers to there.
+        self._begin_sheet(self.workings.sheet)
+        workings = self._workings_table()
+        if workings.rows:
+            self._layout_table(self.workings.sheet, workings)
+            self._write_table(self.book.add_worksheet(self.workings.sheet, ModelSheet),
+                              self.tables[-1])
+        self._write_notes(self.book.add_worksheet(self.notes_sheet, ModelSheet))
         for name, quantity in self.result.totals.items():
             location = self.cells.home(quantity)
             if location is not None:  # always: unplaced totals live on the Summary
@@ -586,10 +576,7 @@ class _Writer:
         formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
-        write_value = self._write_value
-        for r, cells in enumerate(layout.cells, start=layout.first_row):
-            for col, value in cells:
-                write_value(ws, r, col, value, data_formats[col], whats[col])
+        self._write_rows(ws, layout, data_formats, whats)
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -622,6 +609,35 @@ class _Writer:
             self._registers_chart(ws, layout)
         elif layout.table.name == "ECM scaling":
             self._scaling_chart(ws, layout)
+
+    def _write_rows(self, ws: ModelSheet, layout: _TableLayout, formats: list[Format],
+                    whats: list[str]) -> None:
+        """The table's data rows: what :meth:`_write_value` does per cell, a row at a time
+        (a big program's workbook has a hundred thousand of these cells)."""
+        formula, home, sheet = self.printer.formula, self.cells.home, self.current_sheet
+        env, isfinite = self.env, math.isfinite
+        for r, cells in enumerate(layout.cells, start=layout.first_row):
+            row: list[tuple[int, str, Any, Format, float]] = []
+            for col, value in cells:
+                kind = value.__class__
+                if kind is Quantity:
+                    text = formula(value.expr if home(value) == (sheet, r, col)  # type: ignore
+                                   else E.Ref(value))  # type: ignore[arg-type]
+                    if len(text) > MAX_FORMULA_LENGTH:
+                        raise WorkbookError(f"the formula for {whats[col]} is longer than "
+                                            f"Excel's limit of {MAX_FORMULA_LENGTH} characters")
+                    number = value.value(env)  # type: ignore[union-attr]
+                    row.append((col, "f", text, formats[col],
+                                number if isfinite(number) else 0.0))
+                elif (kind is float or kind is int) and isfinite(value):  # type: ignore
+                    row.append((col, "n", value, formats[col], 0.0))
+                elif kind is str and len(value) < _SHORT_TEXT:  # type: ignore[arg-type]
+                    row.append((col, "s", value, formats[col], 0.0))
+                else:  # booleans, long texts, anything else: the general path
+                    ws.store_row(r, row)
+                    row = []
+                    self._write_value(ws, r, col, value, formats[col], whats[col])
+            ws.store_row(r, row)
 
     def _write_bands(self, ws: ModelSheet, row: int, columns: list[Column]) -> None:
         band = self._format(**_BAND)
