@@ -33,7 +33,7 @@ from sat.model.iteration import NestSpace
 from sat.model.levels import NestLevels
 from sat.model.memory import NestMemory
 from sat.model.parameters import LevelSpec
-from sat.model.tables import CellValue, Column
+from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 
 CYCLES = "cycles/unit"
@@ -57,9 +57,7 @@ def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
     bounds = ", ".join(f"{k} {name}" for k, name in enumerate(bound_names(specs), start=1))
     roofs = ", ".join(f"{k} {name}" for k, name in enumerate(roofline_names(specs), start=1))
     return [
-        _c("procedure", "Procedure", "", "Procedure holding the nest."),
-        _c("file", "File", "", "Source file of the nest."),
-        _c("line", "Line", "", "Line of the nest's outermost loop."),
+        *nest_columns(),
         _c("iterations_per_unit", "Iterations/unit", "iterations", "Iterations per unit of "
            "work: LineBytes / WordBytes (one cache line of one array)."),
         _c("loads_per_iteration", "Loads", "per iteration", "Elements loaded per iteration: "

@@ -42,7 +42,7 @@ from sat.model.memory import (
     layer_condition,
 )
 from sat.model.parameters import LevelSpec
-from sat.model.tables import CellValue, Column
+from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 
 ON_CHIP = "on-chip"
@@ -50,9 +50,7 @@ ON_CHIP = "on-chip"
 CONDITIONS = {1: "planes", 2: "pencils", 3: "within", 4: "none"}
 
 LEVEL_COLUMNS: list[Column] = [
-    _c("procedure", "Procedure", "", "Procedure holding the nest."),
-    _c("file", "File", "", "Source file of the nest."),
-    _c("line", "Line", "", "Line of the nest's outermost loop."),
+    *nest_columns(),
     _c("level", "Level", "", "Cache level (the machine file's name), innermost first."),
     _c("size_kib", "Capacity", "KiB", "Capacity per thread the layer condition compares "
        "with: the level's parameter (LnKB), plus the inner levels' for an exclusive or victim "

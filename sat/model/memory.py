@@ -39,7 +39,7 @@ from sat.model.iteration import (
     element_bytes,
     round_to_lines,
 )
-from sat.model.tables import Column
+from sat.model.tables import Column, nest_columns
 from sat.model.tables import column as _c
 
 KIB = 1024.0
@@ -449,9 +449,7 @@ TRAFFIC_CASES = (
 )
 
 ARRAY_COLUMNS: list[Column] = [
-    _c("procedure", "Procedure", "", "Procedure holding the nest."),
-    _c("file", "File", "", "Source file of the nest."),
-    _c("line", "Line", "", "Line of the nest's outermost loop."),
+    *nest_columns(),
     _c("array", "Array.component", "", "Array-component pair (name.component)."),
     _c("access", "Access", "", "R read-only, RW read and written, W written (first or only)."),
     _c("copies", "Copies", "", "Copies of the pair per cell: the trips of the component "

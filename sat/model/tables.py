@@ -35,6 +35,13 @@ def column(key: str, header: str, unit: str, comment: str, band: str = "",
     return Column(key, header, unit, comment, number_format, band)
 
 
+def nest_columns() -> list[Column]:
+    """The columns that say which nest a row is about: procedure, file, line."""
+    return [column("procedure", "Procedure", "", "Procedure holding the nest."),
+            column("file", "File", "", "Source file of the nest."),
+            column("line", "Line", "", "Line of the nest's outermost loop.")]
+
+
 @dataclass
 class Table:
     """One sheet (or one section of a sheet): columns, rows, optional totals row."""

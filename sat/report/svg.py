@@ -79,51 +79,9 @@ def paired_bars(rows: Sequence[BarRow], series: Sequence[tuple[str, str]],
 
     ``series`` is ``(name, colour)``; values that are not finite are drawn as zero.
     """
-    gap = 6
-    row_height = bar_height * len(series) + gap
-    top, bottom = 26, 34
-    plot_width = width - label_width - 20
-    height = top + row_height * len(rows) + bottom
-    finite = [v for r in rows for v in r.values if v is not None and math.isfinite(v)]
-    ticks = nice_ticks(0.0, max(finite + [0.0]) or 1.0, 5)
-    span = ticks[-1] or 1.0
-
-    def x(value: float) -> float:
-        value = value if value is not None and math.isfinite(value) else 0.0
-        return label_width + plot_width * max(value, 0.0) / span
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
-           f'height="{height}" viewBox="0 0 {width} {height}" role="img" {FONT} '
-           'font-size="11">']
-    legend_x = label_width
-    for name, colour in series:
-        out.append(f'<rect x="{legend_x}" y="6" width="10" height="10" fill="{colour}"/>'
-                   f'<text x="{legend_x + 14}" y="15">{esc(name)}</text>')
-        legend_x += 24 + 7 * len(name)
-    axis_y = top + row_height * len(rows)
-    for tick in ticks:
-        tx = x(tick)
-        out.append(f'<line x1="{tx:.1f}" y1="{top - 4}" x2="{tx:.1f}" y2="{axis_y}" '
-                   'stroke="#ddd"/>'
-                   f'<text x="{tx:.1f}" y="{axis_y + 13}" text-anchor="middle">'
-                   f'{esc(fmt(tick))}</text>')
-    if axis_label:
-        out.append(f'<text x="{label_width + plot_width / 2:.1f}" y="{height - 4}" '
-                   f'text-anchor="middle" fill="#444">{esc(axis_label)}</text>')
-    for index, row in enumerate(rows):
-        y = top + index * row_height
-        label = row.label if len(row.label) <= 30 else row.label[:29] + "…"
-        out.append(f'<g><title>{esc(row.tooltip or row.label)}</title>'
-                   f'<text x="{label_width - 6}" y="{y + row_height / 2 + 1:.1f}" '
-                   f'text-anchor="end" dominant-baseline="middle">{esc(label)}</text>')
-        for k, ((_name, colour), value) in enumerate(zip(series, row.values, strict=True)):
-            by = y + k * bar_height
-            out.append(f'<rect x="{label_width}" y="{by}" width="{x(value) - label_width:.1f}" '
-                       f'height="{bar_height - 1}" fill="{colour}"/>')
-        out.append("</g>")
-    out.append(f'<line x1="{label_width}" y1="{top - 4}" x2="{label_width}" y2="{axis_y}" '
-               'stroke="#888"/></svg>')
-    return "".join(out)
+    return stacked_bars(rows, [(name, colour, k) for k, (name, colour) in enumerate(series)],
+                        fmt, axis_label=axis_label, width=width, label_width=label_width,
+                        bar_height=bar_height)
 
 
 def stacked_bars(rows: Sequence[BarRow], series: Sequence[tuple[str, str, int]],
@@ -173,7 +131,8 @@ def stacked_bars(rows: Sequence[BarRow], series: Sequence[tuple[str, str, int]],
         ends = dict.fromkeys(bars, float(label_width))
         for (_, colour, bar), value in zip(series, row.values, strict=True):
             length = clean(value) * scale
-            out.append(f'<rect x="{ends[bar]:.1f}" y="{y + bars.index(bar) * bar_height}" '
+            start = f"{ends[bar]:.1f}".removesuffix(".0")
+            out.append(f'<rect x="{start}" y="{y + bars.index(bar) * bar_height}" '
                        f'width="{length:.1f}" height="{bar_height - 1}" fill="{colour}"/>')
             ends[bar] += length
         out.append("</g>")
