@@ -73,3 +73,70 @@ class Affine:
 def _make(name: str | None, coeff: int, const: int) -> Affine:
     # A variable with a zero coefficient cancels out, as it does in sympy (n - n = 0).
     return Affine(None, 0, const) if coeff == 0 or name is None else Affine(name, coeff, const)
+
+
+@dataclass(frozen=True, slots=True)
+class Linear:
+    """``c1*name1 + c2*name2 + … + const`` with integer coefficients, names sorted.
+
+    The Fortran front end's bounds and subscripts are of this form (``lo(1) - ng``,
+    ``hi(1) + ng``, ``i + 1``); :meth:`text` prints what ``sympy.sstr`` prints for it.
+    """
+
+    terms: tuple[tuple[str, int], ...]
+    const: int
+
+    @staticmethod
+    def number(value: int) -> Linear:
+        return Linear((), value)
+
+    @staticmethod
+    def symbol(name: str) -> Linear:
+        return Linear(((name, 1),), 0)
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.terms
+
+    @property
+    def names(self) -> set[str]:
+        return {name for name, _ in self.terms}
+
+    def __add__(self, other: Linear) -> Linear:
+        coeffs = dict(self.terms)
+        for name, coeff in other.terms:
+            coeffs[name] = coeffs.get(name, 0) + coeff
+        # a name whose coefficient cancels goes, as in sympy (n - n = 0)
+        return Linear(tuple(sorted((n, c) for n, c in coeffs.items() if c)),
+                      self.const + other.const)
+
+    def __neg__(self) -> Linear:
+        return Linear(tuple((name, -coeff) for name, coeff in self.terms), -self.const)
+
+    def __sub__(self, other: Linear) -> Linear:
+        return self + (-other)
+
+    def __mul__(self, other: Linear) -> Linear | None:
+        """The product, or None when both factors have names (not linear)."""
+        if self.terms and other.terms:
+            return None
+        scale, linear = (self.const, other) if not self.terms else (other.const, self)
+        if scale == 0:
+            return Linear.number(0)
+        return Linear(tuple((n, scale * c) for n, c in linear.terms), scale * linear.const)
+
+    def text(self) -> str:
+        """``sympy.sstr`` of the same expression."""
+        if len(self.terms) <= 1:  # sympy's univariate order: Affine prints it
+            name, coeff = self.terms[0] if self.terms else (None, 0)
+            return Affine(name, coeff, self.const).text()
+        parts = []
+        for index, (name, coeff) in enumerate(self.terms):
+            term = name if abs(coeff) == 1 else f"{abs(coeff)}*{name}"
+            if index == 0:
+                parts.append(term if coeff > 0 else "-" + term)
+            else:
+                parts.append(f" + {term}" if coeff > 0 else f" - {term}")
+        if self.const:
+            parts.append(f" + {self.const}" if self.const > 0 else f" - {-self.const}")
+        return "".join(parts)

@@ -41,7 +41,6 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import sympy
 from fparser.common.readfortran import Comment, FortranFileReader
 from fparser.two import Fortran2003 as F
 from fparser.two.parser import ParserFactory
@@ -600,7 +599,7 @@ class _ArrayContext:
     """The implicit loop nest of an array-syntax statement."""
 
     loopvars: list[str]
-    lowers: list[sympy.Expr]
+    lowers: list[subscripts.Algebra]
     outer: Level  # where section bounds are evaluated
     position: int = 0
 
@@ -998,7 +997,7 @@ class _ProcedureAnalyser:
     def _array_assignment(self, node: object, lhs: object, rhs: object, sym: Symbol,
                           subs: list) -> None:
         name = sym.name
-        specs = []  # (var, lower text, upper text, stride text, lower sympy), first dim first
+        specs = []  # (var, lower text, upper text, stride text, lower algebra), first dim first
         for dim, sub in enumerate(subs):
             if sub is not None and not isinstance(sub, F.Subscript_Triplet):
                 continue
@@ -1113,7 +1112,7 @@ class _ProcedureAnalyser:
                         self.levels = outer
                     var = ctx.loopvars[ctx.position]
                     declared = (sym.dims[dim][0] if sym.dims and dim < len(sym.dims) else "1")
-                    lower = (subscripts.to_sympy(lower_node) if lower_node is not None
+                    lower = (subscripts.to_value(lower_node) if lower_node is not None
                              else subscripts.as_expr(declared))
                     offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
                     loopvars.append(var)

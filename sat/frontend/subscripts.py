@@ -1,21 +1,27 @@
-"""Subscript and bound expressions: fparser nodes -> sympy, normalised text and stencil offsets.
+"""Subscript and bound expressions: fparser nodes -> algebra, normalised text, stencil offsets.
 
-Array-like terms (``lo(3)``, ``size(a,1)``) become sympy *placeholder symbols* whose name is
-their compact source text, so ``lo(3) - ng`` stays ``lo(3) - ng`` when printed back and simple
-algebra (``(i+1) - i = 1``) still works. Conversions are cached by source text: sympy is only
-used for bounds, extents and subscripts that are not of the plain ``v``, ``v ± c``, ``c`` forms.
+Array-like terms (``lo(3)``, ``size(a,1)``) become *placeholder symbols* whose name is their
+compact source text, so ``lo(3) - ng`` stays ``lo(3) - ng`` when printed back and simple
+algebra (``(i+1) - i = 1``) still works.  Almost every bound, extent and subscript is linear
+with integer coefficients: those are handled as :class:`~sat.frontend.affine.Linear`, which
+prints what sympy prints; sympy (slow to import) is imported only for the rest.  Conversions
+are cached by source text.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Union
 
-import sympy
 from fparser.two import Fortran2003 as F
 
-Offset = int | str
+from sat.frontend.affine import Linear
 
-_ZERO = sympy.Integer(0)
+if TYPE_CHECKING:
+    import sympy
+
+Offset = int | str
+Algebra = Union[Linear, "sympy.Expr"]  # noqa: UP007 (a forward reference)
 
 
 class NotAffine(ValueError):
@@ -29,6 +35,41 @@ def compact(node: object) -> str:
 
 def _int_literal(node: F.Int_Literal_Constant) -> int:
     return int(str(node.items[0]))
+
+
+_ARRAY_LIKE = (F.Part_Ref, F.Intrinsic_Function_Reference, F.Data_Ref, F.Structure_Constructor,
+               F.Function_Reference)
+
+
+def to_linear(node: object) -> Linear | None:
+    """An fparser expression as a linear form, or None when it is not one (then sympy)."""
+    if isinstance(node, F.Name):
+        return Linear.symbol(str(node).lower())
+    if isinstance(node, F.Int_Literal_Constant):
+        return Linear.number(_int_literal(node))
+    if isinstance(node, F.Parenthesis):
+        return to_linear(node.items[1])
+    if isinstance(node, F.Level_2_Unary_Expr):
+        operand = to_linear(node.items[1])
+        return None if operand is None else (-operand if node.items[0] == "-" else operand)
+    if isinstance(node, (F.Level_2_Expr, F.Add_Operand, F.Mult_Operand)):
+        left, op, right = node.items
+        if op not in ("+", "-", "*"):
+            return None
+        a = to_linear(left)
+        b = to_linear(right) if a is not None else None
+        if b is None:
+            return None
+        return a + b if op == "+" else a - b if op == "-" else a * b  # type: ignore[operator]
+    if isinstance(node, _ARRAY_LIKE):
+        return Linear.symbol(compact(node))
+    return None
+
+
+def to_value(node: object) -> Algebra:
+    """An fparser expression as a linear form, else as sympy."""
+    linear = to_linear(node)
+    return linear if linear is not None else to_sympy(node)
 
 
 def to_sympy(node: object) -> sympy.Expr:
@@ -49,7 +90,19 @@ def _to_sympy_text(key: str, node: object) -> sympy.Expr:
     return hit
 
 
+def _sympy(value: Algebra) -> sympy.Expr:
+    """A value as sympy (a linear form rebuilt term by term)."""
+    import sympy
+
+    if not isinstance(value, Linear):
+        return value
+    return sympy.Add(sympy.Integer(value.const),
+                     *[coeff * sympy.Symbol(name) for name, coeff in value.terms])
+
+
 def _convert(node: object) -> sympy.Expr:
+    import sympy
+
     if isinstance(node, F.Name):
         return sympy.Symbol(str(node).lower())
     if isinstance(node, F.Int_Literal_Constant):
@@ -76,16 +129,24 @@ def _convert(node: object) -> sympy.Expr:
         if op == "**":
             return a ** b
         raise NotAffine(str(node))
-    if isinstance(node, (F.Part_Ref, F.Intrinsic_Function_Reference, F.Data_Ref,
-                         F.Structure_Constructor, F.Function_Reference)):
+    if isinstance(node, _ARRAY_LIKE):
         return sympy.Symbol(compact(node))
     raise NotAffine(str(node))
+
+
+def sstr(value: Algebra) -> str:
+    """``sympy.sstr`` of a value, without sympy for a linear form."""
+    if isinstance(value, Linear):
+        return value.text()
+    import sympy
+
+    return sympy.sstr(value)
 
 
 def expr_text(node: object) -> str:
     """Normalised lower-case text of a bound or stride (``hi(1) + ng``); raw text if not algebra."""
     try:
-        return sympy.sstr(to_sympy(node))
+        return sstr(to_value(node))
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return str(node).lower()
 
@@ -94,7 +155,7 @@ def expr_text(node: object) -> str:
 def normalise(text: str) -> str:
     """Normalise bound text given as a string (``'hi(1)+ ng'`` -> ``'hi(1) + ng'``)."""
     try:
-        return sympy.sstr(_parse_text(text))
+        return sstr(_parse_text(text))
     except Exception:  # any unreadable text is kept as written
         return text.strip().lower()
 
@@ -102,7 +163,7 @@ def normalise(text: str) -> str:
 _parser_ready = False
 
 
-def _parse_text(text: str) -> sympy.Expr:
+def _parse_text(text: str) -> Algebra:
     """Parse plain text with array-like terms kept as placeholder symbols."""
     global _parser_ready
     if not _parser_ready:  # fparser's expression classes need a parser to have been created
@@ -110,15 +171,20 @@ def _parse_text(text: str) -> sympy.Expr:
 
         ParserFactory().create(std="f2008")
         _parser_ready = True
-    return to_sympy(F.Expr(text))
+    return to_value(F.Expr(text))
 
 
-def difference(a: sympy.Expr, b: sympy.Expr) -> Offset:
+def difference(a: Algebra, b: Algebra) -> Offset:
     """``a - b`` as an int when it is a constant, else as normalised text."""
-    diff = sympy.expand(a - b)
-    if diff.is_Integer:
-        return int(diff)
-    return sympy.sstr(diff)
+    if isinstance(a, Linear) and isinstance(b, Linear):
+        diff = a - b
+        return diff.const if diff.is_constant else diff.text()
+    import sympy
+
+    expanded = sympy.expand(_sympy(a) - _sympy(b))
+    if expanded.is_Integer:
+        return int(expanded)
+    return sympy.sstr(expanded)
 
 
 def classify(node: object, loopvars: tuple[str, ...]) -> tuple[Offset, str]:
@@ -143,21 +209,23 @@ def classify(node: object, loopvars: tuple[str, ...]) -> tuple[Offset, str]:
                 value = _int_literal(right)
                 return (value if op == "+" else -value), name
     try:
-        expr = to_sympy(node)
+        expr = to_value(node)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
         return compact(node), ""
-    free = {s.name for s in expr.free_symbols}
+    free = expr.names if isinstance(expr, Linear) else {s.name for s in expr.free_symbols}
     for var in reversed(loopvars):
         if var in free:
-            return difference(expr, sympy.Symbol(var)), var
+            return difference(expr, Linear.symbol(var)), var
     # Array-like placeholders that hide a loop variable (idx(i)) still depend on it.
     text = compact(node)
     for var in reversed(loopvars):
         if _mentions(text, var):
-            return difference(expr, sympy.Symbol(var)), var
+            return difference(expr, Linear.symbol(var)), var
+    if isinstance(expr, Linear):
+        return (expr.const if expr.is_constant else expr.text()), ""
     if expr.is_Integer:
         return int(expr), ""
-    return sympy.sstr(expr), ""
+    return sstr(expr), ""
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -174,9 +242,10 @@ def _mentions(text: str, name: str) -> bool:
         start = end
 
 
-def as_expr(text: str) -> sympy.Expr:
-    """Bound text (as produced by :func:`expr_text`) back to sympy, for offsets between sections."""
+def as_expr(text: str) -> Algebra:
+    """Bound text (as produced by :func:`expr_text`) back to algebra, for offsets between
+    sections."""
     try:
         return _parse_text(text)
     except Exception:  # unreadable text becomes an opaque symbol
-        return sympy.Symbol(text.replace(" ", ""))
+        return Linear.symbol(text.replace(" ", ""))
