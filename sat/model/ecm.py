@@ -30,7 +30,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.flops import long_sum
 from sat.model.iteration import NestSpace
-from sat.model.levels import NestLevels
+from sat.model.levels import NestLevels, executed_iterations
 from sat.model.memory import NestMemory
 from sat.model.parameters import LevelSpec
 from sat.model.tables import CellValue, Column, nest_columns
@@ -136,7 +136,7 @@ def nest_ecm(ident: str, space: NestSpace, memory: NestMemory, levels: NestLevel
              memory_shared_by: float, where: dict[str, CellValue]) -> NestECM:
     """The ECM and Roofline quantities of one nest (a row of the ECM sheet)."""
     unit = E.Ref(core.iterations_per_unit)
-    executed = E.mul(space.probability, space.iterations)
+    executed = executed_iterations(space)
     units = E.Quantity(("ecm", ident, "units"), executed / unit, "units", "units of work")
     clock = ctx.param("ClockGHz")
 

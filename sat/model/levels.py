@@ -92,7 +92,6 @@ class Hierarchy:
 
     def __init__(self, specs: list[LevelSpec], ctx: ModelContext):
         self.specs = specs
-        self.ctx = ctx
         self.capacity: dict[str, E.Quantity] = {}
         self.bandwidth: dict[str, E.Quantity] = {}
         cores = ctx.param("Cores")
@@ -120,7 +119,7 @@ class Hierarchy:
                 "GB/s", f"{spec.link} bandwidth of all cores")
 
 
-def _executed(space: NestSpace) -> E.Expr:
+def executed_iterations(space: NestSpace) -> E.Expr:
     """Iterations the nest runs, counting the chance that it runs at all."""
     return E.mul(space.probability, space.iterations)
 
@@ -139,7 +138,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
                 ctx: ModelContext, where: dict[str, CellValue]) -> NestLevels:
     """Per-level traffic of one nest; ``where`` (procedure, file, line) heads each row."""
     q = memory.q
-    executed = _executed(space)
+    executed = executed_iterations(space)
 
     def per_iteration(name: str, traffic: E.Quantity) -> E.Quantity:
         return E.Quantity(("level", shape.ident, name, "bytes_per_iteration"),
