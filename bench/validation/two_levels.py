@@ -395,14 +395,22 @@ def _difference(one: dict, two: dict, *keys: str) -> int:
     return sum(two[k] - one[k] for k in keys)
 
 
-def measure(kernel: Kernel, exe: Path, source: Path, pair: CachePair, flush: int,
-            simulated: dict[int, dict[str, dict[str, int]]]) -> Measurement:
+def valgrind_counts(kernel: Kernel, exe: Path, source: Path, pair: CachePair, flush: int
+                    ) -> tuple[dict, dict, dict]:
+    """cachegrind's kernel-line misses and totals and callgrind's write-backs, per sweep count."""
     kernel_misses, totals, backs = {}, {}, {}
     for sweeps in (1, 2):
         args = program_args(kernel, sweeps, flush)
         tag = f"{pair.l1_kb}k-{pair.l2_kb}k.{sweeps}"
         kernel_misses[sweeps], totals[sweeps] = cachegrind(exe, args, pair, tag, source)
         backs[sweeps] = callgrind_writebacks(exe, args, pair, tag)
+    return kernel_misses, totals, backs
+
+
+def combine(counts: tuple[dict, dict, dict], pair: CachePair,
+            simulated: dict[int, dict[str, dict[str, int]]]) -> Measurement:
+    """Per-sweep lines at both levels from valgrind's counts and the simulation's."""
+    kernel_misses, totals, backs = counts
     sa = {s: simulated[s][pair.simulator()] for s in (1, 2)}
     fa = {s: simulated[s][pair.simulator(True)] for s in (1, 2)}
 
@@ -421,6 +429,11 @@ def measure(kernel: Kernel, exe: Path, source: Path, pair: CachePair, flush: int
     sim_backs = _difference(sa[1], sa[2], "l2_writebacks")
     return Measurement(l1, l2, _relative(sim_misses, valgrind_misses),
                        _relative(sim_backs, l2.writebacks))
+
+
+def measure(kernel: Kernel, exe: Path, source: Path, pair: CachePair, flush: int,
+            simulated: dict[int, dict[str, dict[str, int]]]) -> Measurement:
+    return combine(valgrind_counts(kernel, exe, source, pair, flush), pair, simulated)
 
 
 def _relative(value: float, reference: float) -> float:
@@ -703,9 +716,10 @@ def run(kernels: list[Kernel], pairs: list[CachePair], jobs: int, workdir: Path,
                            for k in kernels for p in pairs}
 
         def measured(kernel: Kernel, pair: CachePair) -> Measurement:
-            simulated = {s: traces[(kernel.name, s)].result() for s in (1, 2)}
-            return measure(kernel, exes[kernel.name], sources[kernel.name], pair, flush,
-                           simulated)
+            counts = valgrind_counts(kernel, exes[kernel.name], sources[kernel.name], pair,
+                                     flush)
+            # the traces were queued first: by now they are done or running
+            return combine(counts, pair, {s: traces[(kernel.name, s)].result() for s in (1, 2)})
 
         measurements = {(k.name, p): pool.submit(measured, k, p) for k in kernels for p in pairs}
         # satreport runs in this process meanwhile, one case after the other
