@@ -581,19 +581,27 @@ def parse_kerncraft_lc(data: dict, defines: dict[str, int], level_names: list[st
 
 def kerncraft_predict(kerncraft: Kerncraft, kernel: Kernel, machine: Path, workdir: Path
                       ) -> KerncraftPrediction:
+    # Kerncraft keeps its layer-condition analysis beside the kernel file
+    # (.NAME_kerncraft/CORES/LC_analysis.pickle.lzma) and reuses it whatever the machine file
+    # says: every (kernel, cache pair) gets a fresh copy of the kernel in a folder of its own.
+    folder = workdir / kernel.name / f"kerncraft-{machine.stem}"
+    folder.mkdir(parents=True, exist_ok=True)
     if kernel.kerncraft == "snippet":
-        source = workdir / kernel.name / f"{kernel.name}-kerncraft.c"
-        source.parent.mkdir(parents=True, exist_ok=True)
-        source.write_text(kernel.snippet)
+        text = kernel.snippet
+        source = folder / f"{kernel.name}.c"
     else:
-        source = kerncraft.kernels / kernel.kerncraft.split(":", 1)[1]
-    out = workdir / kernel.name / f"kc-{machine.stem}.json"
+        name = kernel.kerncraft.split(":", 1)[1]
+        text = (kerncraft.kernels / name).read_text()
+        source = folder / name
+    shutil.rmtree(folder / f".{source.name}_kerncraft", ignore_errors=True)
+    source.write_text(text)
+    out = folder / "lc.json"
     command = [str(kerncraft.command), "-p", "LC", "-m", str(machine), str(source),
                "--json", str(out)]
     for name, value in kernel.defines:
         command += ["-D", name, str(value)]
     started = time.perf_counter()
-    run_checked(command, cwd=workdir)
+    run_checked(command, cwd=folder)
     seconds = time.perf_counter() - started
     per_level, conditions = parse_kerncraft_lc(json.loads(out.read_text()),
                                                dict(kernel.defines), ["L1", "L2"])
