@@ -690,7 +690,12 @@ def text_table(rows: list[Row]) -> str:
 
 def markdown_table(rows: list[Row]) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
+    condition = HEADER.index("Kerncraft condition")
+    for row in rows:
+        cells = list(row_cells(row))
+        # a condition such as 2*M**2 would read as emphasis in Markdown
+        cells[condition] = f"`{cells[condition]}`" if cells[condition] else ""
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
