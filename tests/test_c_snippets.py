@@ -116,3 +116,22 @@ def test_snippet_syntax_error_is_reported_at_its_line(capsys, tmp_path):
     status, _, err = satreport(capsys, tmp_path, "broken.c", broken, "N=8")
     assert status != 0
     assert "broken.c:4: C syntax error" in err
+
+
+def test_sizes_differing_only_in_case_are_warned_about(capsys, tmp_path):
+    # C tells N and n apart; satreport's parameters (the workbook's names) do not, so both
+    # take the last --set value.  The reader must be told.
+    text = "double a[N][n];\nfor(int j=0; j<N; ++j)\n    for(int i=0; i<n; ++i)\n" \
+           "        a[j][i] = 0.5 * a[j][i];\n"
+    status, data, err = satreport(capsys, tmp_path, "cases.c", text, "N=10")
+    assert status == 0, err
+    messages = [w["message"] for w in data["warnings"]]
+    assert messages == ["'N' and 'n' differ only in case: satreport's parameters ignore case, "
+                        "so they are one parameter (rename one of them)"]
+    # two distinct names: no warning
+    clean = text.replace("[n]", "[K]").replace("i<n", "i<K")
+    status, data, err = satreport(capsys, tmp_path, "clean.c", clean, "N=10", "K=20")
+    assert status == 0, err
+    assert data["warnings"] == []
+    (loop,) = data["loops"]
+    assert (loop["iter_x"], loop["iter_y"]) == (20, 10)
