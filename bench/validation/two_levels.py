@@ -43,7 +43,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -509,7 +508,6 @@ def satreport_knows_level_sizes(source: Path, machine: Path) -> bool:
 class KerncraftPrediction:
     per_level: dict[str, float]  # bytes per iteration
     conditions: dict[str, str]  # the layer condition that holds, per level
-    seconds: float = 0.0
 
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -600,12 +598,10 @@ def kerncraft_predict(kerncraft: Kerncraft, kernel: Kernel, machine: Path, workd
                "--json", str(out)]
     for name, value in kernel.defines:
         command += ["-D", name, str(value)]
-    started = time.perf_counter()
     run_checked(command, cwd=folder)
-    seconds = time.perf_counter() - started
     per_level, conditions = parse_kerncraft_lc(json.loads(out.read_text()),
                                                dict(kernel.defines), ["L1", "L2"])
-    return KerncraftPrediction(per_level, conditions, seconds)
+    return KerncraftPrediction(per_level, conditions)
 
 
 # ---------------------------------------------------------------- the table
