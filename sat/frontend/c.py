@@ -77,9 +77,34 @@ def _read_c(path: str, defines: Sequence[str], include_dirs: Sequence[str]) -> i
     stem = os.path.splitext(os.path.basename(path))[0]
     procedures = analyse_translation_unit(unit, path, stem if fragment else None,
                                           STUB_INCLUDE_DIR, warnings)
+    warnings.extend(_case_collisions(procedures, path))
     if not any(True for p in procedures for _ in p.all_loops()):
         warnings.append(ir.Diagnostic("no loops found in this file", path))
     return ir.Program(procedures=procedures, sources=[path], warnings=warnings)
+
+
+def _case_collisions(procedures: list[ir.Procedure], path: str) -> list[ir.Diagnostic]:
+    """A warning per group of a procedure's names that differ only in case (``N`` and ``n``).
+
+    C tells them apart, but satreport's parameters do not (their names are those of the
+    workbook, where case does not count): a snippet's undeclared sizes ``N`` and ``n`` would
+    both be set by ``--set N=...``, silently.
+    """
+    found: list[ir.Diagnostic] = []
+    for procedure in procedures:
+        names: dict[str, set[str]] = {}
+        variables = [*procedure.nonlocals, *procedure.locals]
+        for body in (procedure, *procedure.all_loops()):
+            variables += [*body.scalars, *body.arrays]
+        for variable in variables:
+            names.setdefault(variable.name.lower(), set()).add(variable.name)
+        for group in sorted(sorted(g) for g in names.values() if len(g) > 1):
+            listed = " and ".join(f"'{name}'" for name in group)
+            found.append(ir.Diagnostic(
+                f"{listed} differ only in case: satreport's parameters ignore case, so they "
+                "are one parameter (rename one of them)", procedure.file or path,
+                procedure.line))
+    return found
 
 
 # --------------------------------------------------------------------------- preprocessing
