@@ -1,0 +1,1 @@
+"""Design-space exploration: evaluating the model over many configurations at once."""
