@@ -83,6 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
     front.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help="processes that share the parse of a big Fortran program "
                             "(default: the cores available, at most 4; 1: one process)")
+    explore = parser.add_argument_group("exploration")
+    explore.add_argument("--sweep", dest="sweeps", action="append", default=[],
+                         metavar="NAME=LO..HI[:STEPS|*FACTOR]",
+                         help="evaluate the program's totals over a range of a parameter: STEPS "
+                              "values from LO to HI, or LO, LO*FACTOR, ... up to HI, or every "
+                              "whole number; repeat for the full grid (Sweep sheet, JSON "
+                              "'sweep')")
+    explore.add_argument("--sweep-csv", metavar="FILE",
+                         help="stream every configuration of the sweep to a CSV file")
     misc = parser.add_argument_group("other")
     misc.add_argument("--list-machines", action="store_true", help="list built-in machines")
     misc.add_argument("--version", action="version", version=f"satreport {__version__}")
@@ -212,6 +221,10 @@ def _run(run: Run) -> int:
     for path in (args.json, args.xml, args.html):
         if path and path != "-":
             check_output_path(path)
+    if args.sweep_csv:
+        if not args.sweeps:
+            raise UsageError("--sweep-csv: give the grid with --sweep NAME=LO..HI")
+        check_output_path(args.sweep_csv, ".csv")
     if args.graphs:
         from sat.report.graph import check_graph_directory
 
@@ -293,6 +306,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
 
+    sweep_rows = _sweep(run, result) if args.sweeps else None
+
     drawings = None
     if args.html:
         from sat.report.drawings import Drawings
@@ -319,6 +334,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
         data = to_json_data(program, result, env,
                             {"name": machine.name, "source": machine.source},
                             cell_of, parameter_cell)
+        if sweep_rows is not None:
+            data["sweep"] = sweep_rows
         if args.json == "-":
             sys.stdout.write(dumps(data))
         else:
@@ -340,6 +357,70 @@ def _model_and_reports(run: Run, program, workbook: str | None,
         written = write_graphs(result.program or program, args.graphs)
         run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0
+
+
+MAX_SWEEP_ROWS = 100_000  # rows the workbook and the JSON hold; a larger grid goes to --sweep-csv
+
+
+def _sweep(run: Run, result) -> dict:
+    """Run ``--sweep``: the JSON's ``sweep`` object; a Sweep table is added to the model's."""
+    from sat.explore.sweep import SweepError, axes_for, prepare
+    from sat.explore.sweep import run as run_sweep
+    from sat.model.tables import Column, Table
+
+    args = run.args
+    try:
+        axes = axes_for(result, args.sweeps)
+    except SweepError as error:
+        raise UsageError(str(error)) from None
+    sweep = prepare(result, axes)
+    points = sweep.points
+    if points > MAX_SWEEP_ROWS and not args.sweep_csv:
+        raise UsageError(f"--sweep: the grid has {points:,} configurations; the workbook and "
+                         f"the JSON hold at most {MAX_SWEEP_ROWS:,}: give --sweep-csv FILE")
+    names = [axis.name for axis in axes]
+    run.progress(f"sweeping {' x '.join(names)}: {points:,} configurations")
+
+    def progress(done: int, total: int) -> None:
+        run.progress(f"swept {done:,} of {total:,} configurations")
+
+    rows = run_sweep(result, sweep, progress)
+    kept: list[dict] = []
+    if args.sweep_csv:
+        from sat.outputs import atomic_write
+
+        def write(tmp: str) -> None:
+            import csv
+
+            with open(tmp, "w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                writer.writerow([*names, *sweep.results, "valid", "reason"])
+                for row in rows:
+                    writer.writerow([("" if row[k] is None else row[k])
+                                     for k in (*names, *sweep.results, "valid", "reason")])
+                    if len(kept) < MAX_SWEEP_ROWS:
+                        kept.append(row)
+
+        atomic_write(args.sweep_csv, write)
+        run.progress(f"wrote {args.sweep_csv}")
+    else:
+        kept = list(rows)
+    if points <= MAX_SWEEP_ROWS:
+        columns = [*(Column(n, n, result_unit(result, n)) for n in names),
+                   *(Column(n, n, result.totals[n].unit) for n in sweep.results),
+                   Column("valid", "Valid", "", "FALSE where the model is undefined."),
+                   Column("reason", "Why not valid", "", "What makes the model undefined.")]
+        result.tables["Sweep"] = Table(
+            "Sweep", "Sweep: values computed by satreport for each configuration (not "
+            "formulas: a sheet cannot hold one model per row)", columns, kept)
+    return {"parameters": names, "points": points, "results": sweep.results,
+            "invalid": sum(1 for row in kept if not row["valid"]),
+            "rows": kept if points <= MAX_SWEEP_ROWS else [],
+            "csv": args.sweep_csv}
+
+
+def result_unit(result, name: str) -> str:
+    return next((p.unit for p in result.parameters if p.name == name), "")
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:

@@ -1,0 +1,219 @@
+"""Parameter sweeps: the program's totals over a grid of parameter values.
+
+``--sweep NAME=LO..HI[:STEPS|*FACTOR]`` gives one axis: ``STEPS`` values evenly spaced from
+``LO`` to ``HI`` inclusive, or ``LO``, ``LO*FACTOR``, … up to ``HI`` (geometric), or, with
+neither, every whole number from ``LO`` to ``HI`` (at most :data:`MAX_AXIS` of them).  Several
+axes give the full grid.  Every configuration is evaluated by the compiled evaluator
+(:mod:`sat.explore.compiled`), in chunks, so a grid of millions streams in bounded memory.
+
+A configuration where the model is undefined is a row marked invalid with the reason, never
+an error: a parameter outside its rule (a zero bandwidth, a negative size) or a block narrower
+than a nest's stencil (the footprints assume blocks at least as wide as the stencil).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from sat.explore.compiled import CompiledModel
+from sat.level_parameters import level_spec
+from sat.machine import check_value
+from sat.model import expr as E
+from sat.model.tables import ModelResult
+from sat.params import SPECS, find_parameter
+
+MAX_AXIS = 10_000  # values per axis
+CHUNK = 65_536  # configurations evaluated at once
+RESULTS = ("Total_Time_s", "Total_Traffic_GB", "Total_GFlops", "Total_ECM_Time_s")
+
+
+class SweepError(ValueError):
+    """A sweep that cannot be run (one-line message)."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept parameter and its values."""
+
+    name: str
+    values: tuple[float, ...]
+
+
+def _number(text: str, what: str, spec: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SweepError(f"--sweep {spec}: {what} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SweepError(f"--sweep {spec}: {what} must be finite")
+    return value
+
+
+def parse_axis(spec: str) -> tuple[str, tuple[float, ...]]:
+    """``NAME=LO..HI[:STEPS|*FACTOR]`` -> (name as written, values)."""
+    name, equals, rest = spec.partition("=")
+    low_text, dots, after = rest.partition("..")
+    if not (equals and dots and name.strip()):
+        raise SweepError(f"--sweep {spec!r}: expected NAME=LO..HI, NAME=LO..HI:STEPS or "
+                         "NAME=LO..HI*FACTOR")
+    high_text, kind, step_text = (re.split(r"([:*])", after, maxsplit=1) + ["", ""])[:3]
+    low, high = _number(low_text, "LO", spec), _number(high_text, "HI", spec)
+    if high < low:
+        raise SweepError(f"--sweep {spec}: the range is reversed (HI {high:g} < LO {low:g})")
+    if kind == ":":
+        steps = _number(step_text, "STEPS", spec)
+        if not steps.is_integer() or steps < 1:
+            raise SweepError(f"--sweep {spec}: STEPS must be a whole number of at least 1")
+        if steps > MAX_AXIS:
+            raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis")
+        count = int(steps)
+        values = [low] if count == 1 else [low + (high - low) * k / (count - 1)
+                                           for k in range(count)]
+    elif kind == "*":
+        factor = _number(step_text, "FACTOR", spec)
+        if factor <= 1 or low <= 0:
+            raise SweepError(f"--sweep {spec}: a geometric range needs LO > 0 and FACTOR > 1")
+        values = [low]
+        while values[-1] * factor <= high * (1 + 1e-12):
+            values.append(values[-1] * factor)
+            if len(values) > MAX_AXIS:
+                raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis")
+    else:
+        if not (low.is_integer() and high.is_integer()):
+            raise SweepError(f"--sweep {spec}: give :STEPS or *FACTOR for a range that is not "
+                             "of whole numbers")
+        if high - low + 1 > MAX_AXIS:
+            raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis; give "
+                             ":STEPS or *FACTOR")
+        values = [float(v) for v in range(int(low), int(high) + 1)]
+    return name.strip(), tuple(values)
+
+
+def axes_for(result: ModelResult, specs: list[str]) -> list[Axis]:
+    """The axes of ``--sweep`` options, names checked against the model's parameters."""
+    from sat.model.parameters import ParameterSet
+
+    parameters = ParameterSet({p.name: p for p in result.parameters})
+    axes: list[Axis] = []
+    for spec in specs:
+        written, values = parse_axis(spec)
+        parameter = find_parameter(parameters, written)
+        if parameter is None:
+            raise SweepError(f"--sweep {spec}: no parameter {written!r}"
+                             + _suggestion(written, [p.name for p in result.parameters]))
+        if any(axis.name == parameter.name for axis in axes):
+            raise SweepError(f"--sweep {spec}: {parameter.name} is swept twice")
+        axes.append(Axis(parameter.name, values))
+    return axes
+
+
+def _suggestion(name: str, names: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6) or \
+        difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    original = next(n for n in names if n.lower() == close[0].lower())
+    return f" (did you mean {original}?)"
+
+
+@dataclass
+class Sweep:
+    """A sweep ready to run: the axes, the results evaluated and the validity checks."""
+
+    axes: list[Axis]
+    results: list[str]
+    model: CompiledModel
+    # (reason, stencil span) per block-narrower-than-stencil check; the block quantities are
+    # the model's outputs after the results
+    checks: list[tuple[str, int]]
+
+    @property
+    def points(self) -> int:
+        return math.prod(len(axis.values) for axis in self.axes)
+
+
+def prepare(result: ModelResult, axes: list[Axis]) -> Sweep:
+    """Compile the program totals and the checks that make a configuration invalid."""
+    results = [name for name in RESULTS if name in result.totals]
+    quantities = [result.totals[name] for name in results]
+    checks: list[tuple[str, int]] = []
+    loops, arrays = result.tables.get("Loops"), result.tables.get("Arrays")
+    nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
+    for row in arrays.rows if arrays else []:
+        nest = nests.get((row.get("procedure"), row.get("line")))
+        for axis in ("y", "z"):
+            span = row.get(f"span_{axis}")
+            block = nest.get(f"block_{axis}") if nest else None
+            if isinstance(block, E.Quantity) and isinstance(span, int) and span > 0:
+                checks.append((f"{row.get('procedure')}:{row.get('line')}: block along "
+                               f"{axis.upper()} narrower than the stencil of "
+                               f"{row.get('array')} ({span})", span))
+                quantities.append(block)
+    return Sweep(axes, results, CompiledModel(quantities), checks)
+
+
+def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Per axis, the reason (or "") each configuration's value breaks the parameter's rule."""
+    reasons = []
+    for axis in axes:
+        spec = SPECS.get(axis.name) or level_spec(axis.name)
+        values = columns[axis.name]
+        if spec is None:
+            reasons.append(np.full(values.shape, "", dtype=object))
+            continue
+        reason = np.full(values.shape, "", dtype=object)
+        for value in np.unique(values):
+            problem = check_value(spec, float(value))
+            if problem:
+                reason[values == value] = f"{axis.name} = {value:g} {problem}"
+        reasons.append(reason)
+    return reasons
+
+
+def run(result: ModelResult, sweep: Sweep,
+        progress: Callable[[int, int], None] | None = None) -> Iterator[dict[str, object]]:
+    """Every configuration of the grid as a row: swept values, results, ``valid``,
+    ``reason``; evaluated in chunks of :data:`CHUNK`."""
+    base = {p.name: float(p.value) for p in result.parameters}
+    names = [axis.name for axis in sweep.axes]
+    grid = itertools.product(*(axis.values for axis in sweep.axes))
+    done, total = 0, sweep.points
+    while True:
+        chunk = list(itertools.islice(grid, CHUNK))
+        if not chunk:
+            return
+        columns = {name: np.array([c[k] for c in chunk]) for k, name in enumerate(names)}
+        values = {**base, **columns}
+        evaluated = sweep.model(values)
+        outputs = evaluated[:len(sweep.results)]
+        blocks = evaluated[len(sweep.results):]
+        reasons = _rule_problems(sweep.axes, columns)
+        for index in range(len(chunk)):
+            reason = next((r[index] for r in reasons if r[index]), "")
+            if not reason:
+                reason = next((text for (text, span), block in zip(sweep.checks, blocks,
+                                                                   strict=True)
+                               if 0 < block[index] < span), "")
+            row: dict[str, object] = {name: _plain(columns[name][index]) for name in names}
+            for name, column in zip(sweep.results, outputs, strict=True):
+                value = float(column[index])
+                row[name] = value if not reason and math.isfinite(value) else None
+            row["valid"] = not reason
+            row["reason"] = reason
+            yield row
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total)
+
+
+def _plain(value: float) -> float | int:
+    value = float(value)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
