@@ -88,3 +88,19 @@ def test_bad_sweeps_stop_with_one_line(capsys, tmp_path, options, message):
     assert main([LAP, "-q", "--json", str(out), *options]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("sweeps", "charts"), [
+    (["CacheKB=16..1024*2"], 3),  # one line chart per total
+    (["CacheKB=16..1024*2", "GBsPerCore=0..4:5"], 1),  # one heat map
+])
+def test_the_html_draws_the_sweep(tmp_path, sweeps, charts):
+    page = tmp_path / "s.html"
+    options = [option for spec in sweeps for option in ("--sweep", spec)]
+    assert main([LAP, "-q", "--html", str(page), *options]) == 0
+    html = page.read_text()
+    section = html[html.index('<section id="sweep">'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<svg") == charts
+    if len(sweeps) == 2:
+        assert "not valid" in section  # GBsPerCore = 0

@@ -37,6 +37,7 @@ from sat.report.svg import (
     LineChart,
     Marker,
     Series,
+    heat_map,
     number,
     paired_bars,
     si,
@@ -294,6 +295,48 @@ def _ecm(result: ModelResult, env: Env) -> dict[str, Any] | None:
     return {"bars": bars, "shown": len(shown), "of": len(values), "scaling": curve}
 
 
+def _sweep(result: ModelResult) -> dict[str, Any] | None:
+    """The sweep's chart: each total against one swept parameter, or a heat map of the time
+    over two (the rows are values satreport computed, from the model's Sweep table)."""
+    table = result.tables.get("Sweep")
+    if table is None or not table.rows:
+        return None
+    results = [c.key for c in table.columns if c.key.startswith("Total_")]
+    swept = [c.key for c in table.columns if c.key not in results and
+             c.key not in ("valid", "reason")]
+    invalid = sum(1 for row in table.rows if not row["valid"])
+    if len(swept) == 1:
+        name = swept[0]
+        log = all(float(row[name]) > 0 for row in table.rows) and len(table.rows) > 2 and \
+            max(float(r[name]) for r in table.rows) / min(float(r[name]) for r in table.rows) > 16
+        charts = []
+        for key, colour in zip(results, (CPU_COLOUR, DRAM_COLOUR, "#54a24b", "#b279a2"),
+                               strict=False):
+            points = [(float(row[name]), float(row[key])) for row in table.rows  # type: ignore
+                      if row["valid"] and row[key] is not None]
+            if points:
+                unit = table.column(key).unit
+                charts.append(Markup(LineChart(
+                    [Series(key, colour, points)], name + (" (log scale)" if log else ""),
+                    f"{key} ({unit})", x_log2=log, y_fmt=lambda v, u=unit: si(v, u),
+                    y_min=0, height=240).svg()))
+        return {"swept": swept, "points": len(table.rows), "invalid": invalid,
+                "charts": charts}
+    x_name, y_name = swept[0], swept[1]
+    key = results[0]
+    xs = sorted({float(row[x_name]) for row in table.rows})  # type: ignore[arg-type]
+    ys = sorted({float(row[y_name]) for row in table.rows})  # type: ignore[arg-type]
+    values = {}
+    for row in table.rows:
+        if len(swept) == 2 or all(row[n] == table.rows[0][n] for n in swept[2:]):
+            values[(float(row[x_name]), float(row[y_name]))] = \
+                row[key] if row["valid"] else None  # type: ignore[assignment]
+    unit = table.column(key).unit
+    chart = Markup(heat_map(xs, ys, values, lambda v: si(v, unit), x_label=x_name,
+                            y_label=y_name, value_label=key))
+    return {"swept": swept, "points": len(table.rows), "invalid": invalid, "charts": [chart]}
+
+
 def _kib(kb: float) -> str:
     if kb < 1:
         return f"{kb * 1024:g} B"
@@ -542,6 +585,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "register_chart": _register_chart(result, env),
         "calls": _calls(result, drawings.calls, env, loops),
         "ecm": _ecm(result, env),
+        "sweep": _sweep(result),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.

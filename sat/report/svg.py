@@ -290,3 +290,53 @@ class LineChart:
                    f'<text transform="translate(12,{top + plot_h / 2:.1f}) rotate(-90)" '
                    f'text-anchor="middle" fill="#444">{esc(self.y_label)}</text></svg>')
         return "".join(out)
+
+
+def heat_map(xs: Sequence[float], ys: Sequence[float], values: dict[tuple[float, float], float],
+             fmt: Callable[[float], str], *, x_label: str, y_label: str, value_label: str,
+             width: int = 760) -> str:
+    """A grid of cells coloured by value (light: small, dark: large); a missing or invalid
+    value is grey.  Hover a cell for its numbers."""
+    left, top, bottom = 90, 24, 64
+    cell_w = max(2.0, (width - left - 20) / max(len(xs), 1))
+    cell_h = max(8.0, min(28.0, 360 / max(len(ys), 1)))
+    height = int(top + cell_h * len(ys) + bottom)
+    finite = [v for v in values.values() if v is not None and math.isfinite(v)]
+    low, high = (min(finite), max(finite)) if finite else (0.0, 1.0)
+
+    def colour(value: float | None) -> str:
+        if value is None or not math.isfinite(value):
+            return "#cccccc"
+        share = 0.0 if high == low else (value - low) / (high - low)
+        # light yellow (255, 247, 188) to dark red (153, 0, 13)
+        r, g, b = (round(a + (z - a) * share) for a, z in ((255, 153), (247, 0), (188, 13)))
+        return f"#{r:02x}{g:02x}{b:02x}"
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" role="img" {FONT} '
+           'font-size="11">',
+           f'<text x="{left}" y="15">{esc(value_label)}: {esc(fmt(low))} (light) to '
+           f'{esc(fmt(high))} (dark); grey: not valid</text>']
+    for j, y in enumerate(ys):
+        py = top + (len(ys) - 1 - j) * cell_h
+        if len(ys) <= 24 or j % max(1, len(ys) // 12) == 0:
+            out.append(f'<text x="{left - 6}" y="{py + cell_h / 2 + 4:.1f}" '
+                       f'text-anchor="end">{esc(number(y))}</text>')
+        for i, x in enumerate(xs):
+            value = values.get((x, y))
+            shown = fmt(value) if value is not None and math.isfinite(value) else "not valid"
+            out.append(f'<rect x="{left + i * cell_w:.1f}" y="{py:.1f}" width="{cell_w:.1f}" '
+                       f'height="{cell_h:.1f}" fill="{colour(value)}"><title>'
+                       f'{esc(x_label)} {esc(number(x))}, {esc(y_label)} {esc(number(y))}: '
+                       f'{esc(shown)}</title></rect>')
+    axis_y = top + cell_h * len(ys)
+    step = max(1, len(xs) // 10)
+    for i in range(0, len(xs), step):
+        out.append(f'<text x="{left + (i + 0.5) * cell_w:.1f}" y="{axis_y + 14:.1f}" '
+                   f'text-anchor="middle">{esc(number(xs[i]))}</text>')
+    out.append(f'<text x="{left + (width - left - 20) / 2:.1f}" y="{height - 26}" '
+               f'text-anchor="middle" fill="#444">{esc(x_label)}</text>'
+               f'<text x="12" y="{top + cell_h * len(ys) / 2:.1f}" fill="#444" '
+               f'transform="rotate(-90 12 {top + cell_h * len(ys) / 2:.1f})" '
+               f'text-anchor="middle">{esc(y_label)}</text></svg>')
+    return "".join(out)
