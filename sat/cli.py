@@ -406,7 +406,7 @@ def _sweep(run: Run, result) -> dict:
     else:
         kept = list(rows)
     if points <= MAX_SWEEP_ROWS:
-        columns = [*(Column(n, n, result_unit(result, n)) for n in names),
+        columns = [*(Column(n, n, _parameter_unit(result, n)) for n in names),
                    *(Column(n, n, result.totals[n].unit) for n in sweep.results),
                    Column("valid", "Valid", "", "FALSE where the model is undefined."),
                    Column("reason", "Why not valid", "", "What makes the model undefined.")]
@@ -419,7 +419,7 @@ def _sweep(run: Run, result) -> dict:
             "csv": args.sweep_csv}
 
 
-def result_unit(result, name: str) -> str:
+def _parameter_unit(result, name: str) -> str:
     return next((p.unit for p in result.parameters if p.name == name), "")
 
 
