@@ -384,8 +384,20 @@ def _sweep(run: Run, result) -> dict:
     def progress(done: int, total: int) -> None:
         run.progress(f"swept {done:,} of {total:,} configurations")
 
-    rows = run_sweep(result, sweep, progress)
-    kept: list[dict] = []
+    keys = [*names, *sweep.results, "valid", "reason"]
+    # the workbook and the JSON keep the rows of a grid they can hold; a CSV takes any grid
+    kept: list[dict] | None = [] if points <= MAX_SWEEP_ROWS else None
+    invalid = 0
+
+    def consume(write_row=None) -> None:
+        nonlocal invalid
+        for row in run_sweep(result, sweep, progress):
+            invalid += not row["valid"]
+            if write_row is not None:
+                write_row(["" if row[k] is None else row[k] for k in keys])
+            if kept is not None:
+                kept.append(row)
+
     if args.sweep_csv:
         from sat.outputs import atomic_write
 
@@ -394,18 +406,14 @@ def _sweep(run: Run, result) -> dict:
 
             with open(tmp, "w", newline="", encoding="utf-8") as handle:
                 writer = csv.writer(handle)
-                writer.writerow([*names, *sweep.results, "valid", "reason"])
-                for row in rows:
-                    writer.writerow([("" if row[k] is None else row[k])
-                                     for k in (*names, *sweep.results, "valid", "reason")])
-                    if len(kept) < MAX_SWEEP_ROWS:
-                        kept.append(row)
+                writer.writerow(keys)
+                consume(writer.writerow)
 
         atomic_write(args.sweep_csv, write)
         run.progress(f"wrote {args.sweep_csv}")
     else:
-        kept = list(rows)
-    if points <= MAX_SWEEP_ROWS:
+        consume()
+    if kept is not None:
         columns = [*(Column(n, n, _parameter_unit(result, n)) for n in names),
                    *(Column(n, n, result.totals[n].unit) for n in sweep.results),
                    Column("valid", "Valid", "", "FALSE where the model is undefined."),
@@ -414,9 +422,7 @@ def _sweep(run: Run, result) -> dict:
             "Sweep", "Sweep: values computed by satreport for each configuration (not "
             "formulas: a sheet cannot hold one model per row)", columns, kept)
     return {"parameters": names, "points": points, "results": sweep.results,
-            "invalid": sum(1 for row in kept if not row["valid"]),
-            "rows": kept if points <= MAX_SWEEP_ROWS else [],
-            "csv": args.sweep_csv}
+            "invalid": invalid, "rows": kept or [], "csv": args.sweep_csv}
 
 
 def _parameter_unit(result, name: str) -> str:

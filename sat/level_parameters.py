@@ -24,18 +24,17 @@ from __future__ import annotations
 import re
 
 from sat.machine import Machine, ParameterSpec
-from sat.machine_levels import MemoryLevel
+from sat.machine_levels import CORE_KEYS, MemoryLevel
 from sat.model.parameters import LevelSpec, Parameter, ParameterSet
 
-# Assumed when a machine with several cache levels does not say (a common server core).
+# Assumed when a machine with several cache levels does not say (a common server core); the
+# field and unit of each are the machine files' (CORE_KEYS).
 ASSUMED_CORE = {
-    "ClockGHz": (2.0, "GHz", "Core clock: ECM times are in its cycles."),
-    "LoadsPerCycle": (2.0, "loads/cycle", "Full-width vector loads the core issues per cycle."),
-    "StoresPerCycle": (1.0, "stores/cycle", "Full-width vector stores the core issues per cycle."),
-    "VectorBytes": (32.0, "B", "Width of one vector load or store (32 for AVX, 64 for AVX-512)."),
+    "ClockGHz": (2.0, "Core clock: ECM times are in its cycles."),
+    "LoadsPerCycle": (2.0, "Full-width vector loads the core issues per cycle."),
+    "StoresPerCycle": (1.0, "Full-width vector stores the core issues per cycle."),
+    "VectorBytes": (32.0, "Width of one vector load or store (32 for AVX, 64 for AVX-512)."),
 }
-_CORE_FIELDS = {"ClockGHz": "clock_ghz", "LoadsPerCycle": "loads_per_cycle",
-                "StoresPerCycle": "stores_per_cycle", "VectorBytes": "vector_bytes"}
 # Bytes per cycle of a link between caches when the file gives neither bandwidth nor cycles.
 ASSUMED_BYTES_PER_CYCLE = 32.0
 
@@ -46,8 +45,8 @@ _LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs)")
 def level_spec(name: str) -> ParameterSpec | None:
     """The rule a level or core parameter's value must follow (all are positive numbers)."""
     if name in ASSUMED_CORE:
-        default, unit, label = ASSUMED_CORE[name]
-        return ParameterSpec(name, unit, label, default, "positive")
+        default, label = ASSUMED_CORE[name]
+        return ParameterSpec(name, CORE_KEYS[name][1], label, default, "positive")
     if _LEVEL_NAME.fullmatch(name):
         return ParameterSpec(name, "KiB" if name.endswith("KB") else "GB/s", "", 1, "positive")
     return None
@@ -60,9 +59,10 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
     if len(caches) < 2 or any(level.size_kib is None for level in caches):
         return
     core = machine.core
-    for name, (default, unit, label) in ASSUMED_CORE.items():
-        value = getattr(core, _CORE_FIELDS[name])
-        source = core.sources.get(_CORE_FIELDS[name], machine.source)
+    for name, (default, label) in ASSUMED_CORE.items():
+        attribute, unit, _ = CORE_KEYS[name]
+        value = getattr(core, attribute)
+        source = core.sources.get(attribute, machine.source)
         if value is None:
             value, source = default, f"assumed: {machine.name} does not give it"
         paramset.add(Parameter(name, value, unit, "machine", label, source))

@@ -381,10 +381,15 @@ def unknown_sets(paramset: ParameterSet, set_names: Iterable[str]) -> list[str]:
     return unknown
 
 
+def spec_of(name: str) -> ParameterSpec | None:
+    """The rule of a machine, software, level or core parameter (None for problem symbols)."""
+    return SPECS.get(name) or level_spec(name)
+
+
 def validate(paramset: ParameterSet) -> None:
     """Raise :class:`ParameterError` naming the first parameter whose value cannot be used."""
     for parameter in paramset.parameters.values():
-        spec = SPECS.get(parameter.name) or level_spec(parameter.name)
+        spec = spec_of(parameter.name)
         value = float(parameter.value)
         if spec is not None:
             problem = check_value(spec, value)

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from sat.explore.compiled import CompiledModel
-from sat.level_parameters import level_spec
 from sat.machine import check_value
-from sat.model import expr as E
 from sat.model.tables import ModelResult
-from sat.params import SPECS, find_parameter
+from sat.model.validate import stencil_blocks
+from sat.params import find_parameter, spec_of
 
 MAX_AXIS = 10_000  # values per axis
 CHUNK = 65_536  # configurations evaluated at once
@@ -145,18 +144,11 @@ def prepare(result: ModelResult, axes: list[Axis]) -> Sweep:
     results = [name for name in RESULTS if name in result.totals]
     quantities = [result.totals[name] for name in results]
     checks: list[tuple[str, int]] = []
-    loops, arrays = result.tables.get("Loops"), result.tables.get("Arrays")
-    nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
-    for row in arrays.rows if arrays else []:
-        nest = nests.get((row.get("procedure"), row.get("line")))
-        for axis in ("y", "z"):
-            span = row.get(f"span_{axis}")
-            block = nest.get(f"block_{axis}") if nest else None
-            if isinstance(block, E.Quantity) and isinstance(span, int) and span > 0:
-                checks.append((f"{row.get('procedure')}:{row.get('line')}: block along "
-                               f"{axis.upper()} narrower than the stencil of "
-                               f"{row.get('array')} ({span})", span))
-                quantities.append(block)
+    for row, axis, block, span in stencil_blocks(result):
+        checks.append((f"{row.get('procedure')}:{row.get('line')}: block along "
+                       f"{axis.upper()} narrower than the stencil of {row.get('array')} "
+                       f"({span})", span))
+        quantities.append(block)
     return Sweep(axes, results, CompiledModel(quantities), checks)
 
 
@@ -164,13 +156,9 @@ def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.
     """Per axis, the reason (or "") each configuration's value breaks the parameter's rule."""
     reasons = []
     for axis in axes:
-        spec = SPECS.get(axis.name) or level_spec(axis.name)
-        values = columns[axis.name]
-        if spec is None:
-            reasons.append(np.full(values.shape, "", dtype=object))
-            continue
+        spec, values = spec_of(axis.name), columns[axis.name]
         reason = np.full(values.shape, "", dtype=object)
-        for value in np.unique(values):
+        for value in np.unique(values) if spec is not None else ():
             problem = check_value(spec, float(value))
             if problem:
                 reason[values == value] = f"{axis.name} = {value:g} {problem}"

@@ -135,7 +135,6 @@ def aliasing_warnings(checks: list[AliasCheck], env: E.Env,
 
 
 def geometry(ways: int | None, sets: int | None) -> tuple[int, int] | None:
-    """(ways, sets) of a level when both are known and plausible."""
-    if ways and sets and ways > 0 and sets > 0 and math.isfinite(ways * sets):
-        return int(ways), int(sets)
-    return None
+    """(ways, sets) of a level when the machine file gives them (checked positive whole
+    numbers there)."""
+    return (int(ways), int(sets)) if ways and sets else None

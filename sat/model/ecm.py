@@ -43,19 +43,20 @@ IN_CORE, LOAD_STORE = "in-core", "load/store"
 _DENSE_UP_TO = 16
 
 
-def bound_names(specs: list[LevelSpec]) -> list[str]:
+def bound_names(links: list[str]) -> list[str]:
     """Names of the ECM contributions, in the order of the ``bound`` code (1, 2, …)."""
-    return [IN_CORE, LOAD_STORE, *[spec.link for spec in specs]]
+    return [IN_CORE, LOAD_STORE, *links]
 
 
-def roofline_names(specs: list[LevelSpec]) -> list[str]:
+def roofline_names(links: list[str]) -> list[str]:
     """Names of the Roofline bounds, in the order of the ``roofline_bound`` code (1, 2, …)."""
-    return ["core", *[spec.link for spec in specs]]
+    return ["core", *links]
 
 
 def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
-    bounds = ", ".join(f"{k} {name}" for k, name in enumerate(bound_names(specs), start=1))
-    roofs = ", ".join(f"{k} {name}" for k, name in enumerate(roofline_names(specs), start=1))
+    links = [spec.link for spec in specs]
+    bounds = ", ".join(f"{k} {name}" for k, name in enumerate(bound_names(links), start=1))
+    roofs = ", ".join(f"{k} {name}" for k, name in enumerate(roofline_names(links), start=1))
     return [
         *nest_columns(),
         _c("iterations_per_unit", "Iterations/unit", "iterations", "Iterations per unit of "

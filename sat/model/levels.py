@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from sat.machine_levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.iteration import NestShape, NestSpace, elements_per_line
@@ -45,7 +46,6 @@ from sat.model.parameters import LevelSpec
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 
-ON_CHIP = "on-chip"
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
 CONDITIONS = {1: "planes", 2: "pencils", 3: "within", 4: "none"}
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sat.model.expr import Env, Param, Quantity, Ref, children
-from sat.model.tables import ModelResult
+from sat.model.tables import CellValue, ModelResult
 
 _AXES = ("x", "y", "z")
 
@@ -45,27 +47,33 @@ def empty_nests(result: ModelResult, env: Env | None = None) -> list[tuple[str, 
     return found
 
 
-def check(result: ModelResult, env: Env | None = None) -> list[str]:
-    """Errors (``file:line: message``) for evaluated values that make no sense."""
-    env = env or result.env()
-    errors: list[str] = []
-    loops = result.tables.get("Loops")
-    # Footprints are exact for blocks at least as wide (Y, Z) as the stencil's span.
+def stencil_blocks(result: ModelResult
+                   ) -> Iterator[tuple[dict[str, CellValue], str, Quantity, int]]:
+    """(Arrays row, axis, the nest's block along it, the stencil's span along it) for every
+    array-component and axis Y, Z with a stencil: footprints are exact only for blocks at
+    least as wide as the stencil (an empty nest's block, 0, is reported by empty_nests())."""
+    loops, arrays = result.tables.get("Loops"), result.tables.get("Arrays")
     nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
-    arrays = result.tables.get("Arrays")
     for row in arrays.rows if arrays else []:
         nest = nests.get((row.get("procedure"), row.get("line")))
         if nest is None:
             continue
-        where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
         for axis in ("y", "z"):
             block, span = nest.get(f"block_{axis}"), row.get(f"span_{axis}")
-            # an empty nest (block 0) is reported by empty_nests()
-            if isinstance(block, Quantity) and isinstance(span, int) and \
-                    0 < block.value(env) < span:
-                errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
-                              f"({block.value(env):g}) is narrower than the stencil ({span}); "
-                              "its footprint is approximate: give a larger block")
+            if isinstance(block, Quantity) and isinstance(span, int) and span > 0:
+                yield row, axis, block, span
+
+
+def check(result: ModelResult, env: Env | None = None) -> list[str]:
+    """Errors (``file:line: message``) for evaluated values that make no sense."""
+    env = env or result.env()
+    errors: list[str] = []
+    for row, axis, block, span in stencil_blocks(result):
+        if 0 < block.value(env) < span:
+            where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
+            errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
+                          f"({block.value(env):g}) is narrower than the stencil ({span}); "
+                          "its footprint is approximate: give a larger block")
     for name, quantity in result.totals.items():
         value = quantity.value(env)
         if value != value or value < 0:  # NaN or negative

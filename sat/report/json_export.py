@@ -13,6 +13,7 @@ from typing import Any
 
 from sat import __version__
 from sat.ir import Program
+from sat.model.ecm import bound_names, roofline_names
 from sat.model.expr import Env, Quantity
 from sat.model.levels import CONDITIONS
 from sat.model.tables import CellValue, ModelResult
@@ -111,12 +112,10 @@ def to_json_data(
         per_nest["calls"].setdefault(_nest(row), []).append(_call(row, env, cell_of))
     for row in result.levels:
         per_nest["levels"].setdefault(_nest(row), []).append(_level(row, env, cell_of))
-    links = list(dict.fromkeys(row["level"] for row in result.levels))  # type: ignore[misc]
     if "ECM" in result.tables:
         links = [c.key[2:] for c in result.tables["ECM"].columns
                  if c.key.startswith("t_") and "-" in c.key]
-        bounds = ["in-core", "load/store", *links]
-        roofs = ["core", *links]
+        bounds, roofs = bound_names(links), roofline_names(links)
         for row in result.tables["ECM"].rows:
             per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, env, cell_of)
     # The model's notes include the front ends' warnings (see build_model).
