@@ -75,16 +75,7 @@ from sat.machine_levels import (
     level_name,
     on_chip_kib_per_core,
 )
-
-MAX_FILE_BYTES = 1 << 20  # Kerncraft's largest example files hold under 300 KB
-MAX_DEPTH = 100
-MAX_ALIAS_VALUES = 100_000  # values an alias may stand for, in all
-
-_TAG = "tag:yaml.org,2002:"
-_TYPED_SCALARS = {_TAG + name for name in ("null", "bool", "int", "float")}
-_TEXT_SCALARS = {_TAG + name for name in ("str", "timestamp", "binary")} | {"!prefixed"}
-_MAPPINGS = {_TAG + "map", _TAG + "set"}
-_SEQUENCES = {_TAG + "seq", _TAG + "omap", _TAG + "pairs"}
+from sat.safeyaml import Located, LocatedList, read_yaml
 
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
 _USED = {"model name", "model type", "clock", "cores per socket", "cores per NUMA domain",
@@ -107,160 +98,6 @@ _BINARY = {"": 1.0, "k": 2.0**10, "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T":
 _QUANTITY = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S*)\s*")
 
 
-class _Map(dict):
-    """A YAML mapping that remembers its line and the line of each key (1-based)."""
-
-    line: int = 1
-    lines: dict[Any, int]
-
-
-class _Seq(list):
-    """A YAML sequence that remembers its line and the line of each item (1-based)."""
-
-    line: int = 1
-    lines: list[int]
-
-
-# ------------------------------------------------------------------ safe reading
-
-
-def read_yaml(path: Path, display: str) -> Any:
-    """The document of a YAML file as plain located data; :class:`MachineError` if refused."""
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise MachineError(f"{display}: cannot read file: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise MachineError(f"{display}:1: file is larger than {MAX_FILE_BYTES // 1024} KiB: "
-                           "expected a machine file (Kerncraft's are under 300 KB)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise MachineError(f"{display}:{line}: not UTF-8 text: expected a YAML machine "
-                           "file") from None
-    import yaml  # here, not at start-up: only YAML machine files need PyYAML
-
-    loader = None
-    try:
-        # libyaml's parser when PyYAML has it (several times faster); safe either way: only
-        # nodes are composed, and the values are built below from plain tags only.
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-        node = loader.get_single_node()
-        if node is None:
-            raise MachineError(f"{display}:1: empty document: expected a Kerncraft machine "
-                               "description (clock, cores per socket, memory hierarchy, …)")
-        return _Builder(loader, display).build(node, 0)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = " ".join(str(exc.problem or exc.context or "syntax error").split())
-        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
-            problem += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
-        raise MachineError(f"{display}:{line}: malformed YAML: {problem}") from None
-    except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
-        position = getattr(exc, "position", 0) or 0
-        line = text.count("\n", 0, position) + 1
-        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
-        raise MachineError(f"{display}:{line}: malformed YAML: {reason}") from None
-    except RecursionError:
-        raise MachineError(f"{display}:1: YAML nested too deeply: expected a machine "
-                           "file") from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-
-
-class _Builder:
-    """Plain values from composed YAML nodes, refusing anything but plain data."""
-
-    def __init__(self, loader: Any, display: str) -> None:
-        self.loader = loader
-        self.display = display
-        self.seen: set[int] = set()  # collection nodes built once: a second visit is an alias
-        self.active: set[int] = set()  # collection nodes being built: a visit is a cycle
-        self.expanding = 0  # > 0 while an alias is being expanded
-        self.alias_values = 0
-
-    def fail(self, node: Any, message: str) -> MachineError:
-        return MachineError(f"{self.display}:{node.start_mark.line + 1}: {message}")
-
-    def build(self, node: Any, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels: expected a machine "
-                            "file")
-        if self.expanding:
-            self.alias_values += 1
-            if self.alias_values > MAX_ALIAS_VALUES:
-                raise self.fail(node, f"aliases expand to more than {MAX_ALIAS_VALUES} values: "
-                                "expected a machine file without alias bombs")
-        tag = node.tag or ""
-        if tag.startswith(_TAG + "python/") or tag.startswith("!!python"):
-            raise self.fail(node, f"{tag}: Python tags are not allowed (a machine file is "
-                            "read as plain data)")
-        if node.id == "scalar":
-            if tag in _TEXT_SCALARS:
-                return node.value
-            if tag in _TYPED_SCALARS:
-                return self._typed(node, tag)
-            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
-        key = id(node)
-        if key in self.active:
-            raise self.fail(node, "recursive alias: expected a machine file without cycles")
-        alias = key in self.seen
-        self.seen.add(key)
-        self.active.add(key)
-        self.expanding += alias
-        try:
-            if node.id == "mapping" and tag in _MAPPINGS:
-                return self._mapping(node, depth)
-            if node.id == "sequence" and tag in _SEQUENCES:
-                result = _Seq(self.build(item, depth + 1) for item in node.value)
-                result.line = node.start_mark.line + 1
-                result.lines = [item.start_mark.line + 1 for item in node.value]
-                return result
-            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
-        finally:
-            self.expanding -= alias
-            self.active.discard(key)
-
-    def _typed(self, node: Any, tag: str) -> Any:
-        """A null, boolean, integer or float scalar; the common spellings without PyYAML's
-        constructor, which is much slower (benchmark sections hold thousands of numbers)."""
-        text = node.value
-        try:
-            if tag == _TAG + "int":
-                return int(text)
-            if tag == _TAG + "float":
-                return float(text)
-        except ValueError:
-            pass  # 0x1f, 1_000, .inf, 1:30 (base 60), …: YAML's own rules
-        return self.loader.construct_object(node)
-
-    def _mapping(self, node: Any, depth: int) -> _Map:
-        result = _Map()
-        result.line = node.start_mark.line + 1
-        result.lines = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == _TAG + "merge":
-                raise self.fail(key_node, "merge keys (<<) are not supported: expected plain "
-                                "mappings")
-            if key_node.id != "scalar":
-                raise self.fail(key_node, "a key that is not a plain value: expected field "
-                                "names")
-            key = self.build(key_node, depth + 1)
-            line = key_node.start_mark.line + 1
-            if key in result:
-                raise self.fail(key_node, f"{key}: given twice (also line {result.lines[key]})")
-            value = self.build(value_node, depth + 1)
-            if isinstance(value, (_Map, _Seq)):
-                value.line = line  # a field missing from it is reported at its key
-            result[key] = value
-            result.lines[key] = line
-        return result
-
-
 # ------------------------------------------------------------------ the mapping
 
 
@@ -276,7 +113,7 @@ class _Reader:
         what = "missing: expected" if missing else "expected"
         return MachineError(f"{self.display}:{line}: {field}: {what} {expected}{shown}")
 
-    def quantity(self, container: _Map, key: str, field: str, units: tuple[str, ...],
+    def quantity(self, container: Located, key: str, field: str, units: tuple[str, ...],
                  prefixes: dict[str, float], expected: str, *, required: bool = True,
                  positive: bool = True) -> float | None:
         """A number or ``value prefix unit`` string in base units; ``None`` if not given."""
@@ -291,7 +128,8 @@ class _Reader:
             raise self.fail(line, field, expected, raw)
         return value
 
-    def count(self, container: _Map, key: str, field: str, *, required: bool = True) -> int | None:
+    def count(self, container: Located, key: str, field: str, *,
+              required: bool = True) -> int | None:
         value = self.quantity(container, key, field, ("",), {"": 1.0},
                               "a positive whole number", required=required)
         if value is None:
@@ -301,7 +139,7 @@ class _Reader:
                             "a positive whole number", container.get(key))
         return int(value)
 
-    def flag(self, container: _Map, key: str, field: str) -> bool | None:
+    def flag(self, container: Located, key: str, field: str) -> bool | None:
         raw = container.get(key)
         if raw is None:
             return None
@@ -316,10 +154,10 @@ class _Reader:
             return None
         raise self.fail(container.lines.get(key, container.line), field, "true or false", raw)
 
-    def mapping(self, container: _Map, key: str, field: str, *,
-                required: bool = True) -> _Map | None:
+    def mapping(self, container: Located, key: str, field: str, *,
+                required: bool = True) -> Located | None:
         raw = container.get(key)
-        if isinstance(raw, _Map):
+        if isinstance(raw, Located):
             return raw
         if raw is None and not required:
             return None
@@ -354,8 +192,8 @@ def _parse_quantity(raw: Any, units: tuple[str, ...], prefixes: dict[str, float]
 
 def load_kerncraft(path: Path, display: str) -> Machine:
     """A :class:`Machine` from a Kerncraft YAML machine file (see the module docstring)."""
-    data = read_yaml(path, display)
-    if not isinstance(data, _Map):
+    data = read_yaml(path, display, MachineError, "a YAML machine file")
+    if not isinstance(data, Located):
         raise MachineError(f"{display}:1: expected a Kerncraft machine description (a mapping "
                            "with clock, cores per socket, memory hierarchy, …)")
     read = _Reader(display)
@@ -454,7 +292,7 @@ def _unit(unit: str) -> str:
     return f" {unit}" if unit and unit not in ("registers", "flop-equivalents", "") else ""
 
 
-def _description(data: _Map, path: Path) -> str:
+def _description(data: Located, path: Path) -> str:
     parts = [str(data[key]).strip() for key in ("model name", "model type")
              if isinstance(data.get(key), str) and data[key].strip()
              and not data[key].startswith(_PLACEHOLDER)]
@@ -462,22 +300,22 @@ def _description(data: _Map, path: Path) -> str:
     return " ".join(f"{text} (Kerncraft machine file)".split())
 
 
-def _levels(data: _Map, read: _Reader, ignored: list[str], notes: list[str],
-            ) -> tuple[list[MemoryLevel], _Map | None, list[float | None]]:
+def _levels(data: Located, read: _Reader, ignored: list[str], notes: list[str],
+            ) -> tuple[list[MemoryLevel], Located | None, list[float | None]]:
     """The levels of ``memory hierarchy``, the raw MEM entry (``None`` without one) and each
     level's upstream throughput in B/cy (``None`` when not a number)."""
     hierarchy = data.get("memory hierarchy")
-    if not isinstance(hierarchy, _Seq) or not hierarchy:
+    if not isinstance(hierarchy, LocatedList) or not hierarchy:
         raise read.fail(data.lines.get("memory hierarchy", data.line), "memory hierarchy",
                         "a list of levels (level: L1, …, level: MEM)", hierarchy,
                         missing="memory hierarchy" not in data)
     levels: list[MemoryLevel] = []
-    raws: list[_Map] = []
+    raws: list[Located] = []
     throughputs: list[float | None] = []
     memory_raw = None
     for index, entry in enumerate(hierarchy):
         line = hierarchy.lines[index]
-        if not isinstance(entry, _Map):
+        if not isinstance(entry, Located):
             raise read.fail(line, f"memory hierarchy item {index + 1}",
                             "a level (a mapping with 'level: L1', …)", entry)
         raw_name = entry.get("level")
@@ -509,13 +347,13 @@ def _levels(data: _Map, read: _Reader, ignored: list[str], notes: list[str],
         if levels[index].is_memory:
             continue
         inner = raws[index - 1].get("cache per group")
-        victims = inner.get("victims_to") if isinstance(inner, _Map) else None
+        victims = inner.get("victims_to") if isinstance(inner, Located) else None
         levels[index].policy = ("victim" if isinstance(victims, str)
                                 and level_name(victims) == levels[index].name else "inclusive")
     return levels, memory_raw, throughputs
 
 
-def _cache_geometry(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
+def _cache_geometry(entry: Located, level: MemoryLevel, read: _Reader, field: str,
                     ignored: list[str], notes: list[str]) -> None:
     cache = read.mapping(entry, "cache per group", f"{field}: cache per group", required=False)
     if cache is not None:
@@ -547,7 +385,7 @@ def _cache_geometry(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
                      "simulator does")
 
 
-def _upstream(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
+def _upstream(entry: Located, level: MemoryLevel, read: _Reader, field: str,
               ignored: list[str]) -> float | None:
     """``upstream throughput: [N B/cy | full socket memory bandwidth | …, duplex]``: the
     duplex goes to the level, N (B/cy) is returned."""
@@ -556,7 +394,7 @@ def _upstream(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
         return None
     line = entry.lines.get("upstream throughput", entry.line)
     where = f"{field}: upstream throughput"
-    if not isinstance(raw, _Seq) or not raw:
+    if not isinstance(raw, LocatedList) or not raw:
         raise read.fail(line, where, "[N B/cy, half-duplex or full-duplex]", raw)
     throughput = raw[0]
     if isinstance(throughput, str) and throughput.strip() == "architecture code analyzer":
@@ -577,7 +415,7 @@ def _upstream(entry: _Map, level: MemoryLevel, read: _Reader, field: str,
     return value
 
 
-def _memory_bandwidth(data: _Map, read: _Reader, memory_raw: _Map | None,
+def _memory_bandwidth(data: Located, read: _Reader, memory_raw: Located | None,
                       ignored: list[str]) -> tuple[float, str]:
     """The socket's measured memory bandwidth (GB/s) and how it was obtained."""
     name = str(memory_raw.get("level")) if memory_raw is not None else "MEM"
@@ -585,18 +423,19 @@ def _memory_bandwidth(data: _Map, read: _Reader, memory_raw: _Map | None,
     expected = (f"measured memory bandwidth (benchmarks: measurements: {name}: results of the "
                 "load, update, copy or triad kernel)")
     benchmarks = data.get("benchmarks")
-    measurements = benchmarks.get("measurements") if isinstance(benchmarks, _Map) else None
-    per_thread = measurements.get(name) if isinstance(measurements, _Map) else None
-    if not isinstance(per_thread, _Map) or not per_thread:
+    measurements = benchmarks.get("measurements") if isinstance(benchmarks, Located) else None
+    per_thread = measurements.get(name) if isinstance(measurements, Located) else None
+    if not isinstance(per_thread, Located) or not per_thread:
         raise read.fail(line, "benchmarks", expected, missing=True)
     threads = 1 if 1 in per_thread else min(per_thread, key=str)
-    results = per_thread[threads].get("results") if isinstance(per_thread[threads], _Map) else None
-    if not isinstance(results, _Map):
+    entry = per_thread[threads]
+    results = entry.get("results") if isinstance(entry, Located) else None
+    if not isinstance(results, Located):
         raise read.fail(per_thread.line, "benchmarks", expected)
-    kernels = benchmarks.get("kernels") if isinstance(benchmarks, _Map) else None
+    kernels = benchmarks.get("kernels") if isinstance(benchmarks, Located) else None
     for kernel, standard in _KERNELS.items():
         series = results.get(kernel)
-        if not isinstance(series, _Seq) or not series:
+        if not isinstance(series, LocatedList) or not series:
             continue
         where = f"benchmarks: measurements: {name}: results: {kernel}"
         measured = []
@@ -618,12 +457,12 @@ def _write_allocate_factor(kernels: Any, kernel: str, standard: tuple[int, int, 
                            read: _Reader) -> float:
     """Kerncraft's correction from measured bytes to bytes that crossed the memory bus."""
     reads, both, writes = (float(b) for b in standard)
-    info = kernels.get(kernel) if isinstance(kernels, _Map) else None
-    if isinstance(info, _Map):
+    info = kernels.get(kernel) if isinstance(kernels, Located) else None
+    if isinstance(info, Located):
         streams = []
         for key in ("read streams", "read+write streams", "write streams"):
             entry = info.get(key)
-            raw = entry.get("bytes") if isinstance(entry, _Map) else None
+            raw = entry.get("bytes") if isinstance(entry, Located) else None
             value = _parse_quantity(raw, ("B",), _DECIMAL) if raw is not None else None
             if value is None or value < 0:
                 raise read.fail(info.lines.get(key, info.line),

@@ -376,7 +376,7 @@ BAD_YAML = {
                "malformed YAML: did not find expected ',' or ']' (while parsing a flow sequence "
                "that starts on line 22)"),
     "not-a-mapping": (lambda: "- 1\n- 2\n", "- 1", "expected a Kerncraft machine description"),
-    "empty": (lambda: "", None, "empty document: expected a Kerncraft machine description"),
+    "empty": (lambda: "", None, "empty document: expected a YAML machine file"),
     "python-tag": (lambda: _toy("clock: 2.5 GHz",
                                 "clock: !!python/object/apply:os.system ['echo owned']"),
                    "clock: !!python", "python/object/apply:os.system: Python tags are not "

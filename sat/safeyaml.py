@@ -1,0 +1,179 @@
+"""Reading untrusted YAML as plain data, every value located (``file:line`` errors).
+
+Machine and scenario files arrive like any other input, possibly by e-mail: PyYAML composes
+the document with its safe loader and the values are built here, accepting only YAML's plain
+types (mappings, sequences, strings, numbers, booleans, null) and ``!!omap`` lists.  A Python
+tag (``!!python/object…``) is refused, as is a file over 1 MiB, nesting deeper than 100, a
+recursive alias, or aliases that expand to more than 100 000 values (an "aliases bomb").
+Mappings and sequences remember the line of each key and item.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+MAX_FILE_BYTES = 1 << 20  # Kerncraft's largest machine files hold under 300 KB
+MAX_DEPTH = 100
+MAX_ALIAS_VALUES = 100_000  # values an alias may stand for, in all
+
+_TAG = "tag:yaml.org,2002:"
+_TYPED_SCALARS = {_TAG + name for name in ("null", "bool", "int", "float")}
+_TEXT_SCALARS = {_TAG + name for name in ("str", "timestamp", "binary")} | {"!prefixed"}
+_MAPPINGS = {_TAG + "map", _TAG + "set"}
+_SEQUENCES = {_TAG + "seq", _TAG + "omap", _TAG + "pairs"}
+
+
+class Located(dict):
+    """A YAML mapping that remembers its line and the line of each key (1-based)."""
+
+    line: int = 1
+    lines: dict[Any, int]
+
+
+class LocatedList(list):
+    """A YAML sequence that remembers its line and the line of each item (1-based)."""
+
+    line: int = 1
+    lines: list[int]
+
+
+# ------------------------------------------------------------------ safe reading
+
+
+def read_yaml(path: Path, display: str, error: type[Exception], what: str) -> Any:
+    """The document of a YAML file as plain located data; ``error(message)`` if refused.
+
+    ``what`` names the file expected, e.g. ``"a machine file"``: messages end with it.
+    """
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise error(f"{display}: cannot read file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise error(f"{display}:1: file is larger than {MAX_FILE_BYTES // 1024} KiB: "
+                    f"expected {what}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"{display}:{line}: not UTF-8 text: expected {what}") from None
+    import yaml  # here, not at start-up: only YAML inputs need PyYAML
+
+    loader = None
+    try:
+        # libyaml's parser when PyYAML has it (several times faster); safe either way: only
+        # nodes are composed, and the values are built below from plain tags only.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+        node = loader.get_single_node()
+        if node is None:
+            raise error(f"{display}:1: empty document: expected {what}")
+        return _Builder(loader, display, error, what).build(node, 0)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = " ".join(str(exc.problem or exc.context or "syntax error").split())
+        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+            problem += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+        raise error(f"{display}:{line}: malformed YAML: {problem}") from None
+    except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
+        position = getattr(exc, "position", 0) or 0
+        line = text.count("\n", 0, position) + 1
+        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        raise error(f"{display}:{line}: malformed YAML: {reason}") from None
+    except RecursionError:
+        raise error(f"{display}:1: YAML nested too deeply: expected {what}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+class _Builder:
+    """Plain values from composed YAML nodes, refusing anything but plain data."""
+
+    def __init__(self, loader: Any, display: str, error: type[Exception], what: str) -> None:
+        self.loader = loader
+        self.display = display
+        self.error = error
+        self.what = what
+        self.seen: set[int] = set()  # collection nodes built once: a second visit is an alias
+        self.active: set[int] = set()  # collection nodes being built: a visit is a cycle
+        self.expanding = 0  # > 0 while an alias is being expanded
+        self.alias_values = 0
+
+    def fail(self, node: Any, message: str) -> Exception:
+        return self.error(f"{self.display}:{node.start_mark.line + 1}: {message}")
+
+    def build(self, node: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels: expected {self.what}")
+        if self.expanding:
+            self.alias_values += 1
+            if self.alias_values > MAX_ALIAS_VALUES:
+                raise self.fail(node, f"aliases expand to more than {MAX_ALIAS_VALUES} values: "
+                                "an alias bomb?")
+        tag = node.tag or ""
+        if tag.startswith(_TAG + "python/") or tag.startswith("!!python"):
+            raise self.fail(node, f"{tag}: Python tags are not allowed (the file is read "
+                            "as plain data)")
+        if node.id == "scalar":
+            if tag in _TEXT_SCALARS:
+                return node.value
+            if tag in _TYPED_SCALARS:
+                return self._typed(node, tag)
+            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
+        key = id(node)
+        if key in self.active:
+            raise self.fail(node, "recursive alias: expected plain data without cycles")
+        alias = key in self.seen
+        self.seen.add(key)
+        self.active.add(key)
+        self.expanding += alias
+        try:
+            if node.id == "mapping" and tag in _MAPPINGS:
+                return self._mapping(node, depth)
+            if node.id == "sequence" and tag in _SEQUENCES:
+                result = LocatedList(self.build(item, depth + 1) for item in node.value)
+                result.line = node.start_mark.line + 1
+                result.lines = [item.start_mark.line + 1 for item in node.value]
+                return result
+            raise self.fail(node, f"{tag}: unsupported YAML tag: expected plain values")
+        finally:
+            self.expanding -= alias
+            self.active.discard(key)
+
+    def _typed(self, node: Any, tag: str) -> Any:
+        """A null, boolean, integer or float scalar; the common spellings without PyYAML's
+        constructor, which is much slower (benchmark sections hold thousands of numbers)."""
+        text = node.value
+        try:
+            if tag == _TAG + "int":
+                return int(text)
+            if tag == _TAG + "float":
+                return float(text)
+        except ValueError:
+            pass  # 0x1f, 1_000, .inf, 1:30 (base 60), …: YAML's own rules
+        return self.loader.construct_object(node)
+
+    def _mapping(self, node: Any, depth: int) -> Located:
+        result = Located()
+        result.line = node.start_mark.line + 1
+        result.lines = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                raise self.fail(key_node, "merge keys (<<) are not supported: expected plain "
+                                "mappings")
+            if key_node.id != "scalar":
+                raise self.fail(key_node, "a key that is not a plain value: expected field "
+                                "names")
+            key = self.build(key_node, depth + 1)
+            line = key_node.start_mark.line + 1
+            if key in result:
+                raise self.fail(key_node, f"{key}: given twice (also line {result.lines[key]})")
+            value = self.build(value_node, depth + 1)
+            if isinstance(value, (Located, LocatedList)):
+                value.line = line  # a field missing from it is reported at its key
+            result[key] = value
+            result.lines[key] = line
+        return result
