@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import re
 import sys
@@ -92,6 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
                               "'sweep')")
     explore.add_argument("--sweep-csv", metavar="FILE",
                          help="stream every configuration of the sweep to a CSV file")
+    explore.add_argument("--scenario", metavar="FILE.yaml",
+                         help="solve an optimisation problem over the model (objective, "
+                              "variables with ranges, constraints); the outputs show the model "
+                              "at the optimum and a Scenario sheet explains the answer; "
+                              "without SOURCE, only machine results (peak, power, price) count")
+    explore.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                         help="time limit of the scenario's evolution strategy (default: the "
+                              "file's time_limit_s, else 5)")
     misc = parser.add_argument_group("other")
     misc.add_argument("--list-machines", action="store_true", help="list built-in machines")
     misc.add_argument("--version", action="version", version=f"satreport {__version__}")
@@ -108,6 +117,17 @@ def _jobs(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), "
+                                         f"got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most 3600, "
                                          f"got {text!r}")
     return value
 
@@ -196,7 +216,7 @@ def _outputs(args: argparse.Namespace) -> str | None:
         return args.output
     if args.json or args.xml or args.html or args.graphs:
         return None
-    return Path(args.sources[0]).stem + ".xlsx"
+    return Path(args.sources[0] if args.sources else args.scenario).stem + ".xlsx"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -213,7 +233,21 @@ def _run(run: Run) -> int:
     args = run.args
     if args.list_machines:
         return _list_machines()
-    _check_sources(args.sources)
+    scenario = None
+    if args.scenario:
+        from sat.explore.scenario import ScenarioError, read_scenario
+
+        try:  # its form is checked before the (possibly long) analysis
+            scenario = read_scenario(args.scenario)
+        except ScenarioError as error:
+            raise UsageError(str(error)) from None
+        args.sets = scenario.sets + args.sets  # --set wins over the file's set:
+        if args.time_limit is not None:
+            scenario.time_limit_s = args.time_limit
+        if args.xml and not args.sources:
+            raise UsageError("--xml: give the SOURCE to describe")
+    if args.sources or scenario is None:
+        _check_sources(args.sources)
     workbook = _outputs(args)
     # Fail on unwritable outputs before the (possibly long) analysis.
     if workbook:
@@ -241,8 +275,10 @@ def _run(run: Run) -> int:
 
     functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
         if args.functions else None
+    # a scenario without sources is about the machine alone (the AMM architect's questions)
     program = read_sources(args.sources, args.defines, args.include_dirs, functions,
-                           progress=run.progress, processes=args.jobs or available_cores())
+                           progress=run.progress, processes=args.jobs or available_cores()) \
+        if args.sources else _no_program()
     run.warn_all([(w.message, w.file, w.line) for w in program.warnings])
     loops = sum(1 for p in program.procedures for _ in p.all_loops())
     run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")
@@ -258,11 +294,17 @@ def _run(run: Run) -> int:
 
     if machine is None:
         return 0
-    return _model_and_reports(run, program, workbook, machine)
+    return _model_and_reports(run, program, workbook, machine, scenario)
+
+
+def _no_program():
+    from sat.ir import Program
+
+    return Program()
 
 
 def _model_and_reports(run: Run, program, workbook: str | None,
-                       machine: Machine) -> int:
+                       machine: Machine, scenario=None) -> int:
     from sat.model.aliasing import aliasing_warnings
     from sat.model.build import build_model
     from sat.model.tables import Note
@@ -285,7 +327,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     errors = check(result, env)
     if errors:
         raise UsageError(errors[0])
-    if not result.tables["Loops"].rows:
+    if not result.tables["Loops"].rows and args.sources:
         skipped = [n for n in result.notes if "is not modelled" in n.message]
         if skipped:
             raise UsageError(f"{skipped[0].file}:{skipped[0].line}: nothing to model: "
@@ -306,6 +348,9 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
 
+    if scenario is not None:
+        _scenario(run, result, scenario)
+        env = result.env()  # the model at the optimum
     sweep_rows = _sweep(run, result) if args.sweeps else None
 
     drawings = None
@@ -336,6 +381,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                             cell_of, parameter_cell)
         if sweep_rows is not None:
             data["sweep"] = sweep_rows
+        if result.scenario is not None:
+            data["scenario"] = result.scenario
         if args.json == "-":
             sys.stdout.write(dumps(data))
         else:
@@ -423,6 +470,61 @@ def _sweep(run: Run, result) -> dict:
             "formulas: a sheet cannot hold one model per row)", columns, kept)
     return {"parameters": names, "points": points, "results": sweep.results,
             "invalid": invalid, "rows": kept or [], "csv": args.sweep_csv}
+
+
+def _scenario(run: Run, result, scenario) -> None:
+    """Solve ``--scenario``; the parameters are set to the optimum (when there is one), the
+    answer goes to ``result.scenario`` and a Scenario table."""
+    from sat.explore.explain import answer, region
+    from sat.explore.scenario import ScenarioError, bind
+    from sat.explore.scenario_sheet import scenario_table
+    from sat.explore.solve import MAX_GRID, Evaluator, exhaustive, grid_points, isres
+    from sat.model.tables import Note
+
+    try:
+        problem = bind(scenario, result)
+    except ScenarioError as error:
+        raise UsageError(str(error)) from None
+    evaluate = Evaluator.of(problem, result)
+    points = grid_points(problem)
+    method = scenario.solver
+    if method == "exhaustive" and points > MAX_GRID:
+        raise UsageError(f"{scenario.display}:{scenario.lines.get('solver', 1)}: solver: "
+                         f"exhaustive needs whole-numbered variables and at most "
+                         f"{MAX_GRID:,} configurations; this grid has "
+                         + (f"{points:,.0f}" if math.isfinite(points) else "continuous "
+                            "variables"))
+    if method == "auto":
+        method = "exhaustive" if points <= MAX_GRID else "isres"
+    if method == "exhaustive":
+        run.progress(f"solving {scenario.display}: every one of {points:,.0f} configurations")
+        solution = exhaustive(evaluate, lambda done, total: run.progress(
+            f"evaluated {done:,} of {total:,} configurations"))
+    else:
+        run.progress(f"solving {scenario.display}: evolution strategy (ISRES), at most "
+                     f"{scenario.time_limit_s:g} s")
+        solution = isres(evaluate, scenario.time_limit_s, scenario.seed)
+    data = answer(problem, evaluate, solution)
+    if solution.tally.feasible:
+        optimum = dict(zip((v.name for v in problem.variables),
+                           solution.tally.best_point.tolist(), strict=True))
+        for parameter in result.parameters:
+            if parameter.name in optimum:
+                value = optimum[parameter.name]
+                parameter.value = int(value) if float(value).is_integer() else value
+                parameter.source = f"scenario optimum ({scenario.display})"
+                parameter.defaulted = False
+        area = region(problem, evaluate, optimum)
+        if area is not None:
+            data["region"] = area
+    for sentence in data["sentences"]:
+        run.progress(sentence)
+    result.notes.append(Note(f"Scenario {scenario.display}: " + " ".join(data["sentences"]),
+                             "assumption"))
+    result.scenario = data
+    result.tables["Scenario"] = scenario_table(problem, data)
+    run.progress(f"solved in {solution.seconds:.2f} s ({solution.tally.evaluations:,} "
+                 "configurations)")
 
 
 def _parameter_unit(result, name: str) -> str:

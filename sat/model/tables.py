@@ -82,6 +82,8 @@ class ModelResult:
     levels: list[dict[str, CellValue]] = field(default_factory=list)
     # cache-set aliasing checks, made once the parameters are known (sat.model.aliasing)
     alias_checks: list = field(default_factory=list)
+    # the answer to --scenario (sat.explore.explain.answer): the JSON's scenario object
+    scenario: dict | None = None
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

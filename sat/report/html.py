@@ -337,6 +337,25 @@ def _sweep(result: ModelResult) -> dict[str, Any] | None:
     return {"swept": swept, "points": len(table.rows), "invalid": invalid, "charts": [chart]}
 
 
+def _scenario(result: ModelResult) -> dict[str, Any] | None:
+    """The scenario's answer and, for two or more variables, the feasible region: the
+    objective over the first two (the others at the optimum), grey where a constraint fails."""
+    answer = result.scenario
+    if answer is None:
+        return None
+    chart = None
+    area = answer.get("region")
+    if area is not None:
+        values = {(float(x), float(y)): area["objective"][i][j]
+                  for i, x in enumerate(area["xs"]) for j, y in enumerate(area["ys"])}
+        name = answer["objective"].split(None, 1)[1]
+        chart = Markup(heat_map([float(x) for x in area["xs"]], [float(y) for y in area["ys"]],
+                                values, lambda v: si(v, ""), x_label=area["x"],
+                                y_label=area["y"], value_label=name))
+    return {**answer, "chart": chart,
+            "others": [v["name"] for v in answer["variables"][2:]]}
+
+
 def _kib(kb: float) -> str:
     if kb < 1:
         return f"{kb * 1024:g} B"
@@ -586,6 +605,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "calls": _calls(result, drawings.calls, env, loops),
         "ecm": _ecm(result, env),
         "sweep": _sweep(result),
+        "scenario": _scenario(result),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.

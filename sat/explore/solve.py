@@ -1,0 +1,335 @@
+"""Solving a scenario: exhaustive vectorised evaluation, or an evolution strategy (ISRES).
+
+Both solvers hand every configuration they evaluate to a :class:`Tally`, which keeps, besides
+the best feasible configuration, what the explanation needs (:mod:`sat.explore.explain`): per
+constraint the least violation alone, the least violation while all the others hold (the
+relaxation that makes the problem feasible), the best objective without it or with it relaxed
+by :data:`RELAXATION`, and which pairs of constraints hold together somewhere.
+
+- **Exhaustive** (every variable whole-numbered, at most :data:`MAX_GRID` configurations):
+  the grid is evaluated in chunks by the compiled model; the answer is exact on the grid.
+- **ISRES**, the improved stochastic ranking evolution strategy of Runarsson and Yao (2005), as
+  Aspen's design-space tools use through NLopt, written here over the compiled model: each
+  generation's population is evaluated in one call.  Whole-numbered variables are rounded
+  before evaluation and a configuration already evaluated is not evaluated again.  It stops at
+  the time limit or when the best configuration has not changed for :data:`STALL`
+  generations (by more than a relative 1e-6); a pattern search then polishes the best feasible
+  point (exact boundaries for continuous variables).  Its answer is the best found, not a
+  proven optimum: the explanation covers the configurations it evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sat.explore.compiled import CompiledModel
+from sat.explore.scenario import Problem
+from sat.model.tables import ModelResult
+from sat.model.validate import stencil_blocks
+
+MAX_GRID = 10_000_000  # configurations an exhaustive solve evaluates at most
+CHUNK = 65_536
+RELAXATION = 0.10  # "how the objective changes": each constraint relaxed by 10 % of its bound
+STALL = 100  # generations without a better configuration before ISRES stops
+STALL_GAIN = 1e-6  # relative: a smaller gain is no better configuration (the polish refines)
+TOLERANCE = 1e-9  # relative: a constraint within this of its bound holds
+
+
+@dataclass
+class Evaluator:
+    """The problem's quantities compiled once; evaluates arrays of configurations."""
+
+    problem: Problem
+    base: dict[str, float]
+    model: CompiledModel
+    spans: list[int]  # per stencil-block check: the span a positive block must reach
+
+    @classmethod
+    def of(cls, problem: Problem, result: ModelResult) -> Evaluator:
+        quantities = [problem.objective]
+        for constraint in problem.constraints:
+            quantities += [constraint.left, constraint.right]
+        spans = []
+        for _row, _axis, block, span in stencil_blocks(result):
+            quantities.append(block)
+            spans.append(span)
+        base = {p.name: float(p.value) for p in result.parameters}
+        return cls(problem, base, CompiledModel(quantities), spans)
+
+    def __call__(self, points: np.ndarray) -> Evaluation:
+        """``points``: one row per configuration, one column per variable."""
+        values = dict(self.base)
+        for k, variable in enumerate(self.problem.variables):
+            values[variable.name] = points[:, k]
+        out = self.model(values)
+        size = len(points)
+        out = [np.broadcast_to(column, (size,)) for column in out]
+        m = len(self.problem.constraints)
+        objective = np.asarray(out[0], dtype=float)
+        lefts = np.column_stack(out[1:1 + 2 * m:2]) if m else np.zeros((size, 0))
+        rights = np.column_stack(out[2:2 + 2 * m:2]) if m else np.zeros((size, 0))
+        valid = np.isfinite(objective)
+        for block, span in zip(out[1 + 2 * m:], self.spans, strict=True):
+            valid &= ~((block > 0) & (block < span))
+        signs = np.array([1.0 if c.operator == "<=" else -1.0 for c in self.problem.constraints])
+        violations = (lefts - rights) * signs if m else lefts
+        scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
+        violations = np.where(violations <= TOLERANCE * scale, 0.0, violations)
+        valid &= np.all(np.isfinite(violations), axis=1)
+        # internally everything is minimised
+        goal = -objective if self.problem.maximize else objective
+        return Evaluation(points, goal, lefts, rights, violations, scale, valid)
+
+
+@dataclass
+class Evaluation:
+    points: np.ndarray
+    goal: np.ndarray  # the objective, negated when maximising
+    lefts: np.ndarray
+    rights: np.ndarray
+    violations: np.ndarray  # >= 0; 0 where the constraint holds
+    scale: np.ndarray  # |right side| (1 where it is 0): violations relative to it
+    valid: np.ndarray  # the model is defined there
+
+    def penalty(self) -> np.ndarray:
+        """Sum of squared relative violations (ISRES's ranking); infinite where invalid."""
+        relative = self.violations / self.scale
+        return np.where(self.valid, np.sum(relative * relative, axis=1), np.inf)
+
+
+@dataclass
+class Tally:
+    """What the evaluated configurations say about the problem (see the module's docstring)."""
+
+    constraints: int
+    evaluations: int = 0
+    best_goal: float = math.inf
+    best_point: np.ndarray | None = None
+    least_penalty: float = math.inf
+    least_penalty_point: np.ndarray | None = None
+    alone: np.ndarray = field(init=False)  # least violation of each constraint alone
+    alone_point: list = field(init=False)
+    relax: np.ndarray = field(init=False)  # least violation while all the others hold
+    relax_point: list = field(init=False)
+    without: np.ndarray = field(init=False)  # best goal with the others holding
+    relaxed: np.ndarray = field(init=False)  # best goal with this one relaxed by RELAXATION
+    together: np.ndarray = field(init=False)  # pairs holding together somewhere
+
+    def __post_init__(self) -> None:
+        m = self.constraints
+        self.alone = np.full(m, math.inf)
+        self.alone_point = [None] * m
+        self.relax = np.full(m, math.inf)
+        self.relax_point = [None] * m
+        self.without = np.full(m, math.inf)
+        self.relaxed = np.full(m, math.inf)
+        self.together = np.zeros((m, m), dtype=bool)
+
+    @property
+    def feasible(self) -> bool:
+        return self.best_point is not None
+
+    def add(self, e: Evaluation) -> None:
+        self.evaluations += len(e.goal)
+        valid = e.valid
+        holds = (e.violations == 0) & valid[:, None]
+        feasible = np.all(holds, axis=1)
+        if feasible.any():
+            index = int(np.argmin(np.where(feasible, e.goal, np.inf)))
+            if e.goal[index] < self.best_goal or self.best_point is None:
+                self.best_goal, self.best_point = float(e.goal[index]), e.points[index].copy()
+        penalty = e.penalty()
+        if len(penalty):
+            index = int(np.argmin(penalty))
+            if penalty[index] < self.least_penalty:
+                self.least_penalty = float(penalty[index])
+                self.least_penalty_point = e.points[index].copy()
+        failing = np.sum(~holds, axis=1)
+        for i in range(self.constraints):
+            column = np.where(valid, e.violations[:, i], np.inf)
+            self._least(self.alone, self.alone_point, i, column, e.points)
+            # all the others hold: nothing fails, or only this one
+            others = valid & ((failing == 0) | ((failing == 1) & ~holds[:, i]))
+            self._least(self.relax, self.relax_point, i, np.where(others, column, np.inf),
+                        e.points)
+            if others.any():
+                self.without[i] = min(self.without[i], float(np.min(e.goal[others])))
+                within = others & (e.violations[:, i] <= RELAXATION * e.scale[:, i])
+                if within.any():
+                    self.relaxed[i] = min(self.relaxed[i], float(np.min(e.goal[within])))
+        if self.constraints:
+            pairs = holds.T.astype(np.float32) @ holds.astype(np.float32)
+            self.together |= pairs > 0
+
+    @staticmethod
+    def _least(best: np.ndarray, points: list, i: int, column: np.ndarray,
+               candidates: np.ndarray) -> None:
+        index = int(np.argmin(column))
+        if column[index] < best[i]:
+            best[i] = column[index]
+            points[i] = candidates[index].copy()
+
+
+@dataclass
+class Solution:
+    method: str
+    tally: Tally
+    seconds: float
+    grid_points: int = 0
+    generations: int = 0
+
+
+def grid_points(problem: Problem) -> float:
+    return math.prod(v.points for v in problem.variables)
+
+
+def exhaustive(evaluate: Evaluator,
+               progress: Callable[[int, int], None] | None = None) -> Solution:
+    """Every configuration of the whole-number grid."""
+    start = time.perf_counter()
+    variables = evaluate.problem.variables
+    axes = [np.arange(math.ceil(v.low), math.floor(v.high) + 1, dtype=float) for v in variables]
+    shape = tuple(len(a) for a in axes)
+    total = math.prod(shape)
+    tally = Tally(len(evaluate.problem.constraints))
+    for first in range(0, total, CHUNK):
+        indices = np.unravel_index(np.arange(first, min(first + CHUNK, total)), shape)
+        points = np.column_stack([axis[index] for axis, index in zip(axes, indices,
+                                                                      strict=True)])
+        tally.add(evaluate(points))
+        if progress is not None:
+            progress(min(first + CHUNK, total), total)
+    return Solution("exhaustive", tally, time.perf_counter() - start, grid_points=total)
+
+
+def isres(evaluate: Evaluator, time_limit_s: float, seed: int = 0,
+          max_evaluations: int = 2_000_000) -> Solution:
+    """Runarsson and Yao's ISRES with a time limit; then a pattern search from the best."""
+    start = time.perf_counter()
+    variables = evaluate.problem.variables
+    n = len(variables)
+    low = np.array([v.low for v in variables])
+    high = np.array([v.high for v in variables])
+    integer = np.array([v.integer for v in variables])
+    rng = np.random.default_rng(seed)
+    population = 20 * (n + 1)  # NLopt's default
+    parents = max(2, population // 7)
+    tau, tau_prime = 1 / math.sqrt(2 * math.sqrt(n)), 1 / math.sqrt(2 * n)
+    gamma, alpha, pf = 0.85, 0.2, 0.45
+    tally = Tally(len(evaluate.problem.constraints))
+    seen: dict[bytes, tuple[float, float]] = {}
+
+    def assess(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(goal, penalty) of each point; only points never evaluated before are evaluated."""
+        points = np.where(integer, np.round(points), points)
+        keys = [p.tobytes() for p in points]
+        fresh = [k for k, key in enumerate(keys) if key not in seen]
+        unique = {keys[k]: k for k in fresh}
+        if unique:
+            rows = points[list(unique.values())]
+            e = evaluate(rows)
+            tally.add(e)
+            penalty = e.penalty()
+            goal = np.where(e.valid, e.goal, np.inf)
+            for j, key in enumerate(unique):
+                seen[key] = (float(goal[j]), float(penalty[j]))
+        values = np.array([seen[key] for key in keys])
+        return values[:, 0], values[:, 1]
+
+    x = low + rng.random((population, n)) * (high - low)
+    sigma = np.tile((high - low) / math.sqrt(n), (population, 1))
+    goal, penalty = assess(x)
+    best_goal, stall, generations = math.inf, 0, 0
+    while time.perf_counter() - start < time_limit_s and tally.evaluations < max_evaluations:
+        order = _stochastic_rank(goal, penalty, pf, rng)
+        x, sigma, goal, penalty = x[order], sigma[order], goal[order], penalty[order]
+        best = x[0].copy()
+        children = np.empty_like(x)
+        child_sigma = np.empty_like(sigma)
+        # differential variation of the best parents
+        children[:parents - 1] = x[:parents - 1] + gamma * (x[0] - x[1:parents])
+        child_sigma[:parents - 1] = sigma[:parents - 1]
+        mutated = np.arange(parents - 1, population) % parents
+        count = len(mutated)
+        s = sigma[mutated] * np.exp(tau_prime * rng.standard_normal((count, 1))
+                                    + tau * rng.standard_normal((count, n)))
+        child = x[mutated] + s * rng.standard_normal((count, n))
+        for _ in range(10):  # resample what falls outside the bounds
+            outside = (child < low) | (child > high)
+            if not outside.any():
+                break
+            child = np.where(outside, x[mutated] + s * rng.standard_normal((count, n)), child)
+        children[parents - 1:] = child
+        child_sigma[parents - 1:] = sigma[mutated] + alpha * (s - sigma[mutated])
+        children = np.clip(children, low, high)
+        x, sigma = children, child_sigma
+        x[0] = best  # keep the best ranked (elitism)
+        goal, penalty = assess(x)
+        generations += 1
+        # stalled: no better feasible point, or only better by rounding's worth
+        improved = tally.best_goal < best_goal - STALL_GAIN * max(1.0, abs(best_goal)) \
+            if math.isfinite(best_goal) else math.isfinite(tally.best_goal)
+        stall = 0 if improved else stall + 1
+        best_goal = min(best_goal, tally.best_goal)
+        if stall >= STALL:
+            break
+    if tally.best_point is not None:
+        _polish(tally.best_point, low, high, integer, assess, tally)
+    return Solution("isres", tally, time.perf_counter() - start, generations=generations)
+
+
+def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Runarsson and Yao's stochastic bubble sort: compare by objective when both points are
+    feasible or with probability ``pf``, else by penalty."""
+    goals, penalties = goal.tolist(), penalty.tolist()  # plain floats: a Python loop
+    size = len(goals)
+    order = list(range(size))
+    draws = (rng.random(size * size) < pf).tolist()
+    for sweep in range(size):
+        swapped = False
+        for j in range(size - 1):
+            a, b = order[j], order[j + 1]
+            if (penalties[a] == 0 and penalties[b] == 0) or draws[sweep * size + j]:
+                worse = goals[a] > goals[b]
+            else:
+                worse = penalties[a] > penalties[b]
+            if worse:
+                order[j], order[j + 1] = b, a
+                swapped = True
+        if not swapped:
+            break
+    return np.array(order)
+
+
+def _polish(start: np.ndarray, low: np.ndarray, high: np.ndarray, integer: np.ndarray,
+            assess, tally: Tally) -> None:
+    """Compass search from the best feasible point: steps along each variable, halved when no
+    step improves, down to a whole number or 1e-10 of the range."""
+    point = start.copy()
+    step = (high - low) / 4
+    floor = np.where(integer, 1.0, (high - low) * 1e-10)
+    best_goal = tally.best_goal
+    while np.any(step >= floor):
+        trial = []
+        for k in range(len(point)):
+            if step[k] < floor[k]:
+                continue
+            for sign in (-1, 1):
+                candidate = point.copy()
+                candidate[k] = min(high[k], max(low[k], point[k] + sign * step[k]))
+                trial.append(candidate)
+        goal, penalty = assess(np.array(trial))
+        feasible = penalty == 0
+        index = int(np.argmin(np.where(feasible, goal, np.inf)))
+        if feasible[index] and goal[index] < best_goal:
+            best_goal = goal[index]
+            point = np.where(integer, np.round(trial[index]), trial[index])
+        else:
+            step = np.where(integer & (step > 1), np.maximum(1.0, np.floor(step / 2)), step / 2)
+            step = np.where(integer & (step < 1), 0.0, step)
