@@ -37,7 +37,6 @@ CHUNK = 65_536
 RELAXATION = 0.10  # "how the objective changes": each constraint relaxed by 10 % of its bound
 STALL = 100  # generations without a better configuration before ISRES stops
 STALL_GAIN = 1e-6  # relative: a smaller gain is no better configuration (the polish refines)
-TOLERANCE = 1e-9  # relative: a constraint within this of its bound holds
 
 
 @dataclass
@@ -79,7 +78,7 @@ class Evaluator:
         signs = np.array([1.0 if c.operator == "<=" else -1.0 for c in self.problem.constraints])
         violations = (lefts - rights) * signs if m else lefts
         scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
-        violations = np.where(violations <= TOLERANCE * scale, 0.0, violations)
+        violations = np.maximum(violations, 0.0)  # no tolerance: the optimum holds exactly
         valid &= np.all(np.isfinite(violations), axis=1)
         # internally everything is minimised
         goal = -objective if self.problem.maximize else objective
