@@ -98,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "variables with ranges, constraints); the outputs show the model "
                               "at the optimum and a Scenario sheet explains the answer; "
                               "without SOURCE, only machine results (peak, power, price) count")
+    explore.add_argument("--dask-scheduler", metavar="ADDRESS",
+                         help="evaluate the chunks of a sweep or of an exhaustive scenario on "
+                              "an existing Dask cluster (e.g. tcp://host:8786; needs "
+                              "'satreport[dask]')")
     explore.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                          help="time limit of the scenario's evolution strategy (default: the "
                               "file's time_limit_s, else 5)")
@@ -149,8 +153,33 @@ class Run:
         self.args = args
         self.shown = Progress(choose_mode(args.verbose, args.quiet, sys.stderr))
 
+        self._mapper = None
+
     def progress(self, message: str) -> None:
         self.shown.step(message)
+
+    def mapper(self):
+        """Where chunks of configurations are evaluated: here, or on ``--dask-scheduler``."""
+        if self._mapper is None:
+            if self.args.dask_scheduler:
+                from sat.explore.distribute import DaskMapper, DistributeError
+
+                try:
+                    self._mapper = DaskMapper(self.args.dask_scheduler)
+                except DistributeError as error:
+                    raise UsageError(str(error)) from None
+                self.progress(f"connected to the Dask scheduler at {self.args.dask_scheduler} "
+                              f"({self._mapper.workers()} workers)")
+            else:
+                from sat.explore.distribute import in_process
+
+                self._mapper = in_process
+        return self._mapper
+
+    def close(self) -> None:
+        if hasattr(self._mapper, "close"):
+            self._mapper.close()
+        self.shown.close()
 
     def warn(self, message: str) -> None:
         if not self.args.quiet:
@@ -224,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(run)
     finally:
-        run.shown.close()
+        run.close()
 
 
 def _run(run: Run) -> int:
@@ -255,6 +284,8 @@ def _run(run: Run) -> int:
     for path in (args.json, args.xml, args.html):
         if path and path != "-":
             check_output_path(path)
+    if args.dask_scheduler and not (args.sweeps or args.scenario):
+        raise UsageError("--dask-scheduler: nothing to distribute: give --sweep or --scenario")
     if args.sweep_csv:
         if not args.sweeps:
             raise UsageError("--sweep-csv: give the grid with --sweep NAME=LO..HI")
@@ -438,7 +469,7 @@ def _sweep(run: Run, result) -> dict:
 
     def consume(write_row=None) -> None:
         nonlocal invalid
-        for row in run_sweep(result, sweep, progress):
+        for row in run_sweep(sweep, progress, run.mapper()):
             invalid += not row["valid"]
             if write_row is not None:
                 write_row(["" if row[k] is None else row[k] for k in keys])
@@ -498,12 +529,12 @@ def _scenario(run: Run, result, scenario) -> None:
         method = "exhaustive" if points <= MAX_GRID else "isres"
     if method == "exhaustive":
         run.progress(f"solving {scenario.display}: every one of {points:,.0f} configurations")
-        solution = exhaustive(evaluate, lambda done, total: run.progress(
-            f"evaluated {done:,} of {total:,} configurations"))
+        solution = exhaustive(evaluate, problem.variables, lambda done, total: run.progress(
+            f"evaluated {done:,} of {total:,} configurations"), run.mapper())
     else:
         run.progress(f"solving {scenario.display}: evolution strategy (ISRES), at most "
                      f"{scenario.time_limit_s:g} s")
-        solution = isres(evaluate, scenario.time_limit_s, scenario.seed)
+        solution = isres(evaluate, problem.variables, scenario.time_limit_s, scenario.seed)
     data = answer(problem, evaluate, solution)
     if solution.tally.feasible:
         optimum = dict(zip((v.name for v in problem.variables),

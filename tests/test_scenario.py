@@ -247,3 +247,51 @@ def test_bad_scenarios_stop_with_one_line(capsys, tmp_path, case):
     assert len(error.splitlines()) == 1, error
     assert f"{path}:{line}:" in error and message in error, error
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ a Dask cluster
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        yield local.scheduler_address
+
+
+def test_a_cluster_gives_the_answers_of_one_process(capsys, tmp_path, cluster):
+    path = write(tmp_path, """\
+objective: minimize Total_Time_s
+variables:
+  BlockY: 1..300 integer
+  BlockZ: 3..300 integer
+set:
+  hi_1: 64
+  hi_2: 64
+  hi_3: 64
+""")
+    here = solve(capsys, LAP, path)
+    there = solve(capsys, LAP, path, "--dask-scheduler", cluster)
+    # 300 x 298 = 89,400 configurations: two chunks of the grid
+    assert there["scenario"]["solver"]["evaluations"] == here["scenario"]["solver"][
+        "evaluations"] == 89_400
+    assert there["scenario"]["optimum"] == here["scenario"]["optimum"]
+    sweep = ["--sweep", "CacheKB=1..10000:10000", "--sweep", "GBsPerCore=1..8:8"]
+    rows_here = json.loads(_run_json(capsys, LAP, *sweep))["sweep"]
+    rows_there = json.loads(_run_json(capsys, LAP, *sweep, "--dask-scheduler", cluster))["sweep"]
+    assert rows_there["points"] == 80_000 and rows_there == rows_here  # two chunks
+
+
+def _run_json(capsys, *args: str) -> str:
+    assert main([*args, "-q", "--json", "-"]) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path):
+    path = write(tmp_path, "objective: minimize Total_Time_s\nvariables:\n  BlockY: 3..9\n")
+    assert main([LAP, "--scenario", str(path), "-q", "--json", str(tmp_path / "o.json"),
+                 "--dask-scheduler", "tcp://127.0.0.1:1"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "cannot reach the scheduler" in error and len(error.splitlines()) == 1
+    assert not (tmp_path / "o.json").exists()

@@ -150,11 +150,22 @@ class CompiledModel:
         result = ", ".join(names[id(q)] for q in self.quantities)
         source = "\n".join(["def evaluate(values):", *head, *body,
                             f"    return [{result}{',' if len(self.quantities) == 1 else ''}]"])
-        namespace = dict(_NAMESPACE)
-        exec(compile(source, "<compiled model>", "exec"), namespace)  # noqa: S102
-        self._function = namespace["evaluate"]
+        self.source = source
+        self._function = _compile(source)
         self.parameters = list(params)
         self.statements = len(order)
+
+    def __getstate__(self) -> dict:
+        # sent to other processes (a Dask cluster) as its source, compiled again there; the
+        # quantities stay behind (big trees only the caller needs)
+        return {"source": self.source, "parameters": self.parameters,
+                "statements": self.statements, "count": len(self.quantities)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.source, self.parameters = state["source"], state["parameters"]
+        self.statements = state["statements"]
+        self.quantities = [None] * state["count"]  # type: ignore[list-item]
+        self._function = _compile(self.source)
 
     def __call__(self, values: Mapping[str, float | np.ndarray]) -> list[np.ndarray]:
         arrays = {name: np.asarray(values[name], dtype=float) for name in self.parameters}
@@ -172,6 +183,12 @@ class CompiledModel:
                                                 (min(CHUNK, size - i * CHUNK),))
                                 for i, part in enumerate(parts)])
                 for k in range(len(self.quantities))]
+
+
+def _compile(source: str):
+    namespace = dict(_NAMESPACE)
+    exec(compile(source, "<compiled model>", "exec"), namespace)  # noqa: S102
+    return namespace["evaluate"]
 
 
 def _dependency_order(targets: list[Quantity]) -> list[Quantity]:

@@ -24,11 +24,13 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from sat.explore.compiled import CompiledModel
-from sat.explore.scenario import Problem
+from sat.explore.distribute import Mapper, in_process
+from sat.explore.scenario import Problem, Variable
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
 
@@ -41,9 +43,15 @@ STALL_GAIN = 1e-6  # relative: a smaller gain is no better configuration (the po
 
 @dataclass
 class Evaluator:
-    """The problem's quantities compiled once; evaluates arrays of configurations."""
+    """The problem's quantities compiled once; evaluates arrays of configurations.
 
-    problem: Problem
+    It holds only what evaluation needs (no model trees), so that it travels cheaply to the
+    workers of a cluster.
+    """
+
+    names: list[str]  # the variables, in the order of the points' columns
+    signs: np.ndarray  # per constraint: 1 for <=, -1 for >=
+    maximize: bool
     base: dict[str, float]
     model: CompiledModel
     spans: list[int]  # per stencil-block check: the span a positive block must reach
@@ -58,30 +66,32 @@ class Evaluator:
             quantities.append(block)
             spans.append(span)
         base = {p.name: float(p.value) for p in result.parameters}
-        return cls(problem, base, CompiledModel(quantities), spans)
+        signs = np.array([1.0 if c.operator == "<=" else -1.0 for c in problem.constraints])
+        return cls([v.name for v in problem.variables], signs, problem.maximize, base,
+                   CompiledModel(quantities), spans)
+
+    @property
+    def constraints(self) -> int:
+        return len(self.signs)
 
     def __call__(self, points: np.ndarray) -> Evaluation:
         """``points``: one row per configuration, one column per variable."""
         values = dict(self.base)
-        for k, variable in enumerate(self.problem.variables):
-            values[variable.name] = points[:, k]
-        out = self.model(values)
-        size = len(points)
-        out = [np.broadcast_to(column, (size,)) for column in out]
-        m = len(self.problem.constraints)
+        for k, name in enumerate(self.names):
+            values[name] = points[:, k]
+        size, m = len(points), self.constraints
+        out = [np.broadcast_to(column, (size,)) for column in self.model(values)]
         objective = np.asarray(out[0], dtype=float)
         lefts = np.column_stack(out[1:1 + 2 * m:2]) if m else np.zeros((size, 0))
         rights = np.column_stack(out[2:2 + 2 * m:2]) if m else np.zeros((size, 0))
         valid = np.isfinite(objective)
         for block, span in zip(out[1 + 2 * m:], self.spans, strict=True):
             valid &= ~((block > 0) & (block < span))
-        signs = np.array([1.0 if c.operator == "<=" else -1.0 for c in self.problem.constraints])
-        violations = (lefts - rights) * signs if m else lefts
+        violations = np.maximum((lefts - rights) * self.signs, 0.0)  # no tolerance: the
+        valid &= np.all(np.isfinite(violations), axis=1)  # optimum holds exactly
         scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
-        violations = np.maximum(violations, 0.0)  # no tolerance: the optimum holds exactly
-        valid &= np.all(np.isfinite(violations), axis=1)
         # internally everything is minimised
-        goal = -objective if self.problem.maximize else objective
+        goal = -objective if self.maximize else objective
         return Evaluation(points, goal, lefts, rights, violations, scale, valid)
 
 
@@ -165,6 +175,25 @@ class Tally:
             pairs = holds.T.astype(np.float32) @ holds.astype(np.float32)
             self.together |= pairs > 0
 
+    def merge(self, other: Tally) -> None:
+        """Add what ``other`` saw (a chunk evaluated elsewhere)."""
+        self.evaluations += other.evaluations
+        if other.best_point is not None and (self.best_point is None or
+                                             other.best_goal < self.best_goal):
+            self.best_goal, self.best_point = other.best_goal, other.best_point
+        if other.least_penalty < self.least_penalty:
+            self.least_penalty = other.least_penalty
+            self.least_penalty_point = other.least_penalty_point
+        for i in range(self.constraints):
+            for best, points, theirs, their_points in (
+                    (self.alone, self.alone_point, other.alone, other.alone_point),
+                    (self.relax, self.relax_point, other.relax, other.relax_point)):
+                if theirs[i] < best[i]:
+                    best[i], points[i] = theirs[i], their_points[i]
+        np.minimum(self.without, other.without, out=self.without)
+        np.minimum(self.relaxed, other.relaxed, out=self.relaxed)
+        self.together |= other.together
+
     @staticmethod
     def _least(best: np.ndarray, points: list, i: int, column: np.ndarray,
                candidates: np.ndarray) -> None:
@@ -187,30 +216,42 @@ def grid_points(problem: Problem) -> float:
     return math.prod(v.points for v in problem.variables)
 
 
-def exhaustive(evaluate: Evaluator,
-               progress: Callable[[int, int], None] | None = None) -> Solution:
-    """Every configuration of the whole-number grid."""
-    start = time.perf_counter()
-    variables = evaluate.problem.variables
-    axes = [np.arange(math.ceil(v.low), math.floor(v.high) + 1, dtype=float) for v in variables]
+def grid_axes(variables: list[Variable]) -> list[np.ndarray]:
+    return [np.arange(math.ceil(v.low), math.floor(v.high) + 1, dtype=float) for v in variables]
+
+
+def _grid_chunk(evaluate: Evaluator, first: int, count: int, axes: list[np.ndarray]) -> Tally:
+    """The tally of grid configurations ``first`` to ``first + count - 1`` (C order)."""
     shape = tuple(len(a) for a in axes)
-    total = math.prod(shape)
-    tally = Tally(len(evaluate.problem.constraints))
-    for first in range(0, total, CHUNK):
-        indices = np.unravel_index(np.arange(first, min(first + CHUNK, total)), shape)
-        points = np.column_stack([axis[index] for axis, index in zip(axes, indices,
-                                                                      strict=True)])
-        tally.add(evaluate(points))
+    indices = np.unravel_index(np.arange(first, first + count), shape)
+    points = np.column_stack([axis[index] for axis, index in zip(axes, indices, strict=True)])
+    tally = Tally(evaluate.constraints)
+    tally.add(evaluate(points))
+    return tally
+
+
+def exhaustive(evaluate: Evaluator, variables: list[Variable],
+               progress: Callable[[int, int], None] | None = None,
+               mapper: Mapper = in_process) -> Solution:
+    """Every configuration of the whole-number grid, in chunks (on a cluster with a Dask
+    ``mapper``)."""
+    start = time.perf_counter()
+    axes = grid_axes(variables)
+    total = math.prod(len(a) for a in axes)
+    tally = Tally(evaluate.constraints)
+    chunks = [(first, min(CHUNK, total - first)) for first in range(0, total, CHUNK)]
+    for (first, count), part in zip(chunks, mapper(partial(_grid_chunk, axes=axes),
+                                                   evaluate, chunks), strict=True):
+        tally.merge(part)
         if progress is not None:
-            progress(min(first + CHUNK, total), total)
+            progress(first + count, total)
     return Solution("exhaustive", tally, time.perf_counter() - start, grid_points=total)
 
 
-def isres(evaluate: Evaluator, time_limit_s: float, seed: int = 0,
+def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, seed: int = 0,
           max_evaluations: int = 2_000_000) -> Solution:
     """Runarsson and Yao's ISRES with a time limit; then a pattern search from the best."""
     start = time.perf_counter()
-    variables = evaluate.problem.variables
     n = len(variables)
     low = np.array([v.low for v in variables])
     high = np.array([v.high for v in variables])
@@ -220,7 +261,7 @@ def isres(evaluate: Evaluator, time_limit_s: float, seed: int = 0,
     parents = max(2, population // 7)
     tau, tau_prime = 1 / math.sqrt(2 * math.sqrt(n)), 1 / math.sqrt(2 * n)
     gamma, alpha, pf = 0.85, 0.2, 0.45
-    tally = Tally(len(evaluate.problem.constraints))
+    tally = Tally(evaluate.constraints)
     seen: dict[bytes, tuple[float, float]] = {}
 
     def assess(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,8 @@
 ``LO`` to ``HI`` inclusive, or ``LO``, ``LO*FACTOR``, … up to ``HI`` (geometric), or, with
 neither, every whole number from ``LO`` to ``HI`` (at most :data:`MAX_AXIS` of them).  Several
 axes give the full grid.  Every configuration is evaluated by the compiled evaluator
-(:mod:`sat.explore.compiled`), in chunks, so a grid of millions streams in bounded memory.
+(:mod:`sat.explore.compiled`), in chunks, so a grid of millions streams in bounded memory; with
+``--dask-scheduler`` the chunks run on a Dask cluster (:mod:`sat.explore.distribute`).
 
 A configuration where the model is undefined is a row marked invalid with the reason, never
 an error: a parameter outside its rule (a zero bandwidth, a negative size) or a block narrower
@@ -13,7 +14,6 @@ than a nest's stencil (the footprints assume blocks at least as wide as the sten
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sat.explore.compiled import CompiledModel
+from sat.explore.distribute import Mapper, in_process
 from sat.machine import check_value
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
@@ -133,6 +134,7 @@ class Sweep:
     # (reason, stencil span) per block-narrower-than-stencil check; the block quantities are
     # the model's outputs after the results
     checks: list[tuple[str, int]]
+    base: dict[str, float]  # every parameter's value: the configuration the axes vary
 
     @property
     def points(self) -> int:
@@ -149,7 +151,8 @@ def prepare(result: ModelResult, axes: list[Axis]) -> Sweep:
                        f"{axis.upper()} narrower than the stencil of {row.get('array')} "
                        f"({span})", span))
         quantities.append(block)
-    return Sweep(axes, results, CompiledModel(quantities), checks)
+    base = {p.name: float(p.value) for p in result.parameters}
+    return Sweep(axes, results, CompiledModel(quantities), checks, base)
 
 
 def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.ndarray]:
@@ -166,40 +169,45 @@ def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.
     return reasons
 
 
-def run(result: ModelResult, sweep: Sweep,
-        progress: Callable[[int, int], None] | None = None) -> Iterator[dict[str, object]]:
+def run(sweep: Sweep, progress: Callable[[int, int], None] | None = None,
+        mapper: Mapper = in_process) -> Iterator[dict[str, object]]:
     """Every configuration of the grid as a row: swept values, results, ``valid``,
-    ``reason``; evaluated in chunks of :data:`CHUNK`."""
-    base = {p.name: float(p.value) for p in result.parameters}
-    names = [axis.name for axis in sweep.axes]
-    grid = itertools.product(*(axis.values for axis in sweep.axes))
-    done, total = 0, sweep.points
-    while True:
-        chunk = list(itertools.islice(grid, CHUNK))
-        if not chunk:
-            return
-        columns = {name: np.array([c[k] for c in chunk]) for k, name in enumerate(names)}
-        values = {**base, **columns}
-        evaluated = sweep.model(values)
-        outputs = evaluated[:len(sweep.results)]
-        blocks = evaluated[len(sweep.results):]
-        reasons = _rule_problems(sweep.axes, columns)
-        for index in range(len(chunk)):
-            reason = next((r[index] for r in reasons if r[index]), "")
-            if not reason:
-                reason = next((text for (text, span), block in zip(sweep.checks, blocks,
-                                                                   strict=True)
-                               if 0 < block[index] < span), "")
-            row: dict[str, object] = {name: _plain(columns[name][index]) for name in names}
-            for name, column in zip(sweep.results, outputs, strict=True):
-                value = float(column[index])
-                row[name] = value if not reason and math.isfinite(value) else None
-            row["valid"] = not reason
-            row["reason"] = reason
-            yield row
-        done += len(chunk)
+    ``reason``; evaluated in chunks of :data:`CHUNK` (on a cluster with a Dask ``mapper``)."""
+    total = sweep.points
+    chunks = [(first, min(CHUNK, total - first)) for first in range(0, total, CHUNK)]
+    for (first, count), rows in zip(chunks, mapper(_rows, sweep, chunks), strict=True):
+        yield from rows
         if progress is not None:
-            progress(done, total)
+            progress(first + count, total)
+
+
+def _rows(sweep: Sweep, first: int, count: int) -> list[dict[str, object]]:
+    """The rows of configurations ``first`` to ``first + count - 1`` of the grid (the order of
+    ``itertools.product`` over the axes)."""
+    names = [axis.name for axis in sweep.axes]
+    indices = np.unravel_index(np.arange(first, first + count),
+                               tuple(len(axis.values) for axis in sweep.axes))
+    columns = {axis.name: np.asarray(axis.values, dtype=float)[index]
+               for axis, index in zip(sweep.axes, indices, strict=True)}
+    evaluated = sweep.model({**sweep.base, **columns})
+    outputs = evaluated[:len(sweep.results)]
+    blocks = evaluated[len(sweep.results):]
+    reasons = _rule_problems(sweep.axes, columns)
+    rows = []
+    for index in range(count):
+        reason = next((r[index] for r in reasons if r[index]), "")
+        if not reason:
+            reason = next((text for (text, span), block in zip(sweep.checks, blocks,
+                                                               strict=True)
+                           if 0 < block[index] < span), "")
+        row: dict[str, object] = {name: _plain(columns[name][index]) for name in names}
+        for name, column in zip(sweep.results, outputs, strict=True):
+            value = float(column[index])
+            row[name] = value if not reason and math.isfinite(value) else None
+        row["valid"] = not reason
+        row["reason"] = reason
+        rows.append(row)
+    return rows
 
 
 def _plain(value: float) -> float | int:
