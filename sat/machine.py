@@ -69,6 +69,13 @@ Kerncraft's YAML format:
   operation), ``LoadsPerCycle``, ``StoresPerCycle`` (full-width vector accesses per cycle) and
   ``VectorBytes``.  They go to :attr:`Machine.core`, not to the model parameters.
 
+  Costs, as ``<prop>`` elements too: ``Nodes``, ``RackUnitsPerNode``, ``TDPW``,
+  ``StaticPowerW``, ``FlopEnergyPJ``, ``MemByteEnergyPJ``, ``L1ByteEnergyPJ``, …,
+  ``ProcessorPriceUSD``, ``MemoryGiB``, ``MemoryPriceUSDPerGiB``, ``CoreAreaMM2``,
+  ``CacheAreaMM2PerMiB`` (:mod:`sat.cost_parameters`).  They go to :attr:`Machine.costs`; the
+  ones a file leaves out are assumed when the parameters are built, without a note (their
+  source says so).
+
 * **Kerncraft's** YAML machine files (``*.yml``, ``*.yaml``), read as they are:
   :mod:`sat.machine_yaml` documents the mapping.
 
@@ -104,7 +111,7 @@ from sat.safexml import parse_xml
 
 DEFAULT_MACHINE = "exascale"
 
-Rule = Literal["positive", "nonnegative", "count", "flag"]
+Rule = Literal["positive", "nonnegative", "count", "positive count", "flag"]
 
 
 class MachineError(ValueError):
@@ -212,6 +219,8 @@ class Machine:
     memory_levels: list[MemoryLevel] = field(default_factory=list)  # from the core outwards
     notes: list[str] = field(default_factory=list)  # defaults taken, keys ignored
     core: CoreThroughput = field(default_factory=CoreThroughput)  # in-core throughput (ECM)
+    # cost parameters the file gives (sat.cost_parameters): name -> (value, provenance)
+    costs: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def value(self, name: str) -> float:
         return self.values[name][0]
@@ -241,11 +250,11 @@ def check_value(spec: ParameterSpec, value: float) -> str | None:
     """What is wrong with ``value`` for ``spec`` (``None`` if nothing)."""
     if not math.isfinite(value):
         return "must be a finite number"
-    if spec.rule == "positive" and value <= 0:
+    if spec.rule in ("positive", "positive count") and value <= 0:
         return "must be positive"
     if spec.rule in ("nonnegative", "count") and value < 0:
         return "must not be negative"
-    if spec.rule == "count" and not float(value).is_integer():
+    if spec.rule in ("count", "positive count") and not float(value).is_integer():
         return "must be a whole number"
     if spec.rule == "flag" and value not in (0, 1):
         return "must be 0 or 1"
@@ -347,6 +356,9 @@ def _key_name(key: str) -> str | None:
 
 
 def _load(path: Path, display: str) -> Machine:
+    # imported here: sat.cost_parameters builds on this module
+    from sat.cost_parameters import cost_name, cost_spec
+
     root = read_xml(path, display, MachineError)
     if root.tag != "machine":
         raise MachineError(f"{display}:{root.sourceline}: expected a <machine> root element, "
@@ -357,6 +369,7 @@ def _load(path: Path, display: str) -> Machine:
     levels: list[MemoryLevel] = []
     core = CoreThroughput()
     core_lines: dict[str, int] = {}  # core field -> line, to name a key given twice
+    costs: dict[str, tuple[float, str, int]] = {}  # cost parameter -> (value, prov, line)
     origin = f"machine file {display}"
 
     for element in root:
@@ -397,6 +410,16 @@ def _load(path: Path, display: str) -> Machine:
         if lowered in _CORE_KEYS:
             _set_core(core, core_lines, _CORE_KEYS[lowered], value, prov, display, line)
             continue
+        cost = cost_name(key)
+        if cost is not None:
+            if cost in costs:
+                raise MachineError(f"{display}:{line}: {key}: {cost} is given twice "
+                                   f"(also line {costs[cost][2]})")
+            problem = check_value(cost_spec(cost), value)  # type: ignore[arg-type]
+            if problem:
+                raise MachineError(f"{display}:{line}: {key} ({cost}) {problem}, got {value:g}")
+            costs[cost] = (value, prov, line)
+            continue
         name = _key_name(key)
         if name is None:
             notes.append(f"{display}:{line}: unknown machine key {key!r} ignored")
@@ -429,9 +452,26 @@ def _load(path: Path, display: str) -> Machine:
         if level.line_bytes is None:
             level.line_bytes = ordered["LineBytes"][0]
     checked_hierarchy(levels, display)
+    _check_level_energies(costs, levels, display)
     name = (root.get("name") or "").strip() or path.stem
     description = " ".join((root.get("description") or "").split())
-    return Machine(name, description, display, ordered, levels, notes, core)
+    return Machine(name, description, display, ordered, levels, notes, core,
+                   {cost: (value, prov) for cost, (value, prov, _line) in costs.items()})
+
+
+def _check_level_energies(costs: dict[str, tuple[float, str, int]], levels: list[MemoryLevel],
+                          display: str) -> None:
+    """An ``LnByteEnergyPJ`` needs a cache level Ln with a further cache level out."""
+    caches = [level.name for level in levels if not level.is_memory]
+    linked = caches[:-1] if len(caches) >= 2 else []
+    for cost, (_value, _prov, line) in costs.items():
+        level = cost.removesuffix("ByteEnergyPJ")
+        if level != cost and level not in linked:
+            have = (f"the links between caches are those of {', '.join(linked)}" if linked
+                    else "the file lists fewer than two cache levels")
+            raise MachineError(f"{display}:{line}: {cost}: no link from {level} to a further "
+                               f"cache level ({have}; the last cache's link to memory is "
+                               "MemByteEnergyPJ)")
 
 
 _CORE_KEYS = {key.lower(): key for key in CORE_KEYS}

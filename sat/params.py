@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sat.cost_parameters import add_cost_parameters, cost_spec, derive_cost_defaults
 from sat.level_parameters import add_level_parameters, level_spec
 from sat.machine import (
     MACHINE_SPECS,
@@ -262,6 +263,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.add(Parameter(spec.name, _normalise(value), spec.unit, "machine", spec.label,
                                source, spec.kind))
     add_level_parameters(paramset, machine)
+    derived = add_cost_parameters(paramset, machine)
     for spec in SOFTWARE_SPECS:
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))
@@ -283,6 +285,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.conds.update(read_conds(conds_file))
     for text in sets or ():
         apply_set(paramset, text)
+    derive_cost_defaults(paramset, derived)  # from the values given: --set TDPW=… moves them
     validate(paramset)
     return paramset
 
@@ -382,8 +385,9 @@ def unknown_sets(paramset: ParameterSet, set_names: Iterable[str]) -> list[str]:
 
 
 def spec_of(name: str) -> ParameterSpec | None:
-    """The rule of a machine, software, level or core parameter (None for problem symbols)."""
-    return SPECS.get(name) or level_spec(name)
+    """The rule of a machine, software, level, core or cost parameter (None for problem
+    symbols)."""
+    return SPECS.get(name) or level_spec(name) or cost_spec(name)
 
 
 def validate(paramset: ParameterSet) -> None:

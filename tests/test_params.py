@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sat.cost_parameters import COST_PARAMETERS
 from sat.machine import MACHINE_PARAMETERS, load_machine
 from sat.model.context import ModelContext
 from sat.model.parameters import Parameter
@@ -141,9 +142,11 @@ def test_build_parameters_from_the_reference_files(reference_machine):
     ps = build_parameters(reference_machine, CONFIG / "params.xml",
                           CONFIG / "block_params.xml", CONFIG / "symsubs.xml",
                           CONFIG / "conds.xml")
-    assert list(ps.parameters) == list(MACHINE_PARAMETERS) + list(SOFTWARE_PARAMETERS)
+    # a one-cache machine: no per-level energies among the cost parameters
+    machine = list(MACHINE_PARAMETERS) + list(COST_PARAMETERS)
+    assert list(ps.parameters) == machine + list(SOFTWARE_PARAMETERS)
     assert [p.group for p in ps.parameters.values()] == (
-        ["machine"] * len(MACHINE_PARAMETERS) + ["software"] * len(SOFTWARE_PARAMETERS))
+        ["machine"] * len(machine) + ["software"] * len(SOFTWARE_PARAMETERS))
     assert ps["CacheKB"].value == 1024 and ps["CacheKB"].unit == "KiB"
     assert ps["CacheKB"].source == f"machine file {CONFIG / 'machine.xml'}"
     assert (ps["BlockX"].value, ps["BlockY"].value, ps["BlockZ"].value) == (16, 16, 128)

@@ -8,6 +8,7 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
+from sat.cost_parameters import has_cost_parameters
 from sat.ir import Program
 from sat.model import expr as E
 from sat.model.aliasing import geometry, nest_checks
@@ -23,6 +24,7 @@ from sat.model.blocking import (
 from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
+from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
 from sat.model.dependences import dependences_table
 from sat.model.ecm import SCALING_COLUMNS, Core, ecm_columns, nest_ecm, scaling_rows
 from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs, long_sum
@@ -343,6 +345,8 @@ def build_model(program: Program, params: ParameterSet,
     call_rows: list[dict[str, CellValue]] = []
     level_rows: list[dict[str, CellValue]] = []
     ecm_nests = []
+    cost_rows: list[dict[str, CellValue]] = []
+    costs = has_cost_parameters(params)  # not in a parameter set made by hand without them
     specs = params.levels
     hierarchy = Hierarchy(specs, ctx)
     core = Core.of(specs, ctx) if specs else None
@@ -355,6 +359,8 @@ def build_model(program: Program, params: ParameterSet,
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
         per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
         level_rows.extend(per_level.rows)
+        if costs:
+            cost_rows.append(nest_costs(shape.ident, row, per_level.traffic, specs, ctx))
         alias_checks.extend(nest_checks(shape, E.Ref(space.x_lines), ctx, geometries,
                                         per_level.condition))
         if core is not None:
@@ -422,6 +428,10 @@ def build_model(program: Program, params: ParameterSet,
     result_totals["Footprint_GiB"] = footprint(program, ctx)
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
+    if costs:
+        ctx.note(ENERGY_NOTE)
+        tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)
+        result_totals.update(cost_totals(tables["Costs"], specs, ctx))
     if ecm_nests:
         tables["ECM scaling"] = Table(
             "ECM scaling", "Program performance against cores (ECM)", SCALING_COLUMNS,

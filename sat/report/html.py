@@ -195,6 +195,18 @@ def _headline(result: ModelResult, env: Env) -> list[dict[str, Any]]:
         ("footprint_gib", "Footprint", f"{number(totals.get('Footprint_GiB', math.nan))} GiB",
          totals.get("Footprint_GiB", math.nan), "Memory footprint of all arrays (GiB = 2^30 B)"),
     ]
+    if "Energy_J" in totals:
+        energy, power = totals["Energy_J"], totals.get("Power_W", math.nan)
+        price = totals.get("Price_USD", math.nan)
+        items += [
+            ("energy_j", "Energy", si(energy, "J"), energy,
+             "Energy of the run on one node: static power x time + energy per weighted flop "
+             "+ energy per byte over each link (Energy_J; an approximation)"),
+            ("power_w", "Average power", si(power, "W"), power,
+             "Energy / total time (Power_W)"),
+            ("price_usd", "Price", f"{number(price)} USD", price,
+             "Nodes x (ProcessorPriceUSD + MemoryGiB x MemoryPriceUSDPerGiB) (Price_USD)"),
+        ]
     return [{"key": k, "label": label, "text": text, "value": _plain(v), "title": title}
             for k, label, text, v, title in items]
 
@@ -447,7 +459,9 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
     for p in result.parameters:
         value = bool(p.value) if p.kind == "boolean" else env.param(p.name)
         text = ("TRUE" if value else "FALSE") if p.kind == "boolean" else number(value)
-        machine_default = p.group == "machine" and p.source.startswith("machine")
+        # what the machine file says, or assumes where it says nothing
+        machine_default = p.group == "machine" and p.source.startswith(
+            ("machine", "assumed", "not published"))
         rows.append({"name": p.name, "label": p.label or p.symbol, "unit": p.unit,
                      "group": p.group, "text": text, "value": _plain(float(value)),
                      "source": p.source + (" (assumed)" if p.defaulted else ""),

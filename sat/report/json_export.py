@@ -49,7 +49,8 @@ def _nest(row: dict[str, CellValue]) -> tuple:
 def _loop(row: dict[str, CellValue], per_nest: dict[str, dict[tuple, Any]], env: Env,
           cell_of: CellOf) -> dict[str, Any]:
     """A Loops row; ``calls`` is the list of the nest's callees (§3.2), the Loops sheet's
-    text of them is ``calls_summary``; ``levels`` and ``ecm`` when the model has them."""
+    text of them is ``calls_summary``; ``levels``, ``ecm`` and ``costs`` when the model has
+    them."""
     out = _row(row, env, cell_of)
     nest = _nest(row)
     if "calls" in out:
@@ -59,6 +60,8 @@ def _loop(row: dict[str, CellValue], per_nest: dict[str, dict[tuple, Any]], env:
         out["levels"] = per_nest["levels"][nest]
     if nest in per_nest["ecm"]:
         out["ecm"] = per_nest["ecm"][nest]
+    if nest in per_nest["costs"]:
+        out["costs"] = per_nest["costs"][nest]
     return out
 
 
@@ -107,7 +110,7 @@ def to_json_data(
 ) -> dict[str, Any]:
     """The JSON document of DESIGN §3.2 as plain Python data."""
     loops = result.tables.get("Loops")
-    per_nest: dict[str, dict[tuple, Any]] = {"calls": {}, "levels": {}, "ecm": {}}
+    per_nest: dict[str, dict[tuple, Any]] = {"calls": {}, "levels": {}, "ecm": {}, "costs": {}}
     for row in result.tables["Calls"].rows if "Calls" in result.tables else ():
         per_nest["calls"].setdefault(_nest(row), []).append(_call(row, env, cell_of))
     for row in result.levels:
@@ -118,6 +121,10 @@ def to_json_data(
         bounds, roofs = bound_names(links), roofline_names(links)
         for row in result.tables["ECM"].rows:
             per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, env, cell_of)
+    for row in result.tables["Costs"].rows if "Costs" in result.tables else ():
+        per_nest["costs"][_nest(row)] = _row({key: value for key, value in row.items()
+                                             if key not in ("procedure", "file", "line")},
+                                            env, cell_of)
     # The model's notes include the front ends' warnings (see build_model).
     warnings = [{"file": n.file, "line": n.line, "message": n.message}
                 for n in result.notes if n.kind == "warning"]
@@ -140,15 +147,27 @@ def to_json_data(
     }
 
 
+# Program totals (defined names) -> their keys in the JSON's totals
+COST_TOTALS = {"Energy_J": "energy_j", "Power_W": "power_w", "Price_USD": "price_usd",
+               "Peak_GFlops": "peak_gflops", "Peak_Power_W": "peak_power_w",
+               "Die_Area_mm2": "die_area_mm2", "Rack_Units": "rack_units",
+               "Memory_Bandwidth_GBs": "memory_bandwidth_gbs"}
+
+
 def _totals(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
-    """The Loops totals row; with the ECM model, its totals too (``ecm_time_s``, …)."""
+    """The Loops totals row; with the ECM model, its totals too (``ecm_time_s``, …); the
+    energy, power and the system's price, peak, area and rack space (``energy_j``, …)."""
     loops = result.tables.get("Loops")
     totals = _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}}
+    extras: dict[str, CellValue] = {}
     ecm = result.tables.get("ECM")
     if ecm is not None and ecm.totals:
-        extra = _row({("ecm_" + key if key.startswith("time") else key): value
-                      for key, value in ecm.totals.items() if isinstance(value, Quantity)},
-                     env, cell_of)
+        extras.update({("ecm_" + key if key.startswith("time") else key): value
+                       for key, value in ecm.totals.items() if isinstance(value, Quantity)})
+    extras.update({key: result.totals[name] for name, key in COST_TOTALS.items()
+                   if name in result.totals})
+    if extras:
+        extra = _row(extras, env, cell_of)
         cells = {**totals.pop("cells"), **extra.pop("cells")}
         totals.update(extra, cells=cells)
     return totals

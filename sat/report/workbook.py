@@ -179,6 +179,15 @@ _TOTAL_LABELS = {
     "Footprint_GiB": ("Memory footprint", "GiB"),
     "Total_ECM_Time_s": ("Time predicted by the ECM model on Cores cores", "s"),
     "Total_Roofline_Time_s": ("Time of the Roofline over every memory level", "s"),
+    "Energy_J": ("Energy of the run on one node (Costs sheet)", "J"),
+    "Power_W": ("Average power of the run (energy / time)", "W"),
+    "Price_USD": ("Price of the system: Nodes × (processors + memory)", "USD"),
+    "Peak_GFlops": ("Peak speed of the system (Nodes × Cores × GflopsPerCore)", "Gflop/s"),
+    "Peak_Power_W": ("Power of the system at peak flops and peak memory bandwidth", "W"),
+    "Die_Area_mm2": ("Die area of one node's cores and caches", "mm²"),
+    "Rack_Units": ("Rack space of the system (Nodes × RackUnitsPerNode)", "U"),
+    "Memory_Bandwidth_GBs": ("Memory bandwidth of the system (Nodes × Cores × GBsPerCore)",
+                             "GB/s"),
 }
 
 _HOW_TO = [

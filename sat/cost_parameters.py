@@ -1,0 +1,187 @@
+"""The cost parameters of a machine: nodes, power, energy per operation, price, area, rack space.
+
+Every machine gets all of them, after its level parameters (sheet order):
+
+- ``Nodes`` (nodes) and ``RackUnitsPerNode`` (U): the size of the system.  Only the system
+  results (price, peak speed and power, rack space, memory bandwidth) use ``Nodes``; the
+  application model runs on one node's ``Cores``.
+- ``TDPW`` (W): thermal design power of one node's processors.  No formula uses it: it sets
+  the defaults of the three energy parameters below when the machine file does not give them.
+- ``StaticPowerW`` (W): power one node draws whatever it does; default 30 % of ``TDPW``.
+- ``FlopEnergyPJ`` (pJ per weighted flop) and ``MemByteEnergyPJ`` (pJ per byte between memory
+  and the last cache): by default half of the dynamic power, ``TDPW - StaticPowerW``, is spent
+  at peak flops and half at peak memory bandwidth, so a node at both peaks draws its TDP:
+  ``0.5 × (TDPW - StaticPowerW) / (Cores × GflopsPerCore)`` W per Gflop/s = nJ per flop.
+- ``L1ByteEnergyPJ``, ``L2ByteEnergyPJ``, … (pJ/B), machines with several cache levels only:
+  energy per byte over the link from that level to the next one out, for every cache level
+  but the last (whose link to memory is ``MemByteEnergyPJ``); default a tenth of
+  ``MemByteEnergyPJ``.
+- ``ProcessorPriceUSD`` (USD per node), ``MemoryGiB`` (GiB per node) and
+  ``MemoryPriceUSDPerGiB`` (USD/GiB): the price of a node.
+- ``CoreAreaMM2`` (mm² per core) and ``CacheAreaMM2PerMiB`` (mm² per MiB): the die area.
+
+A machine file gives any of them as ``<prop key=… val=… source=…/>``; the rest are the
+assumptions their source says.  A default derived from other values (``StaticPowerW`` from
+``TDPW``, the energies from ``TDPW``, ``Cores``, ``GflopsPerCore`` and ``GBsPerCore``) is a
+plain value, computed again from the values after ``--set`` and ``--params`` (``--set
+TDPW=260`` moves the energies too), never a formula: editing ``TDPW`` in the workbook changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sat.machine import Machine, ParameterSpec
+from sat.model.parameters import Parameter, ParameterSet
+
+STATIC_SHARE = 0.3  # idle power of a node, as a share of its TDP
+FLOP_SHARE = 0.5  # share of the dynamic power spent on flops at peak (the rest: memory)
+ON_CHIP_FACTOR = 10  # a DRAM byte costs about ten on-chip transfers of a byte
+
+COST_SPECS: tuple[ParameterSpec, ...] = (
+    ParameterSpec("Nodes", "nodes",
+                  "Nodes of the system; only the system results (price, peak speed and power, "
+                  "rack space) use it: the application runs on one node's Cores.",
+                  1, "positive count", "integer"),
+    ParameterSpec("RackUnitsPerNode", "U", "Rack space one node takes, in rack units (1U = "
+                  "44.45 mm of height).", 1, "nonnegative"),
+    ParameterSpec("TDPW", "W", "Thermal design power of one node's processors; it only sets "
+                  "the defaults of StaticPowerW, FlopEnergyPJ and MemByteEnergyPJ (editing it "
+                  "here changes nothing else).", 200, "nonnegative"),
+    ParameterSpec("StaticPowerW", "W", "Power one node draws whatever it computes (idle "
+                  "power), drawn for the whole run.", STATIC_SHARE * 200, "nonnegative"),
+    ParameterSpec("FlopEnergyPJ", "pJ/flop", "Energy of one weighted flop (divisions and "
+                  "special functions weighted by DivCost and SpecialCost), beyond the static "
+                  "power.", 0, "nonnegative"),
+    ParameterSpec("MemByteEnergyPJ", "pJ/B", "Energy of moving one byte between memory and "
+                  "the last cache level, beyond the static power.", 0, "nonnegative"),
+    ParameterSpec("ProcessorPriceUSD", "USD", "Price of one node's processors.", 0,
+                  "nonnegative"),
+    ParameterSpec("MemoryGiB", "GiB", "Memory capacity of one node.", 64, "nonnegative"),
+    ParameterSpec("MemoryPriceUSDPerGiB", "USD/GiB", "Price of one GiB of the node's memory.",
+                  3, "nonnegative"),
+    ParameterSpec("CoreAreaMM2", "mm²", "Die area of one core, without its caches.", 5,
+                  "nonnegative"),
+    ParameterSpec("CacheAreaMM2PerMiB", "mm²/MiB", "Die area of one MiB of cache.", 1.5,
+                  "nonnegative"),
+)
+COST_PARAMETERS = tuple(spec.name for spec in COST_SPECS)
+_SPECS = {spec.name: spec for spec in COST_SPECS}
+_BY_LOWER = {name.lower(): name for name in COST_PARAMETERS}
+_LEVEL_ENERGY = re.compile(r"(L[1-9][0-9]?)ByteEnergyPJ", re.IGNORECASE)
+
+_ROUND = "round figures for a current server process; edit for your technology"
+# Sources of the defaults that do not depend on other values.
+_ASSUMED = {
+    "Nodes": "assumed: one node",
+    "RackUnitsPerNode": "assumed: one node per 1U server",
+    "TDPW": "assumed: 200 W, a common server processor",
+    "ProcessorPriceUSD": "not published: give it with --set",
+    "MemoryGiB": "assumed: 64 GiB per node",
+    "MemoryPriceUSDPerGiB": "assumed: server DDR5 RDIMM, about 3 USD per GiB",
+    "CoreAreaMM2": f"assumed: 5 mm² per core, {_ROUND}",
+    "CacheAreaMM2PerMiB": f"assumed: 1.5 mm² per MiB, {_ROUND}",
+}
+_HOROWITZ = ("on-chip transfers cost about a tenth of a DRAM transfer (Horowitz, ISSCC 2014: "
+             "64-bit access to a 1 MB SRAM 100 pJ against 1.3–2.6 nJ for DRAM)")
+
+
+def level_energy_name(level: str) -> str:
+    """``"L1"`` -> ``"L1ByteEnergyPJ"``."""
+    return f"{level}ByteEnergyPJ"
+
+
+def cost_name(key: str) -> str | None:
+    """The cost parameter a machine-file key names (any case), or ``None``."""
+    lowered = key.strip().lower()
+    if lowered in _BY_LOWER:
+        return _BY_LOWER[lowered]
+    match = _LEVEL_ENERGY.fullmatch(key.strip())
+    return level_energy_name(match.group(1).upper()) if match else None
+
+
+def cost_spec(name: str) -> ParameterSpec | None:
+    """The rule of a cost parameter (``None`` for any other name)."""
+    if name in _SPECS:
+        return _SPECS[name]
+    match = _LEVEL_ENERGY.fullmatch(name)
+    if match and name == level_energy_name(match.group(1)):
+        return ParameterSpec(name, "pJ/B", f"Energy of moving one byte over the link from "
+                             f"{match.group(1)} to the next cache level out, beyond the static "
+                             "power.", 0, "nonnegative")
+    return None
+
+
+def has_cost_parameters(paramset: ParameterSet) -> bool:
+    """True when ``paramset`` holds every cost parameter its levels call for (a parameter set
+    made by hand, as in tests of other parts of the model, may have none)."""
+    names = [*COST_PARAMETERS, *map(level_energy_name, _energy_levels(paramset))]
+    return all(name in paramset for name in names)
+
+
+def _energy_levels(paramset: ParameterSet) -> list[str]:
+    """The cache levels with a link to a further cache: every level but the last."""
+    return [spec.name for spec in paramset.levels[:-1]]
+
+
+def add_cost_parameters(paramset: ParameterSet, machine: Machine) -> list[str]:
+    """Add the cost parameters of ``machine`` to ``paramset`` (after the level parameters:
+    the per-level energies follow ``paramset.levels``).  Returns the names whose values are
+    defaults derived from other values, for :func:`derive_cost_defaults`."""
+    names = list(COST_PARAMETERS)
+    at = names.index("MemByteEnergyPJ") + 1
+    names[at:at] = [level_energy_name(level) for level in _energy_levels(paramset)]
+    derived = []
+    for name in names:
+        spec = cost_spec(name)
+        assert spec is not None
+        if name in machine.costs:
+            value, source = machine.costs[name]
+        elif name in _ASSUMED:
+            value, source = spec.default, _ASSUMED[name]
+        else:
+            value, source = spec.default, "assumed"
+            derived.append(name)
+        paramset.add(Parameter(name, _whole(value), spec.unit, "machine", spec.label, source,
+                               spec.kind))
+    derive_cost_defaults(paramset, derived)
+    return derived
+
+
+def derive_cost_defaults(paramset: ParameterSet, names: list[str]) -> None:
+    """(Re)compute the derived defaults ``names`` from the current values of ``TDPW``,
+    ``Cores``, ``GflopsPerCore``, ``GBsPerCore`` and one another; a value something else gave
+    since (``--set``, ``--params``: its source no longer says "assumed") is kept."""
+    def value(name: str) -> float:
+        return float(paramset[name].value)
+
+    def derive(name: str, number: float, source: str) -> None:
+        parameter = paramset[name]
+        if name in names and parameter.source.startswith("assumed"):
+            parameter.value, parameter.source = _whole(number), source
+
+    tdp = value("TDPW")
+    derive("StaticPowerW", STATIC_SHARE * tdp,
+           f"assumed: 30 % of TDP (0.3 × {tdp:g} W), the idle power of a server node")
+    static = value("StaticPowerW")
+    dynamic = max(tdp - static, 0.0)
+    cores = value("Cores")
+    for name, per_core, unit, what in (("FlopEnergyPJ", "GflopsPerCore", "Gflop/s", "flops"),
+                                       ("MemByteEnergyPJ", "GBsPerCore", "GB/s",
+                                        "memory bandwidth")):
+        peak = cores * value(per_core)
+        number = FLOP_SHARE * dynamic / peak * 1000 if peak > 0 else 0.0
+        derive(name, number, f"assumed: half the dynamic power at peak {what}: 0.5 × "
+               f"({tdp:g} W − {static:g} W) / ({cores:g} cores × {value(per_core):g} {unit}) "
+               f"× 1000 = {number:.4g} {_SPECS[name].unit}")
+    memory = value("MemByteEnergyPJ")
+    for level in _energy_levels(paramset):
+        derive(level_energy_name(level), memory / ON_CHIP_FACTOR,
+               f"assumed: MemByteEnergyPJ / 10 = {memory / ON_CHIP_FACTOR:.4g} pJ/B: "
+               f"{_HOROWITZ}")
+
+
+def _whole(value: float) -> float | int:
+    """Whole numbers as ``int`` so that they print as 1, not 1.0."""
+    return int(value) if float(value).is_integer() else value
