@@ -150,6 +150,63 @@ set:
     assert evolved["solver"]["evaluations"] <= 576
 
 
+def test_problem_size_planner_by_hand(capsys):
+    # exascale node: static power 0.3 x 200 W = 60 W; 7 pJ per flop = 0.5 x 140 W / 10 Tflop/s;
+    # 70 pJ per byte = 0.5 x 140 W / 1 TB/s.  Per triad element: 32 B (3.2e-11 s at 1 TB/s),
+    # 2 flops, energy 60 x 3.2e-11 + 2 x 7e-12 + 32 x 70e-12 = 4.174e-9 J, 24 B of arrays.
+    scenario = solve(capsys, TRIAD, SCENARIOS / "problem-size-planner.yaml")["scenario"]
+    per_element = 60 * 3.2e-11 + 2 * 7e-12 + 32 * 70e-12
+    assert scenario["optimum"]["n"] == math.floor(10 / per_element) == 2_395_783_421
+    time, energy, memory = scenario["constraints"]
+    assert energy["binding"] and not time["binding"] and not memory["binding"]
+    assert energy["objective_if_relaxed"] == math.floor(11 / per_element)
+    assert energy["objective_without"] == math.floor(64 * 2**30 / 24)  # memory binds then
+    assert time["slack"] == pytest.approx(1 - 3.2e-11 * 2_395_783_421, rel=1e-9)
+
+
+def _architect_by_hand(power_limit: float) -> tuple[int, int]:
+    """Nodes x cores of E5-2680-like nodes with the most peak flops: per node 39 W static and
+    11.375 W per core at peak (263.31 pJ x 21.6 Gflop/s + 888.67 pJ x 6.4 GB/s), 1,915 USD
+    (1,723 + 64 GiB x 3), die 9.171875 mm² per core (5 + 2,848 KiB of cache x 1.5 mm²/MiB)."""
+    best = max((n * c, n, c) for n in range(1, 65) for c in range(1, 65)
+                if n <= 42 and n * (39 + 11.375 * c) <= power_limit and 9.171875 * c <= 435
+                and 1915 * n <= 80000)
+    return best[1], best[2]
+
+
+def test_architect_by_hand(capsys):
+    data = solve(capsys, None, SCENARIOS / "architect.yaml", "-m", "xeon-e5-2680")
+    scenario = data["scenario"]
+    nodes, cores = _architect_by_hand(18000)
+    assert (nodes, cores) == (32, 46)
+    assert scenario["optimum"] == {"Nodes": 32, "Cores": 46,
+                                   "Peak_GFlops": pytest.approx(32 * 46 * 21.6, rel=1e-12)}
+    rack, power, area, price = scenario["constraints"]
+    assert power["binding"] and area["binding"] and not rack["binding"] and not price["binding"]
+    assert power["value"] == pytest.approx(32 * (39 + 11.375 * 46), rel=1e-12)  # 17,992 W
+    assert price["slack"] == pytest.approx(80000 - 32 * 1915, rel=1e-12)
+    assert rack["slack"] == 10
+    # no source: machine results only, and the workbook's parameters at the optimum
+    assert data["loops"] == []
+    values = {p["name"]: p["value"] for p in data["parameters"]}
+    assert (values["Nodes"], values["Cores"]) == (32, 46)
+
+
+def test_infeasible_architect_is_explained_by_hand(capsys):
+    scenario = solve(capsys, None, SCENARIOS / "architect-infeasible.yaml",
+                     "-m", "xeon-e5-2680")["scenario"]
+    assert scenario["feasible"] is False
+    rack, power, peak, ratio = scenario["constraints"]
+    assert scenario["conflicts"] == [["Peak_Power_W <= 18000", "Peak_GFlops >= 50000"]]
+    # the least power for 50 Tflop/s (N x C >= 2315 cores, at most 42 nodes of 64 cores):
+    # 38 nodes of 61 cores, 38 x (39 + 11.375 x 61) = 27,849.25 W
+    assert power["relaxed_bound"] == pytest.approx(38 * (39 + 11.375 * 61), rel=1e-12)
+    # the most flops within 18 kW and the rack: 24 nodes of 62 cores, 32,140.8 Gflop/s
+    assert peak["relaxed_bound"] == pytest.approx(24 * 62 * 21.6, rel=1e-12)
+    assert rack["relaxation_needed"] is None and ratio["relaxation_needed"] is None
+    assert rack["holds_alone"] and ratio["holds_alone"]
+
+
 def test_the_workbook_holds_the_optimum_and_the_scenario(capsys, tmp_path):
     out = tmp_path / "planner.xlsx"
     assert main([TRIAD, "--scenario", str(SCENARIOS / "machine-planner.yaml"), "-q",

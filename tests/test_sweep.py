@@ -91,7 +91,7 @@ def test_bad_sweeps_stop_with_one_line(capsys, tmp_path, options, message):
 
 
 @pytest.mark.parametrize(("sweeps", "charts"), [
-    (["CacheKB=16..1024*2"], 3),  # one line chart per total
+    (["CacheKB=16..1024*2"], 4),  # one line chart per total: time, traffic, Gflop, energy
     (["CacheKB=16..1024*2", "GBsPerCore=0..4:5"], 1),  # one heat map
 ])
 def test_the_html_draws_the_sweep(tmp_path, sweeps, charts):

@@ -119,7 +119,7 @@ def answer(problem: Problem, evaluate: Evaluator, solution: Solution) -> dict[st
                 bound = right + relax if c.operator == "<=" else right - relax
                 row["relaxed_bound"] = _number(bound)
                 row["relaxed_at"] = _point(problem, where)
-                change = f" ({relax / abs(right):+.0%})" if right else ""
+                change = f" ({(bound - right) / abs(right):+.0%})" if right else ""
                 sentences.append(f"Relaxing {c.text} to {c.operator} {_fmt(bound)}{change}, "
                                  f"the others kept, makes the problem feasible (at "
                                  f"{_at(problem, where)}).")

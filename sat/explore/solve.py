@@ -126,7 +126,9 @@ class Tally:
     relax: np.ndarray = field(init=False)  # least violation while all the others hold
     relax_point: list = field(init=False)
     without: np.ndarray = field(init=False)  # best goal with the others holding
+    without_point: list = field(init=False)
     relaxed: np.ndarray = field(init=False)  # best goal with this one relaxed by RELAXATION
+    relaxed_point: list = field(init=False)
     together: np.ndarray = field(init=False)  # pairs holding together somewhere
 
     def __post_init__(self) -> None:
@@ -136,7 +138,9 @@ class Tally:
         self.relax = np.full(m, math.inf)
         self.relax_point = [None] * m
         self.without = np.full(m, math.inf)
+        self.without_point = [None] * m
         self.relaxed = np.full(m, math.inf)
+        self.relaxed_point = [None] * m
         self.together = np.zeros((m, m), dtype=bool)
 
     @property
@@ -166,11 +170,11 @@ class Tally:
             others = valid & ((failing == 0) | ((failing == 1) & ~holds[:, i]))
             self._least(self.relax, self.relax_point, i, np.where(others, column, np.inf),
                         e.points)
-            if others.any():
-                self.without[i] = min(self.without[i], float(np.min(e.goal[others])))
-                within = others & (e.violations[:, i] <= RELAXATION * e.scale[:, i])
-                if within.any():
-                    self.relaxed[i] = min(self.relaxed[i], float(np.min(e.goal[within])))
+            self._least(self.without, self.without_point, i,
+                        np.where(others, e.goal, np.inf), e.points)
+            within = others & (e.violations[:, i] <= RELAXATION * e.scale[:, i])
+            self._least(self.relaxed, self.relaxed_point, i, np.where(within, e.goal, np.inf),
+                        e.points)
         if self.constraints:
             pairs = holds.T.astype(np.float32) @ holds.astype(np.float32)
             self.together |= pairs > 0
@@ -187,11 +191,11 @@ class Tally:
         for i in range(self.constraints):
             for best, points, theirs, their_points in (
                     (self.alone, self.alone_point, other.alone, other.alone_point),
-                    (self.relax, self.relax_point, other.relax, other.relax_point)):
+                    (self.relax, self.relax_point, other.relax, other.relax_point),
+                    (self.without, self.without_point, other.without, other.without_point),
+                    (self.relaxed, self.relaxed_point, other.relaxed, other.relaxed_point)):
                 if theirs[i] < best[i]:
                     best[i], points[i] = theirs[i], their_points[i]
-        np.minimum(self.without, other.without, out=self.without)
-        np.minimum(self.relaxed, other.relaxed, out=self.relaxed)
         self.together |= other.together
 
     @staticmethod
@@ -249,7 +253,7 @@ def exhaustive(evaluate: Evaluator, variables: list[Variable],
 
 
 def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, seed: int = 0,
-          max_evaluations: int = 2_000_000) -> Solution:
+          max_evaluations: int = 1_000_000) -> Solution:
     """Runarsson and Yao's ISRES with a time limit; then a pattern search from the best."""
     start = time.perf_counter()
     n = len(variables)
@@ -262,24 +266,11 @@ def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, s
     tau, tau_prime = 1 / math.sqrt(2 * math.sqrt(n)), 1 / math.sqrt(2 * n)
     gamma, alpha, pf = 0.85, 0.2, 0.45
     tally = Tally(evaluate.constraints)
-    seen: dict[bytes, tuple[float, float]] = {}
+    memo = _Memo(evaluate, integer, tally)
 
     def assess(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(goal, penalty) of each point; only points never evaluated before are evaluated."""
-        points = np.where(integer, np.round(points), points)
-        keys = [p.tobytes() for p in points]
-        fresh = [k for k, key in enumerate(keys) if key not in seen]
-        unique = {keys[k]: k for k in fresh}
-        if unique:
-            rows = points[list(unique.values())]
-            e = evaluate(rows)
-            tally.add(e)
-            penalty = e.penalty()
-            goal = np.where(e.valid, e.goal, np.inf)
-            for j, key in enumerate(unique):
-                seen[key] = (float(goal[j]), float(penalty[j]))
-        values = np.array([seen[key] for key in keys])
-        return values[:, 0], values[:, 1]
+        e = memo(points)
+        return np.where(e.valid, e.goal, np.inf), e.penalty()
 
     x = low + rng.random((population, n)) * (high - low)
     sigma = np.tile((high - low) / math.sqrt(n), (population, 1))
@@ -319,8 +310,64 @@ def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, s
         if stall >= STALL:
             break
     if tally.best_point is not None:
-        _polish(tally.best_point, low, high, integer, assess, tally)
+        _polish(memo, tally.best_point, low, high, integer, feasible)
+        # the explanation's "without it" and "relaxed" optima, sharpened the same way
+        for i in range(evaluate.constraints):
+            for goals, points, limit in ((tally.without, tally.without_point, math.inf),
+                                         (tally.relaxed, tally.relaxed_point, RELAXATION)):
+                if points[i] is not None:
+                    point, goal = _polish(memo, points[i], low, high, integer,
+                                          partial(_others_hold, i=i, limit=limit))
+                    if goal < goals[i]:
+                        goals[i], points[i] = goal, point
     return Solution("isres", tally, time.perf_counter() - start, generations=generations)
+
+
+class _Memo:
+    """The evaluator for ISRES: rounds whole-numbered variables, evaluates a configuration
+    only the first time it is asked for (the tally sees each once) and answers repeats from
+    memory.  Continuous configurations practically never repeat: only whole-numbered problems
+    are remembered."""
+
+    def __init__(self, evaluate: Evaluator, integer: np.ndarray, tally: Tally):
+        self.evaluate, self.integer, self.tally = evaluate, integer, tally
+        self.remember = bool(integer.any())
+        self.rows: dict[bytes, np.ndarray] = {}  # goal, valid, lefts, rights
+
+    def __call__(self, points: np.ndarray) -> Evaluation:
+        points = np.where(self.integer, np.round(points), points)
+        if not self.remember:
+            e = self.evaluate(points)
+            self.tally.add(e)
+            return e
+        keys = [p.tobytes() for p in points]
+        fresh: dict[bytes, int] = {}
+        for k, key in enumerate(keys):
+            if key not in self.rows and key not in fresh:
+                fresh[key] = k
+        if fresh:
+            e = self.evaluate(points[list(fresh.values())])
+            self.tally.add(e)
+            packed = np.column_stack([e.goal, e.valid, e.lefts, e.rights])
+            self.rows.update(zip(fresh, packed, strict=True))
+        packed = np.array([self.rows[key] for key in keys])
+        m = self.evaluate.constraints
+        lefts, rights = packed[:, 2:2 + m], packed[:, 2 + m:]
+        violations = np.maximum((lefts - rights) * self.evaluate.signs, 0.0)
+        scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
+        return Evaluation(points, packed[:, 0], lefts, rights, violations, scale,
+                          packed[:, 1].astype(bool))
+
+
+def feasible(e: Evaluation) -> np.ndarray:
+    return e.valid & np.all(e.violations == 0, axis=1)
+
+
+def _others_hold(e: Evaluation, i: int, limit: float) -> np.ndarray:
+    """Every constraint but ``i`` holds, and ``i`` misses by at most ``limit`` of its bound."""
+    others = np.delete(e.violations, i, axis=1)
+    return e.valid & np.all(others == 0, axis=1) & \
+        (e.violations[:, i] <= limit * e.scale[:, i])
 
 
 def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
@@ -347,14 +394,17 @@ def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
     return np.array(order)
 
 
-def _polish(start: np.ndarray, low: np.ndarray, high: np.ndarray, integer: np.ndarray,
-            assess, tally: Tally) -> None:
-    """Compass search from the best feasible point: steps along each variable, halved when no
-    step improves, down to a whole number or 1e-10 of the range."""
+def _polish(evaluate: Callable[[np.ndarray], Evaluation], start: np.ndarray, low: np.ndarray,
+            high: np.ndarray, integer: np.ndarray,
+            accept: Callable[[Evaluation], np.ndarray]) -> tuple[np.ndarray, float]:
+    """Compass search from ``start`` over the configurations ``accept`` allows: steps along
+    each variable, halved when no step improves, down to a whole number or 1e-10 of the
+    range.  Returns the best point and its goal."""
     point = start.copy()
+    e = evaluate(point[None, :])
+    best_goal = float(e.goal[0]) if accept(e)[0] else math.inf
     step = (high - low) / 4
     floor = np.where(integer, 1.0, (high - low) * 1e-10)
-    best_goal = tally.best_goal
     while np.any(step >= floor):
         trial = []
         for k in range(len(point)):
@@ -363,13 +413,13 @@ def _polish(start: np.ndarray, low: np.ndarray, high: np.ndarray, integer: np.nd
             for sign in (-1, 1):
                 candidate = point.copy()
                 candidate[k] = min(high[k], max(low[k], point[k] + sign * step[k]))
-                trial.append(candidate)
-        goal, penalty = assess(np.array(trial))
-        feasible = penalty == 0
-        index = int(np.argmin(np.where(feasible, goal, np.inf)))
-        if feasible[index] and goal[index] < best_goal:
-            best_goal = goal[index]
-            point = np.where(integer, np.round(trial[index]), trial[index])
+                trial.append(np.where(integer, np.round(candidate), candidate))
+        e = evaluate(np.array(trial))
+        goal = np.where(accept(e), e.goal, np.inf)
+        index = int(np.argmin(goal))
+        if goal[index] < best_goal:
+            best_goal, point = float(goal[index]), trial[index]
         else:
             step = np.where(integer & (step > 1), np.maximum(1.0, np.floor(step / 2)), step / 2)
             step = np.where(integer & (step < 1), 0.0, step)
+    return point, best_goal

@@ -30,7 +30,7 @@ from sat.params import find_parameter, spec_of
 
 MAX_AXIS = 10_000  # values per axis
 CHUNK = 65_536  # configurations evaluated at once
-RESULTS = ("Total_Time_s", "Total_Traffic_GB", "Total_GFlops", "Total_ECM_Time_s")
+RESULTS = ("Total_Time_s", "Total_Traffic_GB", "Total_GFlops", "Total_ECM_Time_s", "Energy_J")
 
 
 class SweepError(ValueError):

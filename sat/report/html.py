@@ -313,7 +313,7 @@ def _sweep(result: ModelResult) -> dict[str, Any] | None:
     table = result.tables.get("Sweep")
     if table is None or not table.rows:
         return None
-    results = [c.key for c in table.columns if c.key.startswith("Total_")]
+    results = [c.key for c in table.columns if c.key.startswith("Total_") or c.key == "Energy_J"]
     swept = [c.key for c in table.columns if c.key not in results and
              c.key not in ("valid", "reason")]
     invalid = sum(1 for row in table.rows if not row["valid"])
