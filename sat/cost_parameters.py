@@ -5,13 +5,11 @@ Every machine gets all of them, after its level parameters (sheet order):
 - ``Nodes`` (nodes) and ``RackUnitsPerNode`` (U): the size of the system.  Only the system
   results (price, peak speed and power, rack space, memory bandwidth) use ``Nodes``; the
   application model runs on one node's ``Cores``.
-- ``TDPW`` (W): thermal design power of one node's processors.  No formula uses it: it sets
-  the defaults of the three energy parameters below when the machine file does not give them.
-- ``StaticPowerW`` (W): power one node draws whatever it does; default 30 % of ``TDPW``.
+- ``StaticPowerW`` (W): power one node draws whatever it does; default 30 % of the TDP.
 - ``FlopEnergyPJ`` (pJ per weighted flop) and ``MemByteEnergyPJ`` (pJ per byte between memory
-  and the last cache): by default half of the dynamic power, ``TDPW - StaticPowerW``, is spent
+  and the last cache): by default half of the dynamic power, TDP − ``StaticPowerW``, is spent
   at peak flops and half at peak memory bandwidth, so a node at both peaks draws its TDP:
-  ``0.5 × (TDPW - StaticPowerW) / (Cores × GflopsPerCore)`` W per Gflop/s = nJ per flop.
+  ``0.5 × (TDP - StaticPowerW) / (Cores × GflopsPerCore)`` W per Gflop/s = nJ per flop.
 - ``L1ByteEnergyPJ``, ``L2ByteEnergyPJ``, … (pJ/B), machines with several cache levels only:
   energy per byte over the link from that level to the next one out, for every cache level
   but the last (whose link to memory is ``MemByteEnergyPJ``); default a tenth of
@@ -20,12 +18,13 @@ Every machine gets all of them, after its level parameters (sheet order):
   ``MemoryPriceUSDPerGiB`` (USD/GiB): the price of a node.
 - ``CoreAreaMM2`` (mm² per core) and ``CacheAreaMM2PerMiB`` (mm² per MiB): the die area.
 
-A machine file gives any of them as ``<prop key=… val=… source=…/>``; the rest are the
-assumptions their source says.  A default derived from other values (``StaticPowerW`` from
-``TDPW``, the energies from ``TDPW``, ``Cores``, ``GflopsPerCore`` and ``GBsPerCore``) is a
-plain value, computed again from the values after ``--set`` and ``--params`` (``--set
-TDPW=260`` moves the energies too), never a formula: editing ``TDPW`` in the workbook changes
-nothing.
+A machine file gives any of them as ``<prop key=… val=… source=…/>``, and the thermal design
+power of one node's processors as ``TDPW`` (W, default 200 assumed), from which the defaults
+of the three energy parameters are derived; the rest are the assumptions their source says.
+A derived default is a plain value computed from the machine file's figures when the machine
+is read (its source shows the arithmetic), never again: ``--set Cores=…`` and an edit of
+``Cores`` in the workbook leave the energies per flop and per byte as they are, so the two
+always agree.
 """
 
 from __future__ import annotations
@@ -46,9 +45,6 @@ COST_SPECS: tuple[ParameterSpec, ...] = (
                   1, "positive count", "integer"),
     ParameterSpec("RackUnitsPerNode", "U", "Rack space one node takes, in rack units (1U = "
                   "44.45 mm of height).", 1, "nonnegative"),
-    ParameterSpec("TDPW", "W", "Thermal design power of one node's processors; it only sets "
-                  "the defaults of StaticPowerW, FlopEnergyPJ and MemByteEnergyPJ (editing it "
-                  "here changes nothing else).", 200, "nonnegative"),
     ParameterSpec("StaticPowerW", "W", "Power one node draws whatever it computes (idle "
                   "power), drawn for the whole run.", STATIC_SHARE * 200, "nonnegative"),
     ParameterSpec("FlopEnergyPJ", "pJ/flop", "Energy of one weighted flop (divisions and "
@@ -67,8 +63,11 @@ COST_SPECS: tuple[ParameterSpec, ...] = (
                   "nonnegative"),
 )
 COST_PARAMETERS = tuple(spec.name for spec in COST_SPECS)
-_SPECS = {spec.name: spec for spec in COST_SPECS}
-_BY_LOWER = {name.lower(): name for name in COST_PARAMETERS}
+# The machine files' thermal design power: the energy defaults come from it, no formula uses it.
+TDP = ParameterSpec("TDPW", "W", "Thermal design power of one node's processors.", 200,
+                    "nonnegative")
+_SPECS = {spec.name: spec for spec in (*COST_SPECS, TDP)}
+_BY_LOWER = {name.lower(): name for name in _SPECS}
 _LEVEL_ENERGY = re.compile(r"(L[1-9][0-9]?)ByteEnergyPJ", re.IGNORECASE)
 
 _ROUND = "round figures for a current server process; edit for your technology"
@@ -76,7 +75,6 @@ _ROUND = "round figures for a current server process; edit for your technology"
 _ASSUMED = {
     "Nodes": "assumed: one node",
     "RackUnitsPerNode": "assumed: one node per 1U server",
-    "TDPW": "assumed: 200 W, a common server processor",
     "ProcessorPriceUSD": "not published: give it with --set",
     "MemoryGiB": "assumed: 64 GiB per node",
     "MemoryPriceUSDPerGiB": "assumed: server DDR5 RDIMM, about 3 USD per GiB",
@@ -125,14 +123,13 @@ def _energy_levels(paramset: ParameterSet) -> list[str]:
     return [spec.name for spec in paramset.levels[:-1]]
 
 
-def add_cost_parameters(paramset: ParameterSet, machine: Machine) -> list[str]:
+def add_cost_parameters(paramset: ParameterSet, machine: Machine) -> None:
     """Add the cost parameters of ``machine`` to ``paramset`` (after the level parameters:
-    the per-level energies follow ``paramset.levels``).  Returns the names whose values are
-    defaults derived from other values, for :func:`derive_cost_defaults`."""
+    the per-level energies follow ``paramset.levels``)."""
     names = list(COST_PARAMETERS)
     at = names.index("MemByteEnergyPJ") + 1
     names[at:at] = [level_energy_name(level) for level in _energy_levels(paramset)]
-    derived = []
+    derived = _derived_defaults(machine, _energy_levels(paramset))
     for name in names:
         spec = cost_spec(name)
         assert spec is not None
@@ -141,45 +138,41 @@ def add_cost_parameters(paramset: ParameterSet, machine: Machine) -> list[str]:
         elif name in _ASSUMED:
             value, source = spec.default, _ASSUMED[name]
         else:
-            value, source = spec.default, "assumed"
-            derived.append(name)
+            value, source = derived[name]
         paramset.add(Parameter(name, _whole(value), spec.unit, "machine", spec.label, source,
                                spec.kind))
-    derive_cost_defaults(paramset, derived)
-    return derived
 
 
-def derive_cost_defaults(paramset: ParameterSet, names: list[str]) -> None:
-    """(Re)compute the derived defaults ``names`` from the current values of ``TDPW``,
-    ``Cores``, ``GflopsPerCore``, ``GBsPerCore`` and one another; a value something else gave
-    since (``--set``, ``--params``: its source no longer says "assumed") is kept."""
-    def value(name: str) -> float:
-        return float(paramset[name].value)
+def _derived_defaults(machine: Machine, levels: list[str]) -> dict[str, tuple[float, str]]:
+    """The energy parameters' defaults, from the machine file's TDP, cores and peaks (a value
+    the file gives is used in the others' derivation)."""
+    tdp, tdp_source = machine.costs.get("TDPW", (TDP.default, "assumed"))
+    tdp_text = f"TDP {tdp:g} W ({tdp_source})" if tdp_source == "assumed" else f"TDP {tdp:g} W"
+    defaults: dict[str, tuple[float, str]] = {}
 
-    def derive(name: str, number: float, source: str) -> None:
-        parameter = paramset[name]
-        if name in names and parameter.source.startswith("assumed"):
-            parameter.value, parameter.source = _whole(number), source
+    def given_or(name: str, value: float, source: str) -> float:
+        defaults[name] = (value, source)
+        return machine.costs.get(name, (value, source))[0]
 
-    tdp = value("TDPW")
-    derive("StaticPowerW", STATIC_SHARE * tdp,
-           f"assumed: 30 % of TDP (0.3 × {tdp:g} W), the idle power of a server node")
-    static = value("StaticPowerW")
+    static = given_or("StaticPowerW", STATIC_SHARE * tdp,
+                      f"assumed: 30 % of the {tdp_text}, the idle power of a server node")
     dynamic = max(tdp - static, 0.0)
-    cores = value("Cores")
+    cores = machine.value("Cores")
+    memory = 0.0
     for name, per_core, unit, what in (("FlopEnergyPJ", "GflopsPerCore", "Gflop/s", "flops"),
                                        ("MemByteEnergyPJ", "GBsPerCore", "GB/s",
                                         "memory bandwidth")):
-        peak = cores * value(per_core)
+        peak = cores * machine.value(per_core)
         number = FLOP_SHARE * dynamic / peak * 1000 if peak > 0 else 0.0
-        derive(name, number, f"assumed: half the dynamic power at peak {what}: 0.5 × "
-               f"({tdp:g} W − {static:g} W) / ({cores:g} cores × {value(per_core):g} {unit}) "
-               f"× 1000 = {number:.4g} {_SPECS[name].unit}")
-    memory = value("MemByteEnergyPJ")
-    for level in _energy_levels(paramset):
-        derive(level_energy_name(level), memory / ON_CHIP_FACTOR,
-               f"assumed: MemByteEnergyPJ / 10 = {memory / ON_CHIP_FACTOR:.4g} pJ/B: "
-               f"{_HOROWITZ}")
+        memory = given_or(name, number, f"assumed: half the dynamic power at peak {what}: "
+                          f"0.5 × ({tdp_text} − {static:g} W) / ({cores:g} cores × "
+                          f"{machine.value(per_core):g} {unit}) × 1000 = {number:.4g} "
+                          f"{_SPECS[name].unit}")
+    for level in levels:
+        defaults[level_energy_name(level)] = (
+            memory / ON_CHIP_FACTOR,
+            f"assumed: MemByteEnergyPJ / 10 = {memory / ON_CHIP_FACTOR:.4g} pJ/B: {_HOROWITZ}")
+    return defaults
 
 
 def _whole(value: float) -> float | int:

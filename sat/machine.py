@@ -466,7 +466,7 @@ def _check_level_energies(costs: dict[str, tuple[float, str, int]], levels: list
     linked = caches[:-1] if len(caches) >= 2 else []
     for cost, (_value, _prov, line) in costs.items():
         level = cost.removesuffix("ByteEnergyPJ")
-        if level != cost and level not in linked:
+        if level not in (cost, "Mem") and level not in linked:
             have = (f"the links between caches are those of {', '.join(linked)}" if linked
                     else "the file lists fewer than two cache levels")
             raise MachineError(f"{display}:{line}: {cost}: no link from {level} to a further "

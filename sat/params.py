@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sat.cost_parameters import add_cost_parameters, cost_spec, derive_cost_defaults
+from sat.cost_parameters import add_cost_parameters, cost_spec
 from sat.level_parameters import add_level_parameters, level_spec
 from sat.machine import (
     MACHINE_SPECS,
@@ -263,7 +263,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.add(Parameter(spec.name, _normalise(value), spec.unit, "machine", spec.label,
                                source, spec.kind))
     add_level_parameters(paramset, machine)
-    derived = add_cost_parameters(paramset, machine)
+    add_cost_parameters(paramset, machine)
     for spec in SOFTWARE_SPECS:
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))
@@ -285,7 +285,6 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.conds.update(read_conds(conds_file))
     for text in sets or ():
         apply_set(paramset, text)
-    derive_cost_defaults(paramset, derived)  # from the values given: --set TDPW=… moves them
     validate(paramset)
     return paramset
 

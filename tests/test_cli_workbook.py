@@ -75,7 +75,7 @@ def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path, sourc
     data = json.loads((tmp_path / "ref.json").read_text())
     cell_of = {p["name"]: p["cell"] for p in data["parameters"]}
     changes = edits(data["parameters"])
-    assert len(changes) == 16 + 5 + 1  # machine, software, one problem size
+    assert len(changes) == 16 + 10 + 5 + 1  # machine, costs, software, one problem size
     copies = []
     for name, value in changes.items():
         copy = tmp_path / f"edit-{name}.xlsx"

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import openpyxl
@@ -79,15 +80,17 @@ def parameters(data: dict) -> dict[str, dict]:
 
 
 def test_the_defaults_derive_from_the_tdp():
-    params = build_parameters(load_machine("xeon-e5-2680"))
-    assert params["TDPW"].value == 130 and "Intel ARK" in params["TDPW"].source
+    machine = load_machine("xeon-e5-2680")
+    assert machine.costs["TDPW"][0] == 130 and "Intel ARK" in machine.costs["TDPW"][1]
+    params = build_parameters(machine)
+    assert "TDPW" not in params  # a machine-file figure the defaults come from, no parameter
     assert params["ProcessorPriceUSD"].value == 1723
     assert params["StaticPowerW"].value == pytest.approx(39)
-    assert params["StaticPowerW"].source.startswith("assumed: 30 % of TDP")
+    assert params["StaticPowerW"].source.startswith("assumed: 30 % of the TDP 130 W")
     assert params["FlopEnergyPJ"].value == pytest.approx(263.3101852)  # 45.5 / 172.8 × 1000
     assert params["MemByteEnergyPJ"].value == pytest.approx(888.671875)  # 45.5 / 51.2 × 1000
     # the source shows the arithmetic
-    assert "0.5 × (130 W − 39 W) / (8 cores × 6.4 GB/s) × 1000" in \
+    assert "0.5 × (TDP 130 W − 39 W) / (8 cores × 6.4 GB/s) × 1000" in \
         params["MemByteEnergyPJ"].source
     for level in ("L1", "L2"):
         assert params[f"{level}ByteEnergyPJ"].value == pytest.approx(88.8671875)
@@ -108,9 +111,11 @@ def test_the_builtins_cite_their_tdp_and_price():
                 "xeon-8480plus": (350, 10710), "grace-superchip": (500, 0),
                 "exascale": (200, 0)}
     for name, (tdp, price) in expected.items():
-        params = build_parameters(load_machine(name))
-        assert params["TDPW"].value == tdp, name
-        assert params["TDPW"].source.startswith(f"machine file machines/{name}.xml ("), name
+        machine = load_machine(name)
+        value, source = machine.costs["TDPW"]
+        assert value == tdp and source.startswith(f"machine file machines/{name}.xml ("), name
+        params = build_parameters(machine)
+        assert params["StaticPowerW"].value == pytest.approx(0.3 * tdp), name
         assert params["ProcessorPriceUSD"].value == price, name
     grace = build_parameters(load_machine("grace-superchip"))
     assert grace["ProcessorPriceUSD"].source == "not published: give it with --set"
@@ -126,23 +131,26 @@ def test_a_kerncraft_machine_takes_the_defaults():
     params = build_parameters(load_machine(str(YAML_MACHINE)))
     # 4 cores × 40 Gflop/s, 31.5 GB/s: 0.5 × 140 W / 160 × 1000 = 437.5 pJ per flop,
     # 70 / 31.5 × 1000 = 2222.2 pJ/B, a tenth of that per byte between caches
-    assert params["TDPW"].value == 200 and params["TDPW"].source.startswith("assumed")
+    assert "TDP 200 W (assumed)" in params["StaticPowerW"].source
     assert params["FlopEnergyPJ"].value == pytest.approx(437.5)
     assert params["MemByteEnergyPJ"].value == pytest.approx(70 / 31.5 * 1000)
     assert params["L2ByteEnergyPJ"].value == pytest.approx(7 / 31.5 * 1000)
 
 
-def test_set_tdp_moves_the_derived_defaults_but_not_given_values():
-    params = build_parameters(load_machine("xeon-e5-2680"), sets=["TDPW=260"])
-    assert params["StaticPowerW"].value == pytest.approx(78)  # 0.3 × 260 W
-    assert params["FlopEnergyPJ"].value == pytest.approx(2 * FLOP_PJ)  # (260 − 78) = 2 × 91 W
-    assert params["L1ByteEnergyPJ"].value == pytest.approx(2 * MEM_PJ / 10)
-    assert "260 W" in params["FlopEnergyPJ"].source
-    # a value given with --set stays, and the others derive from it
-    params = build_parameters(load_machine("xeon-e5-2680"),
-                              sets=["StaticPowerW=30", "MemByteEnergyPJ=100"])
-    assert (params["StaticPowerW"].value, params["StaticPowerW"].source) == (30, "--set")
-    assert params["FlopEnergyPJ"].value == pytest.approx(0.5 * 100 / 172.8 * 1000)
+def test_the_defaults_are_the_machine_files_and_set_does_not_move_them(tmp_path):
+    # --set Cores (like an edit of Cores in the workbook) leaves the energies as derived
+    params = build_parameters(load_machine("xeon-e5-2680"), sets=["Cores=16"])
+    assert params["FlopEnergyPJ"].value == pytest.approx(FLOP_PJ)
+    # values the machine file gives are used in deriving the others: 0.5 × (260 − 30) W
+    # / 172.8 Gflop/s × 1000 = 665.5 pJ; memory given, a tenth of it between caches
+    xml = (ROOT / "machines" / "xeon-e5-2680.xml").read_text()
+    xml = re.sub(r'<prop key="TDPW"[^>]*/>', '<prop key="TDPW" val="260"/>\n  <prop '
+                 'key="StaticPowerW" val="30"/>\n  <prop key="MemByteEnergyPJ" val="100"/>', xml)
+    path = tmp_path / "machine.xml"
+    path.write_text(xml)
+    params = build_parameters(load_machine(str(path)))
+    assert params["StaticPowerW"].value == 30
+    assert params["FlopEnergyPJ"].value == pytest.approx(0.5 * 230 / 172.8 * 1000)
     assert params["MemByteEnergyPJ"].value == 100
     assert params["L2ByteEnergyPJ"].value == pytest.approx(10)
 
@@ -273,11 +281,12 @@ def test_nodes_scale_the_system_not_the_run(capsys):
     assert totals["die_area_mm2"] == pytest.approx(73.375)  # one node's chip
 
 
-def test_set_tdp_changes_the_energy(capsys):
-    totals = run_json(capsys, *XEON, "--set", "TDPW=260")["totals"]
-    # every part of the energy doubles with the TDP
-    assert totals["energy_j"] == pytest.approx(2 * ENERGY)
-    assert totals["peak_power_w"] == pytest.approx(260)
+def test_set_static_power_changes_the_energy(capsys):
+    totals = run_json(capsys, *XEON, "--set", "StaticPowerW=78")["totals"]
+    # the static part doubles, the rest stays (39 W -> 78 W)
+    single = run_json(capsys, *XEON)["totals"]
+    assert totals["energy_j"] - single["energy_j"] == pytest.approx(39 * single["time_s"])
+    assert totals["peak_power_w"] == pytest.approx(130 + 39)
 
 
 def test_a_one_cache_machine_has_no_cache_energy(capsys):
@@ -311,7 +320,7 @@ def test_the_workbook_html_and_notes_carry_the_costs(capsys, tmp_path):
     assert costs["E4"].comment.text.startswith("StaticPowerW × time")
     names = set(workbook.defined_names.keys())
     assert {"Energy_J", "Power_W", "Price_USD", "Peak_GFlops", "Peak_Power_W", "Die_Area_mm2",
-            "Rack_Units", "Memory_Bandwidth_GBs", "TDPW", "L2ByteEnergyPJ"} <= names
+            "Rack_Units", "Memory_Bandwidth_GBs", "L2ByteEnergyPJ"} <= names
     summary = workbook["Summary"]
     rows = {row[0].value: (row[1].value, row[2].value)
             for row in summary.iter_rows(min_row=16, max_col=3) if row[0].value}

@@ -31,8 +31,9 @@ ENERGY_NOTE = ("Costs sheet: the energy of a nest is the node's static power (St
                "times its time, plus an energy per weighted flop (FlopEnergyPJ) and per byte "
                "moved over each link: memory traffic (MemByteEnergyPJ) and, on machines with "
                "several cache levels, the traffic between caches (L1ByteEnergyPJ, ...). The "
-               "defaults come from the TDP (TDPW): 30 % of it is static power, and a node "
-               "running at peak flops and peak memory bandwidth draws its TDP. Power = energy "
+               "defaults come from the machine file's TDP (TDPW): 30 % of it is static power, "
+               "and a node running at peak flops and peak memory bandwidth draws its TDP. "
+               "Power = energy "
                "/ time. It is an approximation for comparing machines and codes, not a "
                "measurement: give measured figures with --set or in the machine file.")
 
