@@ -104,3 +104,23 @@ def test_the_html_draws_the_sweep(tmp_path, sweeps, charts):
     assert section.count("<svg") == charts
     if len(sweeps) == 2:
         assert "not valid" in section  # GBsPerCore = 0
+
+
+def test_ctrl_c_during_a_sweep_leaves_no_output(monkeypatch, tmp_path):
+    import sat.explore.sweep as sweep_module
+
+    real, calls = sweep_module._rows, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 2:  # the second chunk: the CSV holds the first one's rows by now
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(sweep_module, "_rows", interrupted)
+    csv_path, book = tmp_path / "s.csv", tmp_path / "s.xlsx"
+    status = main([LAP, "-q", "-o", str(book), "--sweep-csv", str(csv_path), "--sweep",
+                   "CacheKB=1..10000:10000", "--sweep", "GBsPerCore=1..10:10"])
+    assert status == 130 and len(calls) == 2
+    assert not csv_path.exists() and not book.exists()
+    assert list(tmp_path.iterdir()) == []  # no temporary file left either
