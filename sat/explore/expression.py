@@ -11,6 +11,7 @@ as a formula.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,3 +180,10 @@ def split_comparison(text: str) -> tuple[str, str, str, int]:
     if operator not in COMPARISONS:
         raise ExpressionError(f"{operator!r}: a constraint compares with <= or >=", start + 1)
     return text[:start], operator, text[start + len(operator):], start + len(operator) + 1
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """`` (did you mean X?)`` with the valid name nearest ``name`` (any case), or ``""``."""
+    lowered = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return f" (did you mean {lowered[close[0]]}?)" if close else ""

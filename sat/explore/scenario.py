@@ -22,13 +22,17 @@ model.  Every error is one line, ``file:line: what was expected``.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sat.explore.expression import ExpressionError, parse_expression, split_comparison
+from sat.explore.expression import (
+    ExpressionError,
+    did_you_mean,
+    parse_expression,
+    split_comparison,
+)
 from sat.machine import check_value
 from sat.model import expr as E
 from sat.model.tables import ModelResult
@@ -81,12 +85,6 @@ def _fail(display: str, line: int, message: str) -> ScenarioError:
     return ScenarioError(f"{display}:{line}: {message}")
 
 
-def _suggest(name: str, names: list[str]) -> str:
-    lowered = {n.lower(): n for n in names}
-    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-    return f" (did you mean {lowered[close[0]]}?)" if close else ""
-
-
 def read_scenario(path: str | Path) -> ScenarioFile:
     """The scenario in ``path``, its form checked (names are checked by :func:`bind`)."""
     path = Path(path)
@@ -101,7 +99,8 @@ def read_scenario(path: str | Path) -> ScenarioFile:
     for key in data:
         if key not in _KEYS:
             raise _fail(display, data.lines[key], f"unknown field {key!r}"
-                        + _suggest(str(key), list(_KEYS)) + f"; a scenario has {', '.join(_KEYS)}")
+                        + did_you_mean(str(key), list(_KEYS))
+                        + f"; a scenario has {', '.join(_KEYS)}")
     for key in ("objective", "variables"):
         if key not in data:
             raise _fail(display, data.line, f"{key}: missing")
@@ -244,21 +243,19 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
             return expr.quantity.unit
         return parameters[expr.name].unit if isinstance(expr, E.Param) else ""
 
-    def resolver():
-        def resolve(name: str, column: int) -> E.Expr:
-            parameter = find_parameter(parameters, name)
-            if parameter is not None:
-                return E.Param(parameter.name)
-            total = totals.get(name.lower())
-            if total is not None:
-                return E.Ref(result.totals[total])
-            raise ExpressionError(f"no parameter or result {name!r}" + _suggest(name, known),
-                                  column)
-        return resolve
+    def resolve(name: str, column: int) -> E.Expr:
+        parameter = find_parameter(parameters, name)
+        if parameter is not None:
+            return E.Param(parameter.name)
+        total = totals.get(name.lower())
+        if total is not None:
+            return E.Ref(result.totals[total])
+        raise ExpressionError(f"no parameter or result {name!r}" + did_you_mean(name, known),
+                              column)
 
     def expression(text: str, line: int, what: str, offset: int = 0) -> E.Expr:
         try:
-            return parse_expression(text, resolver())
+            return parse_expression(text, resolve)
         except ExpressionError as error:
             raise _fail(display, line, f"{what} {text.strip()!r}: column "
                         f"{error.column + offset}: {error}") from None
@@ -268,7 +265,7 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
         parameter = find_parameter(parameters, spec.written)
         if parameter is None:
             hint = " (it is a result: results follow from the parameters)" \
-                if spec.written.lower() in totals else _suggest(spec.written, known)
+                if spec.written.lower() in totals else did_you_mean(spec.written, known)
             raise _fail(display, spec.line, f"variable {spec.written}: no such parameter"
                         + hint)
         if parameter.name in BUILD_SETTINGS:

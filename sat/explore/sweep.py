@@ -23,6 +23,7 @@ import numpy as np
 
 from sat.explore.compiled import CompiledModel
 from sat.explore.distribute import Mapper, in_process
+from sat.explore.expression import did_you_mean
 from sat.machine import check_value
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
@@ -106,22 +107,11 @@ def axes_for(result: ModelResult, specs: list[str]) -> list[Axis]:
         parameter = find_parameter(parameters, written)
         if parameter is None:
             raise SweepError(f"--sweep {spec}: no parameter {written!r}"
-                             + _suggestion(written, [p.name for p in result.parameters]))
+                             + did_you_mean(written, [p.name for p in result.parameters]))
         if any(axis.name == parameter.name for axis in axes):
             raise SweepError(f"--sweep {spec}: {parameter.name} is swept twice")
         axes.append(Axis(parameter.name, values))
     return axes
-
-
-def _suggestion(name: str, names: list[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6) or \
-        difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
-    if not close:
-        return ""
-    original = next(n for n in names if n.lower() == close[0].lower())
-    return f" (did you mean {original}?)"
 
 
 @dataclass
