@@ -369,6 +369,16 @@ def test_calls_substitute_arguments(tmp_path):
     assert aspen.to_text(aspen.resource_expression(app, "flops")) == "n*(2*n) + (n + 1)*(2*(n + 1))"
 
 
+def test_array_arguments(tmp_path):
+    text = """model m {
+      param xs[] = {1, 2, 3}
+      param ys[] = {10, 20, 30}
+      kernel k(param a, param b) { execute { flops [a[1] + lookup(b, a, 2.5)] } }
+      kernel main { call k(xs, ys) }
+    }"""
+    assert total(tmp_path, text) == 2 + 25
+
+
 def test_amounts_of_size_and_bytes(tmp_path):
     text = flops_model("execute [2] { loads [5] of size [8] stores [4] intracomm [7] as copyin }")
     r = aspen.resources(app_of(tmp_path, text))

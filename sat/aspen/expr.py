@@ -316,14 +316,22 @@ def _subst(e: t.Expr, b: Mapping[str, t.Expr]) -> t.Expr:
         return e if operand is e.operand else t.Unary(e.op, operand, e.loc)
     if isinstance(e, t.FuncCall):
         args = tuple(_subst(a, b) for a in e.args)
-        if e.func == "lookup":  # the array names stay names
-            args = e.args[:2] + args[2:]
+        if e.func == "lookup":  # the array arguments stay names (renamed if bound to a name)
+            args = tuple(_rename(a, b) for a in e.args[:2]) + args[2:]
         return t.FuncCall(e.func, args, e.loc)
     if isinstance(e, t.Index):
-        return t.Index(e.name, tuple(_subst(i, b) for i in e.indices), e.loc)
+        target = b.get(e.name)
+        name = target.name if isinstance(target, t.Name) else e.name
+        return t.Index(name, tuple(_subst(i, b) for i in e.indices), e.loc)
     if isinstance(e, t.Cond):
         return t.Cond(_subst(e.cond, b), _subst(e.then, b), _subst(e.other, b), e.loc)
     raise TypeError(f"not an expression: {e!r}")
+
+
+def _rename(e: t.Expr, b: Mapping[str, t.Expr]) -> t.Expr:
+    if isinstance(e, t.Name) and isinstance(b.get(e.name), t.Name):
+        return b[e.name]
+    return e
 
 
 def num(value: float) -> t.Num:

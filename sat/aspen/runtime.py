@@ -76,7 +76,7 @@ def _fold(machine: MachineModel, socket: str, times: dict[str, t.Expr], loc: t.L
     while changed:
         changed = False
         for res in list(single):
-            for gi, (members, expr) in enumerate(groups):
+            for gi, (members, expr) in sorted(enumerate(groups), key=lambda g: sorted(g[1][0])):
                 if any(conflicts(machine, res, other, socket) for other in members):
                     groups[gi] = (members + [res], t.Binary("+", expr, single.pop(res), loc))
                     changed = True
