@@ -504,6 +504,21 @@ def test_a_resource_the_machine_lacks(tmp_path, machine):
                         r"'cpu'", str(err.value))
 
 
+def test_messages_on_a_machine_without_interconnect(tmp_path):
+    lone = aspen.load_machine_model(write(tmp_path, "lone.aspen", """
+machine M { node [4] N }
+node N { socket [1] s }
+socket s { core [2] c }
+core c { resource flops(n) [n / giga] }
+"""))
+    app = app_of(tmp_path, flops_model("execute [8] {\n flops [1]\n messages [1e6]\n}"))
+    with pytest.raises(aspen.AspenError) as err:
+        aspen.runtime(app, lone)
+    assert re.fullmatch(r".*m\.aspen:6:2: machine 'M' has no resource 'messages' for socket "
+                        r"'s'", str(err.value))
+    assert aspen.resources(app).total["messages"] == 8e6  # counting needs no machine
+
+
 def test_socket_choice(tmp_path):
     two = aspen.load_machine_model(write(tmp_path, "two.aspen", """
 machine M { node [1] N }

@@ -236,6 +236,22 @@ def test_application_data_sets(app_baseline):
             assert value is not None and close(value, aspen.evaluate(expr, app)), (kernel, kind)
 
 
+def test_application_intensity(app_baseline):
+    """'Calculating flops/byte intensity': Aspen's flops / (loads + stores) expression,
+    evaluated here, is the reader's ratio (kernels with no bytes are left out)."""
+    _, text, app = app_baseline
+    counts = aspen.resources(app).kernels
+    checked = 0
+    for kernel, block in _kernel_blocks(text).items():
+        m = re.search(r"Calculating flops/byte intensity for kernel '\S+':\n  = (.+)", block)
+        if m is None or counts[kernel].counts.get("bytes", 0) == 0:
+            continue
+        mine = counts[kernel].counts["flops"] / counts[kernel].counts["bytes"]
+        assert close(mine, aspen.evaluate(m.group(1), app)), kernel
+        checked += 1
+    assert checked or all(counts[k].counts.get("bytes", 0) == 0 for k in counts)
+
+
 def test_tile_flops_are_not_monotonic_in_the_tiling_factor():
     app = aspen.load_model(MODELS / "suite" / "echelon" / "tiling" / "tile.aspen")
     info = {p.name: p for p in aspen.parameters(app)}
@@ -292,6 +308,8 @@ def test_machine_peak_rates(path):
     env = aspen.Env(mach.params)
     analysis = text.split("------  Machine Analysis ------", 1)[1]
     analysis = analysis.split("------  Combined Analysis ------", 1)[0]
+    globals_ = text.split("Machine model:", 1)[1].split("Components:", 1)[0]
+    assert set(re.findall(r"^      Identifier (\S+) = ", globals_, flags=re.M)) == set(mach.params)
     blocks = re.split(r"\n>> for socket type '(\S+)' <<\n", analysis)
     sockets = blocks[1::2]
     assert sockets == mach.sockets
@@ -413,6 +431,56 @@ def test_example_runtimes(path):
     assert printed(mine, value)
     assert close(mine, aspen.evaluate(expr, app, mach))
     assert close(mine, aspen.evaluate(expanded))
+
+
+MODELING = _files("modeling", "*.out")
+
+
+@pytest.mark.parametrize("path", MODELING, ids=_ids(MODELING))
+def test_blackbox_modeling(path):
+    """The black-box example: the template's parameter with a range (c) is fitted to the
+    measurements of a CSV file (flops counts or runtimes on a machine's socket).  The
+    predictions are linear in c, so the least-squares fit has a closed form; it gives Aspen's
+    fitted value and RMS error (the square root of the sum of squared residuals) to the
+    digits Aspen prints, and Aspen's printed prediction expressions equal the reader's
+    predictions."""
+    import csv
+
+    csv_name, template = re.match(r"(.+\.csv)_(.+\.aspen)\.out", path.name).groups()
+    app = aspen.load_model(MODELS / "test_inputs" / template)
+    text = path.read_text()
+    unknown, low, high, guess = re.search(
+        r"^(\w+) in range \[(\S+) \.\. (\S+)\] \(starting guess = (\S+)\)", text,
+        flags=re.M).groups()
+    info = {p.name: p for p in aspen.parameters(app)}
+    assert info[unknown].range == (float(low), float(high))
+    assert printed(info[unknown].value, guess)
+    rows = list(csv.DictReader((MODELS / "test_inputs" / csv_name).open()))
+    printed_predictions = re.findall(r"prediction type '(\w+)' for \S+ (\S+):\n\s+(.+)", text)
+    assert len(printed_predictions) == len(rows)
+
+    def predict(row, kind, value):
+        values = {k: float(v) for k, v in row.items() if k in app.params}
+        values[unknown] = value
+        if kind == "flops":
+            return aspen.resources(app, params=values, names=["flops"]).total["flops"]
+        machine = machine_for(Path(row["machine"]).name)
+        return aspen.runtime(app, machine, row["socket"], params=values, kernels=False).total
+
+    measured, unit = [], []
+    for row, (kind, socket, expr) in zip(rows, printed_predictions, strict=True):
+        row_kind = row.get("type", next(iter(row)))
+        assert row_kind == kind and row["socket"] == socket
+        measured.append(float(row.get("measurement", row.get(kind))))
+        unit.append(predict(row, kind, 1.0))
+        assert close(predict(row, kind, 2.0), 2 * unit[-1])  # linear in the unknown
+        values = {k: float(v) for k, v in row.items() if k in app.params}
+        assert close(predict(row, kind, 1234.5), aspen.evaluate(
+            expr, app, params={**values, unknown: 1234.5})), expr
+    fitted = sum(u * m for u, m in zip(unit, measured, strict=True)) / sum(u * u for u in unit)
+    rms = math.sqrt(sum((m - fitted * u) ** 2 for u, m in zip(unit, measured, strict=True)))
+    assert printed(fitted, re.search(rf"^{unknown} = (\S+)", text, flags=re.M)[1])
+    assert printed(rms, re.search(r"RMS error:(\S+)", text)[1])
 
 
 def test_runtimes_stated_in_the_readme():

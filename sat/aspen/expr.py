@@ -88,13 +88,6 @@ class Env:
                 return p
         return None
 
-    def with_overrides(self, overrides: Mapping[str, float | t.Expr] | None) -> Env:
-        if not overrides:
-            return self
-        merged = dict(self.overrides)
-        merged.update(overrides)
-        return Env(*self.scopes, overrides=merged)
-
     # ------------------------------------------------------------------ parameter values
     def value(self, name: str, loc: t.Loc | None = None) -> Value:
         """The value of a parameter (scalar, array or table), evaluated once."""
