@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("-m", "--machine", metavar="NAME|FILE",
                        help="built-in machine name (see --list-machines) or machine file; "
                        "default: the exascale node of the ExaSAT paper")
+    model.add_argument("--socket", metavar="NAME",
+                       help="the socket of an Aspen machine model (-m machine.aspen) to model "
+                            "on; default: the machine's first socket type")
     model.add_argument("--params", metavar="FILE", help="ExaSAT params.xml: problem symbols")
     model.add_argument("--block-params", metavar="FILE", help="ExaSAT block_params.xml")
     model.add_argument("--symsubs", metavar="FILE", help="ExaSAT symsubs.xml: derived symbols")
