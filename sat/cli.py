@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # imported when needed: start-up time of small runs
     from sat.machine import Machine
 
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
-SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml")
+ASPEN_SUFFIXES = (".aspen",)
+SOURCE_SUFFIXES = FORTRAN_SUFFIXES + (".c", ".xml") + ASPEN_SUFFIXES
 
 
 WARNINGS_PER_KIND = 3
@@ -305,6 +306,9 @@ def _run(run: Run) -> int:
 
         machine = load_machine(args.machine)
 
+    if any(Path(source).suffix.lower() in ASPEN_SUFFIXES for source in args.sources):
+        return _aspen_model_and_reports(run, workbook, machine, scenario)
+
     from sat.frontend import read_sources
 
     functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
@@ -329,6 +333,65 @@ def _run(run: Run) -> int:
     if machine is None:
         return 0
     return _model_and_reports(run, program, workbook, machine, scenario)
+
+
+def _aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
+                             scenario) -> int:
+    """An Aspen application model as SOURCE: its kernels on the machine, every output."""
+    from sat import aspen
+    from sat.ir import Program
+    from sat.model.aspen_app import AspenModelError, build_aspen_model
+    from sat.model.tables import Note
+    from sat.params import build_parameters, split_build_settings, validate
+
+    args = run.args
+    if len(args.sources) != 1:
+        raise UsageError("an Aspen application model is analysed alone: give one .aspen "
+                         "SOURCE")
+    for option, given in (("--xml", args.xml), ("--graphs", args.graphs),
+                          ("--params", args.params), ("--block-params", args.block_params),
+                          ("--symsubs", args.symsubs), ("--conds", args.conds)):
+        if given:
+            raise UsageError(f"{option}: not for an Aspen model (it has no code)")
+    run.progress(f"reading the Aspen model {args.sources[0]}")
+    try:
+        app = aspen.load_model(args.sources[0])
+        aspen_machine = socket = None
+        if args.machine and Path(args.machine).suffix.lower() in ASPEN_SUFFIXES:
+            aspen_machine = aspen.load_machine_model(args.machine)
+            socket = aspen.machine.check_socket(aspen_machine, args.socket)
+    except aspen.AspenError as error:
+        raise UsageError(str(error)) from None
+    _settings, sets = split_build_settings(args.sets)
+    params = build_parameters(machine, sets=sets)
+    # --set of an Aspen parameter arrives as a code symbol's value: it overrides the model's
+    for name, (value, _source) in params.symbol_values.items():
+        if name not in app.params and (aspen_machine is None or
+                                       name not in aspen_machine.params):
+            raise UsageError(f"--set {name}: no such parameter of the machine or of the Aspen "
+                             f"model {app.name}")
+        params.add(_set_parameter(name, value))
+    run.progress(f"building the model of {app.name}" + (
+        f" on {aspen_machine.name}, socket {socket}" if aspen_machine is not None else
+        f" on machine {machine.name}"))
+    try:
+        result = build_aspen_model(app, params, aspen_machine, socket)
+    except AspenModelError as error:
+        raise UsageError(str(error)) from None
+    validate(params)
+    env = result.env()
+    for message in machine.notes:
+        result.notes.append(Note(message, "assumption"))
+    run.warn_all([(n.message, n.file, n.line) for n in result.notes if n.kind == "warning"])
+    return _reports(run, Program(sources=list(args.sources)), result, env, workbook, machine,
+                    scenario)
+
+
+def _set_parameter(name: str, value: float):
+    from sat.model.parameters import Parameter
+
+    return Parameter(name, int(value) if float(value).is_integer() else value, "", "problem",
+                     f"Aspen parameter {name}.", "--set")
 
 
 def _no_program():
@@ -381,7 +444,13 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     shown = {(w.message, w.file, w.line) for w in program.warnings}
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
+    return _reports(run, program, result, env, workbook, machine, scenario)
 
+
+def _reports(run: Run, program, result, env, workbook: str | None, machine: Machine,
+             scenario) -> int:
+    """The scenario, the sweep, then every output asked for."""
+    args = run.args
     if scenario is not None:
         _scenario(run, result, scenario)
         env = result.env()  # the model at the optimum

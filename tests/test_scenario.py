@@ -266,7 +266,7 @@ BAD = {
                    "Python tags are not allowed"),
     "unknown field": ("objective: minimize Total_Time_s\nvariabels:\n  BlockX: 1..4\n", 2,
                       "did you mean variables?"),
-    "no variables": ("objective: minimize Total_Time_s\n", 1, "variables: missing"),
+    "no variables": ("objective: minimize Total_Time_s\n", 1, "variables: missing (give"),
     "no sense": ("objective: Total_Time_s\nvariables:\n  BlockX: 1..4\n", 1,
                  "expected 'minimize EXPRESSION'"),
     "reversed": ("objective: minimize Total_Time_s\nvariables:\n  BlockX: 8..4 integer\n", 3,

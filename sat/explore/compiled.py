@@ -82,9 +82,19 @@ def _or(*args):
 
 
 _FUNCTIONS = {"MAX": "_maximum", "MIN": "_minimum", "CEILING": "_ceiling", "FLOOR": "_floor",
-              "ABS": "np.abs", "AND": "_and", "OR": "_or"}
+              "ABS": "np.abs", "AND": "_and", "OR": "_or", "POWER": "np.power", "LN": "_ln",
+              "SQRT": "_sqrt", "EXP": "np.exp"}
+def _ln(x):
+    return np.log(np.where(np.greater(x, 0), x, np.nan))
+
+
+def _sqrt(x):
+    return np.sqrt(np.where(np.greater_equal(x, 0), x, np.nan))
+
+
 _NAMESPACE = {"np": np, "_div": _div, "_ceiling": _ceiling, "_floor": _floor,
-              "_maximum": _maximum, "_minimum": _minimum, "_and": _and, "_or": _or}
+              "_maximum": _maximum, "_minimum": _minimum, "_and": _and, "_or": _or,
+              "_ln": _ln, "_sqrt": _sqrt}
 
 
 class NumpyPrinter:

@@ -3,7 +3,10 @@
 ::
 
     objective: minimize Total_Time_s      # minimize | maximize, then an expression
-    variables:                            # decision variables: NAME: LO..HI [integer]
+    variables:                            # decision variables: NAME: LO..HI [integer];
+                                          # default: the ranges the model declares (Aspen's
+                                          # param x = 32 in 16 .. 64), whole-numbered when
+                                          # the bounds and the value are
       BlockX: 8..512 integer
     constraints:                          # LEFT <= RIGHT or LEFT >= RIGHT
       - Footprint_GiB <= MemoryGiB
@@ -101,16 +104,17 @@ def read_scenario(path: str | Path) -> ScenarioFile:
             raise _fail(display, data.lines[key], f"unknown field {key!r}"
                         + did_you_mean(str(key), list(_KEYS))
                         + f"; a scenario has {', '.join(_KEYS)}")
-    for key in ("objective", "variables"):
-        if key not in data:
-            raise _fail(display, data.line, f"{key}: missing")
+    if "objective" not in data:
+        raise _fail(display, data.line, "objective: missing")
     line = data.lines["objective"]
     objective = data["objective"]
     words = objective.split(None, 1) if isinstance(objective, str) else []
     if len(words) != 2 or words[0].lower() not in _SENSES:
         raise _fail(display, line, "objective: expected 'minimize EXPRESSION' or 'maximize "
                     f"EXPRESSION', got {objective!r}")
-    variables = _variables(data["variables"], data.lines["variables"], display)
+    # without variables, the ranges the model declares (an Aspen model's) are the variables
+    variables = _variables(data["variables"], data.lines["variables"], display) \
+        if "variables" in data else []
     constraints = []
     raw = data.get("constraints")
     if raw is not None:
@@ -261,7 +265,16 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
                         f"{error.column + offset}: {error}") from None
 
     variables = []
-    for spec in scenario.variables:
+    specs = scenario.variables or [
+        VariableSpec(name, low, high, float(low).is_integer() and float(high).is_integer()
+                     and float(parameters[name].value).is_integer(), scenario.lines.get(
+                         "objective", 1)) for name, (low, high) in result.ranges.items()
+        if name in parameters]
+    if not specs:
+        raise _fail(display, 1, "variables: missing (give NAME: LO..HI lines; only a model "
+                    "that declares ranges, such as an Aspen model's 'param x = 1 in 0 .. 2', "
+                    "can do without)")
+    for spec in specs:
         parameter = find_parameter(parameters, spec.written)
         if parameter is None:
             hint = " (it is a result: results follow from the parameters)" \

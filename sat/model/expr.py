@@ -170,7 +170,22 @@ FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
     "AND": lambda a: float(all(a)),
     "OR": lambda a: float(any(a)),
     "NOT": lambda a: float(not a[0]),
+    # for models written in Aspen (powers, logarithms, roots)
+    "POWER": lambda a: _real(lambda: math.pow(a[0], a[1])),
+    "LN": lambda a: math.log(a[0]) if a[0] > 0 else math.nan,
+    "SQRT": lambda a: math.sqrt(a[0]) if a[0] >= 0 else math.nan,
+    "EXP": lambda a: _real(lambda: math.exp(a[0])),
 }
+
+
+def _real(compute: Callable[[], float]) -> float:
+    """The value, infinite on overflow, NaN where undefined (Excel shows #NUM! there)."""
+    try:
+        return compute()
+    except OverflowError:
+        return math.inf
+    except (ValueError, ZeroDivisionError):
+        return math.nan
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,11 @@ class ModelResult:
     alias_checks: list = field(default_factory=list)
     # the answer to --scenario (sat.explore.explain.answer): the JSON's scenario object
     scenario: dict | None = None
+    # an Aspen model as SOURCE (sat.model.aspen_app): model, machine, socket, kernel tree
+    aspen: dict | None = None
+    # parameter -> (low, high) the model declares (Aspen's ranges): a scenario's default
+    # decision variables
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

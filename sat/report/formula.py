@@ -34,7 +34,8 @@ def format_number(value: float) -> str:
 
 # Functions whose arguments must be numbers: Excel's MAX/MIN skip a logical value held in a
 # referenced cell (a boolean parameter), so a logical argument is coerced with ``1*``.
-_NUMERIC_FUNCTIONS = frozenset({"MAX", "MIN", "CEILING", "FLOOR", "ABS"})
+_NUMERIC_FUNCTIONS = frozenset({"MAX", "MIN", "CEILING", "FLOOR", "ABS", "POWER", "LN", "SQRT",
+                                "EXP"})
 _LOGICAL_FUNCTIONS = frozenset({"AND", "OR", "NOT"})
 _RANGE_FUNCTIONS = frozenset({"MAX", "MIN"})  # take cell ranges as arguments
 _MAX_ARGUMENTS = 255  # per function call, in Excel and LibreOffice

@@ -276,6 +276,41 @@ def _cache_chart(result: ModelResult, loops: Table | None, env: Env) -> Markup |
 _ECM_COLOURS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756", "#b279a2", "#9d755d", "#bab0ac")
 
 
+def _aspen(result: ModelResult, env: Env) -> dict[str, Any] | None:
+    """An Aspen model's kernel tree: main and the kernels it calls, each with its flops,
+    bytes and time for one execution (the values of the Aspen kernels sheet)."""
+    if result.aspen is None:
+        return None
+    rows = {row["kernel"]: row for row in result.tables["Aspen kernels"].rows}
+    tree = result.aspen["tree"]
+
+    def node(name: str, path: tuple[str, ...]) -> dict[str, Any]:
+        row = rows.get(name, {})
+        values = {key: _value(row.get(key), env) for key in
+                  ("flops", "loads", "stores", "messages", "time_s")}
+        shown = {"flops": si(values["flops"], "flop") if _finite(values["flops"]) else "—",
+                 "bytes": si(values["loads"] + values["stores"], "B")
+                 if _finite(values["loads"]) and _finite(values["stores"]) else "—",
+                 "time": _seconds(values["time_s"]) if _finite(values["time_s"]) else "—"}
+        children = [node(child, (*path, name)) for child in tree.get(name, [])
+                    if child not in path and child != name]  # no recursion in the page
+        return {"name": name, "line": row.get("line"), **shown, "children": children}
+
+    roots = ["main"] if "main" in tree else list(tree)[:1]
+    reached = set()
+
+    def collect(item: dict[str, Any]) -> None:
+        reached.add(item["name"])
+        for child in item["children"]:
+            collect(child)
+
+    trees = [node(root, ()) for root in roots]
+    for item in trees:
+        collect(item)
+    trees += [node(name, ()) for name in tree if name not in reached]  # never called
+    return {**result.aspen, "trees": trees}
+
+
 def _ecm(result: ModelResult, env: Env) -> dict[str, Any] | None:
     """The ECM section: a stacked bar of contributions per nest and the scaling curve."""
     table, scaling = result.tables.get("ECM"), result.tables.get("ECM scaling")
@@ -618,6 +653,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "register_chart": _register_chart(result, env),
         "calls": _calls(result, drawings.calls, env, loops),
         "ecm": _ecm(result, env),
+        "aspen": _aspen(result, env),
         "sweep": _sweep(result),
         "scenario": _scenario(result),
         "notes": _notes(result),

@@ -125,6 +125,7 @@ def to_json_data(
         per_nest["costs"][_nest(row)] = _row({key: value for key, value in row.items()
                                              if key not in ("procedure", "file", "line")},
                                             env, cell_of)
+    aspen = _aspen(result, env, cell_of) if result.aspen is not None else None
     # The model's notes include the front ends' warnings (see build_model).
     warnings = [{"file": n.file, "line": n.line, "message": n.message}
                 for n in result.notes if n.kind == "warning"]
@@ -144,10 +145,30 @@ def to_json_data(
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,
+        **({"aspen": aspen} if aspen is not None else {}),
     }
 
 
+def _aspen(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
+    """An Aspen model's object: its main kernel's runtime and resources, every kernel."""
+    summary = result.aspen or {}
+    kernels = []
+    for row in result.tables["Aspen kernels"].rows:
+        out = _row({key: value for key, value in row.items()
+                    if key not in ("kernel", "calls")}, env, cell_of)
+        kernels.append({"name": row["kernel"], "calls": summary["tree"].get(row["kernel"], []),
+                        "runtime_s": out.pop("time_s", None), **out})
+    main = next((k for k in kernels if k["name"] == "main"), {})
+    return {"model": summary["model"], "path": summary["path"], "machine": summary["machine"],
+            "socket": summary["socket"], "runtime_s": main.get("runtime_s"),
+            "resources": {r: main.get(r) for r in ("flops", "loads", "stores", "messages")},
+            "kernels": kernels}
+
+
 # Program totals (defined names) -> their keys in the JSON's totals
+ASPEN_TOTALS = {"Total_Time_s": "time_s", "Total_GFlops": "gflops",
+                "Total_Traffic_GB": "traffic_gb", "Total_Messages_GB": "messages_gb",
+                "Footprint_GiB": "footprint_gib"}
 COST_TOTALS = {"Energy_J": "energy_j", "Power_W": "power_w", "Price_USD": "price_usd",
                "Peak_GFlops": "peak_gflops", "Peak_Power_W": "peak_power_w",
                "Die_Area_mm2": "die_area_mm2", "Rack_Units": "rack_units",
@@ -160,6 +181,9 @@ def _totals(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
     loops = result.tables.get("Loops")
     totals = _row(loops.totals or {}, env, cell_of) if loops else {"cells": {}}
     extras: dict[str, CellValue] = {}
+    if result.aspen is not None:  # an Aspen model: its main kernel's totals
+        extras.update({key: result.totals[name] for name, key in ASPEN_TOTALS.items()
+                       if name in result.totals})
     ecm = result.tables.get("ECM")
     if ecm is not None and ecm.totals:
         extras.update({("ecm_" + key if key.startswith("time") else key): value

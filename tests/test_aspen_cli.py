@@ -1,0 +1,121 @@
+"""Aspen application models as SOURCE: the command line, the JSON's aspen object, the live
+workbook (recalculated in LibreOffice after an edit), scenarios over their ranges."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from sat.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+ASPEN = ROOT.parent / "shared" / "reference" / "aspen" / "models" / "suite"
+MATMUL = ASPEN / "matmul" / "matmul.aspen"
+TILE = ASPEN / "echelon" / "tiling" / "tile.aspen"
+KEENELAND = ASPEN / "machine" / "keeneland.aspen"
+
+pytestmark = pytest.mark.skipif(not ASPEN.is_dir(), reason="Aspen's models are not in "
+                                "../shared/reference/aspen")
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main([*map(str, args), "-q", "--json", "-"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_matmul_on_the_exascale_node_by_hand(capsys):
+    data = run_json(capsys, MATMUL)
+    aspen = data["aspen"]
+    # n = 1000, 5 multiplications: 5 x 2 n^3 = 1e10 flops; loads 5 x 2 n^2 x 4 B = 4e7 B,
+    # stores 5 x n^2 x 4 B = 2e7 B; on 1000 cores x 10 Gflop/s the flops take 1e10 / 1e13 =
+    # 1 ms, the bytes 6e7 / 1e12 = 60 us: overlapped, 1 ms
+    assert aspen["resources"] == {"flops": 1e10, "loads": 4e7, "stores": 2e7, "messages": 0}
+    assert aspen["runtime_s"] == pytest.approx(1e-3, rel=1e-12)
+    assert data["totals"]["time_s"] == pytest.approx(1e-3, rel=1e-12)
+    assert data["totals"]["gflops"] == 10 and data["totals"]["traffic_gb"] == 0.06
+    # matA, matB, matC: 3 x n^2 x 4 B
+    assert data["totals"]["footprint_gib"] == pytest.approx(12e6 / 2**30, rel=1e-12)
+    kernels = {k["name"]: k for k in aspen["kernels"]}
+    assert kernels["main"]["calls"] == ["matmul"]
+    assert kernels["matmul"]["flops"] == 2e9
+    names = {p["name"]: p for p in data["parameters"]}
+    assert names["n"]["value"] == 1000 and names["n"]["group"] == "problem"
+    # --set changes a parameter of the model: n = 2000 gives 8 times the flops
+    bigger = run_json(capsys, MATMUL, "--set", "n=2000")["aspen"]
+    assert bigger["resources"]["flops"] == 8e10
+    assert bigger["runtime_s"] == pytest.approx(8e-3, rel=1e-12)
+
+
+def test_tuner_over_an_aspen_range_equals_aspens_own_counts(capsys):
+    from sat import aspen
+
+    scenario = run_json(capsys, TILE, "--scenario",
+                        ROOT / "examples" / "scenarios" / "aspen-tuner.yaml")["scenario"]
+    app = aspen.load_model(TILE)
+    flops = {tf: aspen.resources(app, params={"tf": tf}).total["flops"] for tf in range(16, 65)}
+    best = min(flops, key=flops.get)
+    assert scenario["optimum"]["tf"] == best
+    assert scenario["objective_value"] == pytest.approx(flops[best] / 1e9, rel=1e-12)
+    assert scenario["solver"]["evaluations"] == 49
+
+
+def test_a_scenario_without_variables_takes_the_models_ranges(capsys, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("objective: minimize Total_GFlops\n")
+    scenario = run_json(capsys, TILE, "--scenario", path)["scenario"]
+    assert [v["name"] for v in scenario["variables"]] == ["prf", "tf"]
+    assert [(v["low"], v["high"]) for v in scenario["variables"]] == [(2000, 4000), (16, 64)]
+
+
+@pytest.mark.libreoffice
+def test_the_workbook_recalculates_to_what_set_prints(capsys, tmp_path):
+    from libreoffice import recalculate
+
+    base = tmp_path / "matmul.xlsx"
+    data = json.loads(_run(capsys, MATMUL, "-o", base))
+    book = openpyxl.load_workbook(base)
+    sheet, cell = next(iter(book.defined_names["n"].destinations))
+    book[sheet][cell].value = 1500
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    (recalculated,) = recalculate([edited], tmp_path / "out")
+    expected = json.loads(_run(capsys, MATMUL, "--set", "n=1500", "-o", tmp_path / "x.xlsx"))
+    values = openpyxl.load_workbook(recalculated, data_only=True)
+    checked = 0
+    for kernel in expected["aspen"]["kernels"]:
+        for key, address in kernel["cells"].items():
+            sheet_name, ref = address.rsplit("!", 1)
+            got = values[sheet_name.strip("'")][ref.replace("$", "")].value
+            want = kernel["runtime_s" if key == "time_s" else key]
+            assert got == pytest.approx(want, rel=1e-9), (kernel["name"], key)
+            checked += 1
+    assert checked >= 10
+    assert data["aspen"]["resources"]["flops"] != expected["aspen"]["resources"]["flops"]
+
+
+def _run(capsys, *args) -> str:
+    assert main([*map(str, args), "-q", "--json", "-"]) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--set", "nope=3"], "--set nope: no such parameter"),
+    (["--xml", "x.xml"], "--xml: not for an Aspen model"),
+    ([str(ROOT / "examples" / "lap.f90")], "analysed alone"),
+])
+def test_bad_aspen_runs_are_one_line(capsys, tmp_path, extra, message):
+    assert main([str(MATMUL), *extra, "-q", "--json", str(tmp_path / "o.json")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and len(error.splitlines()) == 1, error
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_a_syntax_error_names_file_line_and_column(capsys, tmp_path):
+    path = tmp_path / "bad.aspen"
+    path.write_text("model m {\n  param n = \n  kernel main { }\n}\n")
+    assert main([str(path), "-q", "--json", "-"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert f"{path}:3:" in error and len(error.splitlines()) == 1, error
