@@ -38,6 +38,8 @@ def test_matmul_on_the_exascale_node_by_hand(capsys):
     assert data["totals"]["gflops"] == 10 and data["totals"]["traffic_gb"] == 0.06
     # matA, matB, matC: 3 x n^2 x 4 B
     assert data["totals"]["footprint_gib"] == pytest.approx(12e6 / 2**30, rel=1e-12)
+    assert [(d["name"], d["bytes"]) for d in aspen["data"]] == [
+        ("matA", 4e6), ("matB", 4e6), ("matC", 4e6)]
     kernels = {k["name"]: k for k in aspen["kernels"]}
     assert kernels["main"]["calls"] == ["matmul"]
     assert kernels["matmul"]["flops"] == 2e9

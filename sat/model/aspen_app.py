@@ -53,6 +53,14 @@ KERNEL_COLUMNS = [
 ]
 
 
+DATA_COLUMNS = [
+    column("data", "Data", "", "A data object of the Aspen model."),
+    column("file", "File", "", "Model file of the data object."),
+    column("line", "Line", "", "Line of its declaration."),
+    column("bytes", "Size", "B", "Its size in bytes (Aspen's memory usage)."),
+]
+
+
 class AspenModelError(ValueError):
     """An Aspen model that cannot be modelled (one line, ``file:line:col: …``)."""
 
@@ -201,6 +209,11 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
                 converter.expr(tree.Name(name))
         rows, main = _kernel_rows(app, machine, socket, converter, notes)
         footprint = data_set_expression(app, "main")
+        data_rows = [{"data": name, "file": data.loc.file, "line": data.loc.line,
+                      "bytes": E.Quantity(("aspen", "data", name),
+                                          converter.expr(data.size_expr), "B",
+                                          f"size of {name}")}
+                     for name, data in app.data.items()]
     except AspenError as error:
         raise AspenModelError(str(error)) from None
     totals = _totals(main, converter, footprint)
@@ -214,7 +227,12 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
     table = Table("Aspen kernels", f"Kernels of the Aspen model {app.name}", KERNEL_COLUMNS,
                   rows, None, "One row per kernel: its resources and time for one execution, "
                   "live formulas over the Parameters sheet (the control flow is in them).")
-    return ModelResult(list(params.parameters.values()), {table.name: table}, totals, notes,
+    tables = {table.name: table}
+    if data_rows:
+        tables["Aspen data"] = Table("Aspen data", f"Data of the Aspen model {app.name}",
+                                     DATA_COLUMNS, data_rows, None, "One row per data object: "
+                                     "its size, a live formula.")
+    return ModelResult(list(params.parameters.values()), tables, totals, notes,
                        list(converter.derived.values()), None,
                        aspen=_summary(app, machine, socket), ranges=ranges)
 

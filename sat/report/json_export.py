@@ -159,10 +159,13 @@ def _aspen(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
         kernels.append({"name": row["kernel"], "calls": summary["tree"].get(row["kernel"], []),
                         "runtime_s": out.pop("time_s", None), **out})
     main = next((k for k in kernels if k["name"] == "main"), {})
+    data = result.tables.get("Aspen data")
     return {"model": summary["model"], "path": summary["path"], "machine": summary["machine"],
             "socket": summary["socket"], "runtime_s": main.get("runtime_s"),
             "resources": {r: main.get(r) for r in ("flops", "loads", "stores", "messages")},
-            "kernels": kernels}
+            "kernels": kernels,
+            "data": [{"name": row["data"], **_row({"bytes": row["bytes"]}, env, cell_of)}
+                     for row in (data.rows if data else [])]}
 
 
 # Program totals (defined names) -> their keys in the JSON's totals
