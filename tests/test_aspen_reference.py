@@ -511,3 +511,36 @@ def test_array_index_outside_the_array():
     with pytest.raises(aspen.AspenError, match=r"array\.aspen:25:18: index 100000 is outside "
                                                r"'numiters' \(10 values"):
         aspen.resources(app, params={"index": 3})
+
+
+def test_every_application_on_every_machine_gives_a_runtime_or_a_clear_error():
+    """Wider than the baselines: each application of the suite on each socket of each machine
+    of the suite.  Aspen's tools answer with a runtime or stop with an error (an undefined
+    name, messages without an interconnect); so must the reader, with AspenError only."""
+    apps, machines = [], []
+    for path in sorted((MODELS / "suite").rglob("*.aspen")):
+        try:
+            model = aspen.load(path)
+        except aspen.AspenError:
+            continue  # parse failures are test_every_model_parses's business
+        if isinstance(model, aspen.MachineModel):
+            if path.parent.name == "machine":
+                machines.append(model)
+        elif "main" in model.kernels:
+            apps.append(model)
+    runtimes = errors = 0
+    for app in apps:
+        for machine in machines:
+            for socket in aspen.sockets(machine):
+                try:
+                    seconds = aspen.runtime(app, machine, socket, kernels=False).total
+                except aspen.AspenError as error:
+                    assert str(error).count("\n") == 0
+                    errors += 1
+                    continue
+                assert seconds >= 0 and not math.isnan(seconds)
+                runtimes += 1
+    assert len(apps) >= 20 and len(machines) >= 7
+    # most pairs give a runtime; the rest are the models' own gaps (messages on a machine
+    # without interconnect, names only some machines define)
+    assert runtimes > 3 * errors, (runtimes, errors)
