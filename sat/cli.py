@@ -243,6 +243,16 @@ def _check_sources(sources: list[str]) -> None:
                              f"(expected one of {' '.join(SOURCE_SUFFIXES)})")
 
 
+def _check_socket(args: argparse.Namespace) -> None:
+    """--socket chooses a socket type of an Aspen machine model, and of nothing else."""
+    if args.socket is None or str(args.machine or "").lower().endswith(".aspen"):
+        return
+    machine = f"-m {args.machine} is not one" if args.machine else \
+        "the default machine (exascale) is not one"
+    raise UsageError(f"--socket {args.socket}: only an Aspen machine model (-m FILE.aspen) has "
+                     f"socket types to choose from; {machine}")
+
+
 def _outputs(args: argparse.Namespace) -> str | None:
     """The workbook path, or None when only other outputs were asked for."""
     if args.output:
@@ -266,6 +276,7 @@ def _run(run: Run) -> int:
     args = run.args
     if args.list_machines:
         return _list_machines()
+    _check_socket(args)
     scenario = None
     if args.scenario:
         from sat.explore.scenario import ScenarioError, read_scenario
@@ -304,7 +315,7 @@ def _run(run: Run) -> int:
         # (--xml included) is written, and before the (possibly long) analysis.
         from sat.machine import load_machine
 
-        machine = load_machine(args.machine)
+        machine = load_machine(args.machine, args.socket)
 
     if any(Path(source).suffix.lower() in ASPEN_SUFFIXES for source in args.sources):
         return _aspen_model_and_reports(run, workbook, machine, scenario)

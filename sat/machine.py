@@ -1,7 +1,7 @@
 """Machine files: load, validate, list the built-ins in ``machines/``.
 
-Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… val=…/>``, and
-Kerncraft's YAML format:
+Two XML formats are read, both ``<machine>`` documents made of ``<prop key=… val=…/>``,
+Kerncraft's YAML format and Aspen's machine models:
 
 * **ExaSAT's** ``machine.xml``, read as is::
 
@@ -78,6 +78,10 @@ Kerncraft's YAML format:
 
 * **Kerncraft's** YAML machine files (``*.yml``, ``*.yaml``), read as they are:
   :mod:`sat.machine_yaml` documents the mapping.
+
+* **Aspen's** abstract machine models (``*.aspen``), one socket type of them (``socket``
+  argument of :func:`load_machine`, ``--socket``; default: the machine's first):
+  :mod:`sat.machine_aspen` documents the mapping.
 
 A key the file does not give takes the default of the exascale node (the ``DEFAULT`` column of
 :data:`MACHINE_SPECS`) and the machine records a note saying so.  Every value remembers where it
@@ -289,8 +293,10 @@ def parse_number(text: str | None) -> float | None:
 # ------------------------------------------------------------------ loading
 
 
-MACHINE_SUFFIXES = (".xml", ".yml", ".yaml")  # .yml and .yaml: Kerncraft's format
+# .yml and .yaml: Kerncraft's format; .aspen: an Aspen abstract machine model
+MACHINE_SUFFIXES = (".xml", ".yml", ".yaml", ".aspen")
 _YAML_SUFFIXES = (".yml", ".yaml")
+ASPEN_SUFFIX = ".aspen"
 
 
 def builtin_path(name: str) -> Path:
@@ -310,8 +316,12 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_machine(name_or_path: str | None) -> Machine:
-    """A built-in machine by name (``None``: the exascale node) or a machine file by path."""
+def load_machine(name_or_path: str | None, socket: str | None = None) -> Machine:
+    """A built-in machine by name (``None``: the exascale node) or a machine file by path.
+
+    ``socket`` chooses the socket type of an Aspen machine model (default: its first); it is
+    an error with any other kind of machine.
+    """
     if name_or_path is None:
         name_or_path = DEFAULT_MACHINE
     text = str(name_or_path)
@@ -324,10 +334,19 @@ def load_machine(name_or_path: str | None) -> Machine:
             names = ", ".join(name for name, _ in list_machines())
             raise MachineError(f"{text}: no such machine file or built-in machine "
                                f"(built-ins: {names})")
-    return _load_file(path, _display(path))
+    display = _display(path)
+    if socket is not None and path.suffix.lower() != ASPEN_SUFFIX:
+        raise MachineError(f"{display}: socket {socket!r}: only an Aspen machine model "
+                           f"({ASPEN_SUFFIX}) has socket types to choose from")
+    return _load_file(path, display, socket)
 
 
-def _load_file(path: Path, display: str) -> Machine:
+def _load_file(path: Path, display: str, socket: str | None = None) -> Machine:
+    if path.suffix.lower() == ASPEN_SUFFIX:
+        # Imported here: the Aspen reader (and its grammar) only when a model is read.
+        from sat.machine_aspen import load_aspen_machine
+
+        return load_aspen_machine(path, display, socket)
     if path.suffix.lower() in _YAML_SUFFIXES:
         # Imported here: PyYAML is only loaded when a YAML file is read (start-up time).
         from sat.machine_yaml import load_kerncraft
