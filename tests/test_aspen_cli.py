@@ -121,3 +121,51 @@ def test_a_syntax_error_names_file_line_and_column(capsys, tmp_path):
     assert main([str(path), "-q", "--json", "-"]) == 2
     error = capsys.readouterr().err.strip()
     assert f"{path}:3:" in error and len(error.splitlines()) == 1, error
+
+
+@pytest.mark.parametrize(("app", "machine", "socket", "seconds"), [
+    # Aspen's runtime tool on these models (../shared/reference/aspen/README.md)
+    (MATMUL, KEENELAND, "intel_xeon_x5660", 0.446428571429),
+    (MATMUL, KEENELAND, "nvidia_m2090", 0.120792939543),
+    (ASPEN / "md" / "miniMD.aspen", ASPEN / "machine" / "fermiCluster.aspen", "nvidia_m2090",
+     97.1361460793),
+])
+def test_runtimes_on_aspen_machines_are_aspens(capsys, app, machine, socket, seconds):
+    data = run_json(capsys, app, "-m", machine, "--socket", socket)
+    assert data["aspen"]["socket"] == socket
+    assert data["aspen"]["runtime_s"] == pytest.approx(seconds, rel=1e-11)
+    assert data["totals"]["time_s"] == data["aspen"]["runtime_s"]
+
+
+@pytest.mark.libreoffice
+def test_a_workbook_on_an_aspen_machine_recalculates_to_what_set_prints(capsys, tmp_path):
+    from libreoffice import recalculate
+
+    base = tmp_path / "matmul.xlsx"
+    options = ["-m", KEENELAND, "--socket", "nvidia_m2090"]
+    _run(capsys, MATMUL, *options, "-o", base)
+    book = openpyxl.load_workbook(base)
+    sheet, cell = next(iter(book.defined_names["nTimes"].destinations))
+    book[sheet][cell].value = 7
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    (recalculated,) = recalculate([edited], tmp_path / "out")
+    expected = json.loads(_run(capsys, MATMUL, *options, "--set", "nTimes=7", "-o",
+                               tmp_path / "x.xlsx"))
+    address = expected["totals"]["cells"]["time_s"]
+    sheet_name, ref = address.rsplit("!", 1)
+    values = openpyxl.load_workbook(recalculated, data_only=True)
+    got = values[sheet_name.strip("'")][ref.replace("$", "")].value
+    # 7 multiplications instead of 5
+    assert got == pytest.approx(expected["totals"]["time_s"], rel=1e-9)
+    assert got == pytest.approx(0.120792939543 * 7 / 5, rel=1e-9)
+
+
+def test_a_machine_without_the_resource_is_one_line(capsys, tmp_path):
+    app = tmp_path / "talk.aspen"
+    app.write_text("model talk {\n  param n = 10\n  kernel main {\n    execute [1] {\n"
+                   "      messages [n]\n    }\n  }\n}\n")
+    assert main([str(app), "-m", str(ASPEN / "machine" / "simple.aspen"), "-q", "--json",
+                 "-"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "has no resource 'messages'" in error and f"{app}:5:" in error, error
