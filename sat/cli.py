@@ -290,6 +290,9 @@ def _run(run: Run) -> int:
             scenario.time_limit_s = args.time_limit
         if args.xml and not args.sources:
             raise UsageError("--xml: give the SOURCE to describe")
+    if not args.sources and scenario is None and args.json and \
+            Path(str(args.machine or "")).suffix.lower() in ASPEN_SUFFIXES:
+        return _aspen_machine_report(run)
     if args.sources or scenario is None:
         _check_sources(args.sources)
     workbook = _outputs(args)
@@ -396,6 +399,35 @@ def _aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     run.warn_all([(n.message, n.file, n.line) for n in result.notes if n.kind == "warning"])
     return _reports(run, Program(sources=list(args.sources)), result, env, workbook, machine,
                     scenario)
+
+
+def _aspen_machine_report(run: Run) -> int:
+    """``-m machine.aspen --json FILE`` without SOURCE: the peak rates of each socket type
+    (Aspen's machine tool)."""
+    from sat import aspen
+    from sat.outputs import atomic_write_text, check_output_path
+    from sat.report.json_export import dumps
+
+    args = run.args
+    if args.json != "-":
+        check_output_path(args.json)
+    try:
+        machine = aspen.load_machine_model(args.machine)
+        sockets = [args.socket] if args.socket else aspen.sockets(machine)
+        rates = [aspen.peak_rates(machine, socket) for socket in sockets]
+    except aspen.AspenError as error:
+        raise UsageError(str(error)) from None
+    data = {"satreport": __version__, "aspen_machine": {
+        "machine": machine.name, "path": args.machine,
+        "sockets": [{"socket": r.socket, "cores": r.cores,
+                     "flops_per_s": r.flops, "bandwidth_bytes_per_s": r.bandwidth}
+                    for r in rates]}}
+    if args.json == "-":
+        sys.stdout.write(dumps(data))
+    else:
+        atomic_write_text(args.json, dumps(data))
+        run.progress(f"wrote {args.json}")
+    return 0
 
 
 def _set_parameter(name: str, value: float):

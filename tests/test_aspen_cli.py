@@ -169,3 +169,17 @@ def test_a_machine_without_the_resource_is_one_line(capsys, tmp_path):
                  "-"]) == 2
     error = capsys.readouterr().err.strip()
     assert "has no resource 'messages'" in error and f"{app}:5:" in error, error
+
+
+def test_a_machine_model_alone_gives_its_peak_rates(capsys):
+    data = run_json(capsys, "-m", KEENELAND)["aspen_machine"]
+    rates = {s["socket"]: s for s in data["sockets"]}
+    # Aspen's machine tool on keeneland (baseline/machine/keeneland.aspen.out):
+    # peak dp/simd/fmad 16128 and 239616 Gflop/s, bandwidth 6140.16 and 47952 GB/s
+    assert rates["intel_xeon_x5660"]["flops_per_s"]["dp/simd/fmad"] == \
+        pytest.approx(16128e9, rel=1e-9)
+    assert rates["nvidia_m2090"]["flops_per_s"]["dp/simd/fmad"] == pytest.approx(239616e9,
+                                                                                  rel=1e-9)
+    assert rates["intel_xeon_x5660"]["bandwidth_bytes_per_s"] == pytest.approx(6140.16e9,
+                                                                               rel=1e-6)
+    assert rates["nvidia_m2090"]["bandwidth_bytes_per_s"] == pytest.approx(47952e9, rel=1e-6)
