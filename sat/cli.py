@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "and dependency graphs")
     out.add_argument("--graphs", metavar="DIR", help="dependency graphs: one DOT file per "
                      "procedure")
+    out.add_argument("--aspen", metavar="FILE", help="the program as an Aspen application "
+                     "model: a kernel per loop nest with its flops, loads and stores ('-' for "
+                     "standard output)")
     model = parser.add_argument_group("model inputs")
     model.add_argument("-m", "--machine", metavar="NAME|FILE",
                        help="built-in machine name (see --list-machines) or machine file; "
@@ -257,7 +260,7 @@ def _outputs(args: argparse.Namespace) -> str | None:
     """The workbook path, or None when only other outputs were asked for."""
     if args.output:
         return args.output
-    if args.json or args.xml or args.html or args.graphs:
+    if args.json or args.xml or args.html or args.graphs or args.aspen:
         return None
     return Path(args.sources[0] if args.sources else args.scenario).stem + ".xlsx"
 
@@ -288,8 +291,9 @@ def _run(run: Run) -> int:
         args.sets = scenario.sets + args.sets  # --set wins over the file's set:
         if args.time_limit is not None:
             scenario.time_limit_s = args.time_limit
-        if args.xml and not args.sources:
-            raise UsageError("--xml: give the SOURCE to describe")
+        for option, given in (("--xml", args.xml), ("--aspen", args.aspen)):
+            if given and not args.sources:
+                raise UsageError(f"{option}: give the SOURCE to describe")
     if not args.sources and scenario is None and args.json and \
             Path(str(args.machine or "")).suffix.lower() in ASPEN_SUFFIXES:
         return _aspen_machine_report(run)
@@ -299,9 +303,13 @@ def _run(run: Run) -> int:
     # Fail on unwritable outputs before the (possibly long) analysis.
     if workbook:
         check_output_path(workbook, ".xlsx")
-    for path in (args.json, args.xml, args.html):
+    for path in (args.json, args.xml, args.html, args.aspen):
         if path and path != "-":
             check_output_path(path)
+    stdout = [option for option, path in (("--json", args.json), ("--xml", args.xml),
+                                          ("--aspen", args.aspen)) if path == "-"]
+    if len(stdout) > 1:
+        raise UsageError(f"{' and '.join(stdout)} cannot both write to standard output")
     if args.dask_scheduler and not (args.sweeps or args.scenario):
         raise UsageError("--dask-scheduler: nothing to distribute: give --sweep or --scenario")
     if args.sweep_csv:
@@ -313,7 +321,7 @@ def _run(run: Run) -> int:
 
         check_graph_directory(args.graphs)
     machine = None
-    if workbook or args.json or args.html or args.graphs:
+    if workbook or args.json or args.html or args.graphs or args.aspen:
         # Read before the sources: a bad machine file stops the run before any output
         # (--xml included) is written, and before the (possibly long) analysis.
         from sat.machine import load_machine
@@ -362,7 +370,7 @@ def _aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     if len(args.sources) != 1:
         raise UsageError("an Aspen application model is analysed alone: give one .aspen "
                          "SOURCE")
-    for option, given in (("--xml", args.xml), ("--graphs", args.graphs),
+    for option, given in (("--xml", args.xml), ("--graphs", args.graphs), ("--aspen", args.aspen),
                           ("--params", args.params), ("--block-params", args.block_params),
                           ("--symsubs", args.symsubs), ("--conds", args.conds)):
         if given:
@@ -534,6 +542,8 @@ def _reports(run: Run, program, result, env, workbook: str | None, machine: Mach
         else:
             atomic_write_text(args.json, dumps(data))
             run.progress(f"wrote {args.json}")
+    if args.aspen:
+        _write_aspen(run, program, result, env, machine)
     if args.html:
         from sat.report.html import write_html
 
@@ -550,6 +560,24 @@ def _reports(run: Run, program, result, env, workbook: str | None, machine: Mach
         written = write_graphs(result.program or program, args.graphs)
         run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0
+
+
+def _write_aspen(run: Run, program, result, env, machine: Machine) -> None:
+    """``--aspen``: the program as an Aspen application model."""
+    from sat.outputs import atomic_write_text
+    from sat.report.aspen_model import program_as_aspen
+
+    path = run.args.aspen
+    run.progress(f"writing {'the Aspen model' if path == '-' else path}")
+    where = f" ({machine.source})" if machine.source and machine.source != machine.name else ""
+    text = program_as_aspen(program, result, env, sources=list(run.args.sources),
+                            machine=machine.name + where,
+                            created=datetime.date.today().isoformat())
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(path, text)
+        run.progress(f"wrote {path}")
 
 
 MAX_SWEEP_ROWS = 100_000  # rows the workbook and the JSON hold; a larger grid goes to --sweep-csv

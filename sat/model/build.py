@@ -27,7 +27,14 @@ from sat.model.context import ExpressionError, ModelContext
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
 from sat.model.dependences import dependences_table
 from sat.model.ecm import SCALING_COLUMNS, Core, ecm_columns, nest_ecm, scaling_rows
-from sat.model.flops import KINDS, FlopCounter, branch_probability, gflop_exprs, long_sum
+from sat.model.flops import (
+    KINDS,
+    FlopCounter,
+    branch_probability,
+    flop_totals,
+    gflop_exprs,
+    long_sum,
+)
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -40,10 +47,10 @@ from sat.model.nests import (
     program_nests,
     setup_reason,
 )
-from sat.model.occupancy import footprint, occupancy_table
+from sat.model.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
-from sat.model.tables import CellValue, Column, ModelResult, Note, Table
+from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
@@ -176,7 +183,7 @@ def _number(value: float) -> float | int:
 
 def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                known: set[str], call_rows: list[dict[str, CellValue]]):
-    """Yield (shape, space, loop row dict, memory, flop sums) for each reported nest; add a
+    """Yield (shape, space, loop row dict, memory, the nest's work) for each reported nest; add a
     row to ``call_rows`` for each procedure a nest calls."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
@@ -225,7 +232,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             _q[name] = E.Quantity(("loop", _ident, name), expr, unit, label)
             return _q[name]
 
-        gflops_expr, weighted_expr = gflop_exprs(sums, ctx, ident)
+        per_kind = flop_totals(sums, ident)
+        gflops_expr, weighted_expr = gflop_exprs(per_kind, ctx)
         gflops = quantity("gflops", gflops_expr, "Gflop", "Gflop performed")
         # every procedure the nest calls has a row, one without flops too
         in_callee = {callee: E.Quantity(("call", ident, callee, "gflops"),
@@ -286,7 +294,12 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                 "traffic_share": E.Quantity(("call", ident, callee, "traffic_share"),
                                             E.Ref(callee_traffic[callee]) / E.Ref(traffic), "",
                                             f"share of the nest's traffic in {callee}")})
-        yield shape, space, row, memory, sums
+        work = NestWork(procedure.name, file, loop.line, space.iterations,
+                        {k: E.Quantity(("nest", ident, f"{k}_flops"), expr, "flops",
+                                       f"{k} per run")
+                         for k, expr in per_kind.items()},
+                        memory.array_traffic(ident, ctx, write_cost))
+        yield shape, space, row, memory, work
 
 
 def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue]:
@@ -353,9 +366,11 @@ def build_model(program: Program, params: ParameterSet,
     geometries = [(spec.name, *known) for spec in specs
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
-    for shape, space, row, memory, _sums in _loop_rows(program, ctx, setup_iterations, known,
-                                                       call_rows):
+    nests: list[NestWork] = []
+    for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
+                                                      call_rows):
         loop_rows.append(row)
+        nests.append(work)
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
         per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
         level_rows.extend(per_level.rows)
@@ -443,7 +458,7 @@ def build_model(program: Program, params: ParameterSet,
         tables = {name: tables[name] for name in names}
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
-                       alias_checks)
+                       alias_checks, nests=nests, data_bytes=data_bytes(program, ctx))
 
 
 def _ecm_totals(nests) -> dict[str, CellValue]:

@@ -153,10 +153,15 @@ def long_sum(terms: list[E.Expr], key: tuple, label: str, unit: str = "flops") -
     return E.Ref(E.Quantity(key, E.add(*parts), unit, label))
 
 
-def gflop_exprs(sums: FlopSums, ctx: ModelContext, ident: str) -> tuple[E.Expr, E.Expr]:
-    """(Gflop performed, weighted Gflop) of the nest ``ident`` per run."""
-    adds, muls, divs, specials = (long_sum(sums.totals[k], ("loop", ident, f"{k}_flops"),
-                                           f"{k} per run") for k in KINDS)
+def flop_totals(sums: FlopSums, ident: str) -> dict[str, E.Expr]:
+    """Flops of each kind per run of the nest ``ident``."""
+    return {k: long_sum(sums.totals[k], ("loop", ident, f"{k}_flops"), f"{k} per run")
+            for k in KINDS}
+
+
+def gflop_exprs(totals: dict[str, E.Expr], ctx: ModelContext) -> tuple[E.Expr, E.Expr]:
+    """(Gflop performed, weighted Gflop) of a nest per run, from :func:`flop_totals`."""
+    adds, muls, divs, specials = (totals[k] for k in KINDS)
     gflops = E.add(adds, muls, divs, specials) / 1e9
     weighted = E.add(adds, muls, E.mul(ctx.param("DivCost"), divs),
                      E.mul(ctx.param("SpecialCost"), specials)) / 1e9

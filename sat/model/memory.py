@@ -39,7 +39,7 @@ from sat.model.iteration import (
     element_bytes,
     round_to_lines,
 )
-from sat.model.tables import Column, nest_columns
+from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
 KIB = 1024.0
@@ -223,6 +223,37 @@ class NestMemory:
         return E.if_(E.compare("=", reuse, 1), sums[0],
                      E.if_(E.compare("=", reuse, 2), sums[1],
                            E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
+
+    def array_traffic(self, ident: str, ctx: ModelContext,
+                      write_cost: E.Expr) -> list[ArrayTraffic]:
+        """Each array-component pair's traffic for the reuse case the nest takes (its share of
+        the Loops sheet's actual traffic), split into loads and stores.
+
+        A read-only pair's traffic is all loads.  Of a written pair's bytes per element
+        (``ReadWriteCost``, or the write cost: ``WriteCost``, or ``WordBytes`` when writes
+        bypass the cache), one word per word of the element is the store that writes it back;
+        the rest is loads: the read of a read-write element, the read for ownership of a
+        written one.  Loads plus stores is the pair's traffic, and the pairs add up to the
+        nest's.
+        """
+        out = []
+        for array in self.arrays:
+            prefix = ("array", ident, array.key)
+            traffic = E.Quantity((*prefix, "traffic_gb"), self.traffic_of({array.key}), "GB",
+                                 f"traffic of {array.key}, actual")
+            if array.kind == "R":
+                store_share: E.Expr = E.Num(0)
+            else:
+                cost = array_cost(array.kind, ctx, write_cost)  # per word
+                store_share = E.minimum(1, E.div(ctx.param("WordBytes"), cost))
+            stores = E.Quantity((*prefix, "stores_gb"), E.mul(store_share, traffic), "GB",
+                                f"stores of {array.key}, actual")
+            loads = E.Quantity((*prefix, "loads_gb"), E.Ref(traffic) if array.kind == "R"
+                               else E.Ref(traffic) - E.Ref(stores), "GB",
+                               f"loads of {array.key}, actual")
+            out.append(ArrayTraffic(array.key, array.key.split(".", 1)[0], array.kind, loads,
+                                    stores))
+        return out
 
 
 def array_cost(kind: str, ctx: ModelContext, write_cost: E.Expr) -> E.Expr:

@@ -315,6 +315,19 @@ def footprint(program: Program, ctx: ModelContext) -> E.Quantity:
     return analyse(program, ctx).footprint_gib
 
 
+def data_bytes(program: Program, ctx: ModelContext) -> dict[str, E.Quantity]:
+    """The bytes of each distinct array (lower-case name), as the footprint counts it: the
+    largest size seen in the procedures that use it (``WordBytes`` per word)."""
+    sizes: dict[str, list[E.Expr]] = {}
+    for occ in analyse(program, ctx).procedures:
+        for name in occ.array_sizes:
+            sizes.setdefault(name, []).append(occ.size_in_words(name))
+    word = ctx.param("WordBytes")
+    return {name: E.Quantity(("data", name, "bytes"), E.mul(E.maximum(*words), word), "B",
+                             f"bytes of {name}")
+            for name, words in sizes.items()}
+
+
 def _loop_key(procedure: Procedure, loop: Loop) -> str:
     return f"loop_{procedure.name}_{loop.line}"
 

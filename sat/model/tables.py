@@ -68,6 +68,33 @@ class Note:
 
 
 @dataclass
+class ArrayTraffic:
+    """One array-component pair's share of a nest's memory traffic (the Loops sheet's actual
+    case): ``loads_gb`` plus ``stores_gb`` is the pair's traffic for the reuse case the nest
+    takes (see :meth:`sat.model.memory.NestMemory.array_traffic`)."""
+
+    key: str  # name.component
+    name: str  # the array
+    kind: str  # R, RW or W
+    loads_gb: Quantity
+    stores_gb: Quantity
+
+
+@dataclass
+class NestWork:
+    """The work of one modelled nest (a Loops row) as a whole, for renderers that describe
+    the program's work rather than tabulate it (the Aspen model): the iterations, the flops
+    of each kind per run of the nest, the traffic of each array-component pair."""
+
+    procedure: str
+    file: str
+    line: int
+    iterations: Quantity  # sweeps * X * Y * Z
+    flops: dict[str, Quantity]  # adds, multiplies, divides, specials: flops per run
+    arrays: list[ArrayTraffic] = field(default_factory=list)
+
+
+@dataclass
 class ModelResult:
     """Everything the renderers need; nothing here is recomputed by them."""
 
@@ -89,6 +116,10 @@ class ModelResult:
     # parameter -> (low, high) the model declares (Aspen's ranges): a scenario's default
     # decision variables
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # every modelled nest as a whole, in the Loops sheet's order (sat.report.aspen_model)
+    nests: list[NestWork] = field(default_factory=list)
+    # the bytes of each distinct array (sat.model.occupancy's sizes), by array name
+    data_bytes: dict[str, Quantity] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""
