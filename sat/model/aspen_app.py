@@ -33,7 +33,7 @@ from sat.aspen.expr import SI_CONSTANTS, Env, names
 from sat.aspen.runtime import combined_env, runtime_expression
 from sat.model import expr as E
 from sat.model.parameters import Parameter, ParameterSet
-from sat.model.tables import CellValue, Column, ModelResult, Note, Table, column
+from sat.model.tables import CellValue, ModelResult, Note, Table, column
 
 RESOURCES = ("flops", "loads", "stores", "messages")
 GIGA = 1e9
@@ -123,7 +123,7 @@ class _Converter:
 
     def _FuncCall(self, node: tree.FuncCall) -> E.Expr:
         f = node.func
-        if f == "lookup" or not all(self._plain(a) for a in node.args):
+        if f == "lookup":
             return self._number(node)
         args = [self.expr(a) for a in node.args]
         if f == "max":
@@ -144,9 +144,6 @@ class _Converter:
 
     def _Index(self, node: tree.Index) -> E.Expr:
         return self._number(node)
-
-    def _plain(self, node: tree.Expr) -> bool:
-        return not isinstance(node, tree.Index)
 
     def _number(self, node: tree.Expr) -> E.Expr:
         """What has no formula (a table lookup, an array element): its value now."""
@@ -361,4 +358,4 @@ def _summary(app: AppModel, machine: MachineModel | None, socket: str | None) ->
                      for name in _kernel_order(app)}}
 
 
-__all__ = ["AspenModelError", "Column", "build_aspen_model"]
+__all__ = ["AspenModelError", "build_aspen_model"]
