@@ -511,8 +511,8 @@ class _Mapping:
         self.values["Overlap"] = (1.0, f"{self.origin}: no conflict between flops and loads or "
                                   "stores: Aspen overlaps them (the larger time counts)")
 
-    def declaring(self, first: str, second: str) -> str:
-        """The component that declares ``conflict first, second`` (search order)."""
+    def components(self):
+        """Every component of the machine this socket type uses, breadth first, once."""
         stack = [self.model.machine]
         seen: set[str] = set()
         while stack:
@@ -520,28 +520,26 @@ class _Mapping:
             if comp.name in seen or (comp.kind == "socket" and comp.name != self.socket):
                 continue
             seen.add(comp.name)
+            yield comp
+            stack.extend(child for _sub, child in self.children(comp))
+
+    def declaring(self, first: str, second: str) -> str:
+        """The component that declares ``conflict first, second`` (search order)."""
+        for comp in self.components():
             if any({c.first, c.second} == {first, second} for c in comp.conflicts):
                 return f"{comp.kind} {comp.name}"
-            stack.extend(child for _sub, child in self.children(comp))
         return "the model"
 
     def unused(self) -> list[str]:
         """One note on what the model says that satreport does not use."""
         used = {"flops", "loads", "messages"}
         ignored: list[str] = []
-        stack = [self.model.machine]
-        seen: set[str] = set()
-        while stack:
-            comp = stack.pop(0)
-            if comp.name in seen or (comp.kind == "socket" and comp.name != self.socket):
-                continue
-            seen.add(comp.name)
+        for comp in self.components():
             what = f"{comp.kind} {comp.name}"
             ignored += [f"resource {r.name} ({what})" for r in comp.resources if r.name not in used]
             ignored += [f"property {p.name} ({what})" for p in comp.properties
                         if comp.kind != "cache" or p.name not in _CACHE_PROPERTIES]
             ignored += [f"{p.kind} power ({what})" for p in comp.power]
-            stack.extend(child for _sub, child in self.children(comp))
         if not ignored:
             return []
         return [f"{self.display}: socket {self.socket}: Aspen model contents satreport does not "
