@@ -30,9 +30,12 @@ always agree.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from sat.machine import Machine, ParameterSpec
-from sat.model.parameters import Parameter, ParameterSet
+from sat.model.parameters import Parameter, ParameterSet, ParameterSpec
+
+if TYPE_CHECKING:  # the machine reader imports this module: no import back at run time
+    from sat.machine import Machine
 
 STATIC_SHARE = 0.3  # idle power of a node, as a share of its TDP
 FLOP_SHARE = 0.5  # share of the dynamic power spent on flops at peak (the rest: memory)

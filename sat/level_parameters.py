@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 
-from sat.machine import Machine, ParameterSpec
+from sat.machine import Machine
 from sat.machine_levels import CORE_KEYS, MemoryLevel
-from sat.model.parameters import LevelSpec, Parameter, ParameterSet
+from sat.model.parameters import LevelSpec, Parameter, ParameterSet, ParameterSpec
 
 # Assumed when a machine with several cache levels does not say (a common server core); the
 # field and unit of each are the machine files' (CORE_KEYS).

@@ -94,7 +94,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from lxml import etree
 
@@ -109,29 +108,14 @@ from sat.machine_levels import (
     check_hierarchy,
     level_name,
 )
-from sat.model.parameters import Kind
+from sat.model.parameters import ParameterSpec, check_value
 from sat.resources import machines_dir
 from sat.safexml import parse_xml
 
 DEFAULT_MACHINE = "exascale"
 
-Rule = Literal["positive", "nonnegative", "count", "positive count", "flag"]
-
-
 class MachineError(ValueError):
     """A machine file that cannot be used; the message is one line, ``path:line: …``."""
-
-
-@dataclass(frozen=True)
-class ParameterSpec:
-    """A named model input: unit, kind, allowed values and the value assumed when none is given."""
-
-    name: str
-    unit: str
-    label: str
-    default: float
-    rule: Rule
-    kind: Kind = "number"
 
 
 # Sheet order.  Defaults are the exascale node: the ExaSAT paper's Listing 1 (Cores,
@@ -248,21 +232,6 @@ class Machine:
         names = [level.name for level in self.memory_levels]
         index = names.index(name)
         return self.memory_levels[index + 1] if index + 1 < len(names) else None
-
-
-def check_value(spec: ParameterSpec, value: float) -> str | None:
-    """What is wrong with ``value`` for ``spec`` (``None`` if nothing)."""
-    if not math.isfinite(value):
-        return "must be a finite number"
-    if spec.rule in ("positive", "positive count") and value <= 0:
-        return "must be positive"
-    if spec.rule in ("nonnegative", "count") and value < 0:
-        return "must not be negative"
-    if spec.rule in ("count", "positive count") and not float(value).is_integer():
-        return "must be a whole number"
-    if spec.rule == "flag" and value not in (0, 1):
-        return "must be 0 or 1"
-    return None
 
 
 # ------------------------------------------------------------------ safe XML

@@ -36,8 +36,8 @@ from sat.explore.expression import (
     parse_expression,
     split_comparison,
 )
-from sat.machine import check_value
 from sat.model import expr as E
+from sat.model.parameters import check_value
 from sat.model.tables import ModelResult
 from sat.params import BUILD_SETTINGS, find_parameter, spec_of
 from sat.safeyaml import Located, LocatedList, read_yaml

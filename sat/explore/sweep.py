@@ -24,7 +24,7 @@ import numpy as np
 from sat.explore.compiled import CompiledModel
 from sat.explore.distribute import Mapper, in_process
 from sat.explore.expression import did_you_mean
-from sat.machine import check_value
+from sat.model.parameters import check_value
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
 from sat.params import find_parameter, spec_of

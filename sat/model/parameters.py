@@ -7,12 +7,14 @@ written ``_k``: ``hi(1)`` -> ``hi_1``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 Group = Literal["machine", "problem", "software"]
 Kind = Literal["number", "integer", "boolean"]
+Rule = Literal["positive", "nonnegative", "count", "positive count", "flag"]
 
 
 @dataclass
@@ -28,6 +30,33 @@ class Parameter:
     kind: Kind = "number"
     symbol: str = ""  # the code symbol of a problem parameter, e.g. "hi(1)"
     defaulted: bool = False  # a problem symbol nobody gave a value: a documented default
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """A named model input: unit, kind, allowed values and the value assumed when none is given."""
+
+    name: str
+    unit: str
+    label: str
+    default: float
+    rule: Rule
+    kind: Kind = "number"
+
+
+def check_value(spec: ParameterSpec, value: float) -> str | None:
+    """What is wrong with ``value`` for ``spec`` (``None`` if nothing)."""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    if spec.rule in ("positive", "positive count") and value <= 0:
+        return "must be positive"
+    if spec.rule in ("nonnegative", "count") and value < 0:
+        return "must not be negative"
+    if spec.rule in ("count", "positive count") and not float(value).is_integer():
+        return "must be a whole number"
+    if spec.rule == "flag" and value not in (0, 1):
+        return "must be 0 or 1"
+    return None
 
 
 @dataclass(frozen=True)
