@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--conds", metavar="FILE", help="ExaSAT conds.xml: branch probabilities")
     model.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter (e.g. CacheKB=512, 'hi(1)=256'); repeatable")
+    model.add_argument("--idioms", metavar="FILE.yaml",
+                       help="loop idiom patterns added to the built-in ones (stream, transpose, "
+                            "gather, scatter, reduction, stencil); one with a built-in's name "
+                            "replaces it (Idioms sheet, JSON 'idioms')")
     front = parser.add_argument_group("front end")
     front.add_argument("--functions", metavar="NAME[,NAME...]",
                        help="analyse only these procedures")
@@ -159,6 +163,7 @@ class Run:
 
         self.args = args
         self.shown = Progress(choose_mode(args.verbose, args.quiet, sys.stderr))
+        self.idioms = None  # the --idioms patterns with the built-in ones (None: built-ins)
 
         self._mapper = None
 
@@ -294,6 +299,13 @@ def _run(run: Run) -> int:
         for option, given in (("--xml", args.xml), ("--aspen", args.aspen)):
             if given and not args.sources:
                 raise UsageError(f"{option}: give the SOURCE to describe")
+    if args.idioms:
+        from sat.model.idioms import IdiomFileError, read_idioms
+
+        try:  # checked before the (possibly long) analysis
+            run.idioms = read_idioms(args.idioms)
+        except IdiomFileError as error:
+            raise UsageError(str(error)) from None
     if not args.sources and scenario is None and args.json and \
             Path(str(args.machine or "")).suffix.lower() in ASPEN_SUFFIXES:
         return _aspen_machine_report(run)
@@ -372,7 +384,8 @@ def _aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
                          "SOURCE")
     for option, given in (("--xml", args.xml), ("--graphs", args.graphs), ("--aspen", args.aspen),
                           ("--params", args.params), ("--block-params", args.block_params),
-                          ("--symsubs", args.symsubs), ("--conds", args.conds)):
+                          ("--symsubs", args.symsubs), ("--conds", args.conds),
+                          ("--idioms", args.idioms)):
         if given:
             raise UsageError(f"{option}: not for an Aspen model (it has no code)")
     run.progress(f"reading the Aspen model {args.sources[0]}")
@@ -465,7 +478,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                               args.conds, sets)
     validate(params)
     run.progress(f"building the model on machine {machine.name}")
-    result = build_model(program, params, setup_iterations=settings["SetupIterations"])
+    result = build_model(program, params, setup_iterations=settings["SetupIterations"],
+                         idioms=run.idioms)
     unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
     if unknown:
         raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")

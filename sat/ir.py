@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
+SubscriptKind = Literal["induction", "indirect", "invariant", "irregular"]
 FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
 
@@ -31,6 +32,32 @@ def element_words(datatype: str) -> int:
     return 2 if "complex" in text and any(t in text for t in ("double", "long", "16")) else 1
 
 
+@dataclass(frozen=True)
+class Subscript:
+    """What one subscript of an access is, for recognising idioms (:mod:`sat.model.idioms`).
+
+    - ``induction``: ``coeff*var + offset`` in the loop variable ``var`` (``a(i-1)``: coeff 1,
+      offset -1; ``a(2*i)``: coeff 2, a strided access). ``coeff`` and ``offset`` are text
+      where they are symbolic (``a(i+n*j)`` in an ``i`` loop: offset ``"j*n"``).
+    - ``indirect``: an element of the index array ``index`` picked by the loop variable
+      ``var`` (``x(col(k))``: index ``col``, var ``k``), also through a scalar set from one
+      (``j = col(k)`` then ``x(j)``).
+    - ``invariant``: no loop variable (``a(3)``, ``a(n)``); an index array read at a fixed
+      place (``a(idx(1))``) keeps its name in ``index``, and is no gather.
+    - ``irregular``: depends on a loop variable in a way that cannot be analysed (a function
+      result, a pointer dereference, ``a(i*i)``).
+
+    ``text`` is the subscript as written (compact, lower case in Fortran).
+    """
+
+    kind: SubscriptKind
+    var: str = ""
+    coeff: int | str = 1
+    offset: int | str = 0
+    index: str = ""
+    text: str = ""
+
+
 @dataclass
 class Access:
     """One reference pattern of an array-component pair inside one loop level.
@@ -38,12 +65,18 @@ class Access:
     ``offsets[d]`` is the offset in dimension ``d`` (array dimension order) relative to
     ``loopvars[d]``; where ``loopvars[d]`` is ``""`` the subscript does not depend on a loop
     variable and ``offsets[d]`` is the subscript itself (an int or a symbol such as ``"imx"``).
+
+    For idiom recognition, the front ends add per dimension what the subscript is
+    (``subscripts``, empty when unknown: a code description of the original tool) and the
+    source line of the first statement with this reference (``line``, 0 when unknown).
     """
 
     offsets: tuple[int | str, ...]
     loopvars: tuple[str, ...]
     reads: int = 0
     writes: int = 0
+    subscripts: tuple[Subscript, ...] = ()
+    line: int = 0
 
 
 @dataclass
@@ -73,7 +106,12 @@ class Array:
 
 @dataclass
 class Scalar:
-    """A scalar (state variable) as used in one loop level."""
+    """A scalar (state variable) as used in one loop level.
+
+    For idiom recognition (a value carried across iterations): ``line`` is the first line
+    that writes it at this level (else the first that reads it; 0 when unknown), ``sources``
+    the variables (scalars and arrays) read by the statements that write it at this level.
+    """
 
     name: str
     datatype: str = "double"
@@ -81,6 +119,8 @@ class Scalar:
     accesstype: AccessType = "readonly"
     reads: int = 0
     writes: int = 0
+    line: int = 0
+    sources: tuple[str, ...] = ()
 
 
 @dataclass

@@ -8,6 +8,13 @@ array ``firstaccess``, function ``file``/``linenum``/``layout``/``dummies``, var
 elements), so that writing then reading is lossless for everything in :mod:`sat.ir`. Unknown
 elements (e.g. ``pininfo``) are skipped.
 
+For idiom recognition, an ``access`` also has ``line`` (the source line of its first
+statement) and ``subscripts``: per dimension ``KIND(var,coeff,offset,index,text)`` (see
+:class:`sat.ir.Subscript`), e.g. ``subscripts="(induction(i,2,0,,2*i),indirect(k,1,0,col,
+col(k)))"``; a ``scalar`` has ``line`` and ``sources`` (the variables its value is computed
+from, ``(s,a)``). Files without them (the original tool's) read as before: the recogniser then
+works from the offsets.
+
 Reading is safe for untrusted input: no entity expansion, no DTD loading, no network, no huge
 trees, and any document carrying a DOCTYPE (where entity declarations live) is refused.
 """
@@ -36,6 +43,8 @@ from sat.ir import (
     Procedure,
     Program,
     Scalar,
+    Subscript,
+    SubscriptKind,
     Variable,
 )
 from sat.outputs import atomic_write_text
@@ -52,6 +61,8 @@ __all__ = [
 _ACCESS_TYPES = frozenset(get_args(AccessType))
 _FIRST_ACCESS = frozenset(get_args(FirstAccess))
 _LAYOUTS = frozenset(get_args(Layout))
+_SUBSCRIPT_KINDS = frozenset(get_args(SubscriptKind))
+_SUBSCRIPT_RE = re.compile(r"\s*(\w+)\s*\((.*)\)\s*\Z", re.DOTALL)
 _COUNTS = ("adds", "multiplies", "divides", "specials")
 _INT_RE = re.compile(r"[+-]?\d+\Z")
 
@@ -249,6 +260,8 @@ class _Reader:
             accesstype=self.choice(element, "accesstype", _ACCESS_TYPES, "readonly"),  # type: ignore[arg-type]
             reads=self.count(element, "reads", 0),
             writes=self.count(element, "writes", 0),
+            line=self.count(element, "line", 0),
+            sources=tuple(self.items(element, "sources", element.get("sources", "()"))),
         )
 
     def array(self, element: etree._Element) -> Array:
@@ -274,12 +287,34 @@ class _Reader:
         elif len(loopvars) != len(offsets):
             raise self.error(element, f"<access> has {len(offsets)} offsets but "
                                       f"{len(loopvars)} dependent loop variables")
+        kinds: tuple[Subscript, ...] = ()
+        written = element.get("subscripts")
+        if written is not None:
+            kinds = tuple(self.subscript(element, item)
+                          for item in self.items(element, "subscripts", written))
+            if kinds and len(kinds) != len(offsets):
+                raise self.error(element, f"<access> has {len(offsets)} offsets but "
+                                          f"{len(kinds)} subscripts")
         return Access(
             offsets=offsets,
             loopvars=loopvars,
             reads=self.count(element, "reads", 0),
             writes=self.count(element, "writes", 0),
+            subscripts=kinds,
+            line=self.count(element, "line", 0),
         )
+
+    def subscript(self, element: etree._Element, item: str) -> Subscript:
+        """``KIND(var,coeff,offset,index,text)`` (see :class:`sat.ir.Subscript`)."""
+        match = _SUBSCRIPT_RE.match(item)
+        fields = self.items(element, "subscripts", f"({match.group(2)})") if match else []
+        if match is None or match.group(1) not in _SUBSCRIPT_KINDS or len(fields) != 5:
+            kinds = ", ".join(sorted(_SUBSCRIPT_KINDS))
+            raise self.error(element, f"<access> subscript {item!r} is not KIND(var,coeff,"
+                                      f"offset,index,text) with KIND one of {kinds}")
+        var, coeff, offset, index, text = fields
+        return Subscript(match.group(1), var, _offset(coeff or "1"),  # type: ignore[arg-type]
+                         _offset(offset or "0"), index, text)
 
     def call(self, element: etree._Element) -> Call:
         return Call(
@@ -427,6 +462,8 @@ def _write_body(body: Body, lines: list[str]) -> None:
             ("isConstant", "true" if scalar.is_constant else "false"),
             ("accesstype", scalar.accesstype),
             ("reads", str(scalar.reads)), ("writes", str(scalar.writes)),
+            *([("line", str(scalar.line))] if scalar.line else []),
+            *([("sources", _join(scalar.sources))] if scalar.sources else []),
         ], close=True))
     for array in body.arrays:
         attrs = [("name", array.name), ("component", array.component),
@@ -436,11 +473,16 @@ def _write_body(body: Body, lines: list[str]) -> None:
         lines.append(_tag("array", attrs))
         for access in array.accesses:
             loopvars = "()" if not any(access.loopvars) else _join(access.loopvars)
-            lines.append(_tag("access", [
-                ("offset", _join(str(o) for o in access.offsets)),
-                ("dependentloopvar", loopvars),
-                ("reads", str(access.reads)), ("writes", str(access.writes)),
-            ], close=True))
+            attrs = [("offset", _join(str(o) for o in access.offsets)),
+                     ("dependentloopvar", loopvars),
+                     ("reads", str(access.reads)), ("writes", str(access.writes))]
+            if access.line:
+                attrs.append(("line", str(access.line)))
+            if access.subscripts:
+                attrs.append(("subscripts", _join(
+                    f"{k.kind}({k.var},{k.coeff},{k.offset},{k.index},{k.text})"
+                    for k in access.subscripts)))
+            lines.append(_tag("access", attrs, close=True))
         lines.append("</array>")
     for call in body.calls:
         lines.append(_tag("functioncall", [("name", call.name), ("linenum", str(call.line)),

@@ -45,8 +45,8 @@ def scalar(body: ir.Body, name: str) -> ir.Scalar:
 
 
 def test_every_example_is_covered():
-    assert ALL == ["daxpy.c", "jacobi2d.c", "kahan.c", "longrange.c", "matvec.c", "stencil7.c",
-                   "triad.c", "uxx.c"]
+    assert ALL == ["daxpy.c", "jacobi2d.c", "kahan.c", "longrange.c", "matvec.c", "spmv.c",
+                   "stencil7.c", "triad.c", "uxx.c"]
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -174,6 +174,22 @@ def test_daxpy():
     assert array(i, "y").accesstype == "readwrite"
     assert array(i, "y").firstaccess == "load"
     assert offsets(i, "x") == {(0,): (1, 0)}
+
+
+def test_spmv_through_an_index_array():
+    proc = read("spmv.c")
+    rows, row = loops(proc)
+    assert (row.lower, row.upper) == ("rowptr(i)", "rowptr(i+1) - 1")
+    assert flops(rows) == (0, 0, 0, 0)  # sum = 0.0 and y[i] = sum: no flops
+    assert flops(row) == (1, 1, 0, 0)  # sum += a[k]*x[col[k]]
+    assert offsets(rows, "rowptr") == {(0,): (1, 0), (1,): (1, 0)}
+    assert offsets(rows, "y") == {(0,): (0, 1)}
+    assert offsets(row, "a") == offsets(row, "col") == {(0,): (1, 0)}
+    assert offsets(row, "x") == {("col(k)",): (1, 0)}
+    (kind,) = array(row, "x").accesses[0].subscripts
+    assert (kind.kind, kind.index, kind.var) == ("indirect", "col", "k")
+    assert scalar(row, "sum").accesstype == "readwrite"  # carried from one k to the next
+    assert scalar(rows, "sum").accesstype == "writeread"
 
 
 def test_matvec_linearised_index():

@@ -324,6 +324,38 @@ def test_heat_with_define() -> None:
     }
 
 
+# --- sparse and indirect accesses ---------------------------------------------------------------
+
+
+def test_spmv() -> None:
+    proc = _proc(_read("spmv.f90"), "spmv")
+    (rows,) = proc.loops
+    (row,) = rows.loops
+    assert (rows.loopvar, row.loopvar) == ("i", "k")
+    assert (_norm(row.lower), _norm(row.upper)) == ("rowptr(i)", "rowptr(i+1)-1")
+    assert _flops(rows) == (0, 0, 0, 0)
+    assert _flops(row) == (1, 1, 0, 0)  # y(i) + a(k)*x(col(k)): 1 add, 1 multiply
+    assert _pairs(rows) == {("rowptr", ""): ("readonly", {(0,): (1, 0), (1,): (1, 0)})}
+    assert _pairs(row) == {
+        ("y", ""): ("readwrite", {(0,): (1, 1)}),  # on i, the outer variable
+        ("a", ""): ("readonly", {(0,): (1, 0)}),
+        ("col", ""): ("readonly", {(0,): (1, 0)}),
+        ("x", ""): ("readonly", {("col(k)-k",): (1, 0)}),  # through col, as written
+    }
+    x = next(a for a in row.arrays if a.name == "x").accesses[0].subscripts
+    assert [(s.kind, s.index, s.var) for s in x] == [("indirect", "col", "k")]
+
+
+def test_histogram() -> None:
+    proc = _proc(_read("histogram.f90"), "histogram")
+    (loop,) = proc.loops
+    assert _flops(loop) == (1, 0, 0, 0)  # h(...) + 1 on a real h: 1 add
+    assert _pairs(loop) == {
+        ("idx", ""): ("readonly", {(0,): (2, 0)}),  # in the read and in the write of h
+        ("h", ""): ("readwrite", {("-i+idx(i)",): (1, 1)}),
+    }
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir()
                                         if p.suffix in (".f90", ".f", ".F90")))
 def test_examples_read_without_warnings(name: str) -> None:

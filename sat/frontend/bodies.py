@@ -24,14 +24,25 @@ def access_type(reads: int, writes: int, first_write: bool, scalar: bool) -> ir.
 
 
 class Level:
-    """One body being filled: scalars and array-component pairs in first-access order."""
+    """One body being filled: scalars and array-component pairs in first-access order.
 
-    __slots__ = ("body", "scalars", "arrays")
+    For idiom recognition it also keeps the source line of each scalar and reference, what
+    each subscript is (:class:`sat.ir.Subscript`), and the variables read by the statement
+    being analysed (a front end calls :meth:`statement` as each one begins), which become the
+    ``sources`` of the scalars it writes.
+    """
+
+    __slots__ = ("body", "scalars", "arrays", "read")
 
     def __init__(self, body: ir.Body):
         self.body = body
         self.scalars: dict[str, tuple[ir.Scalar, bool]] = {}
         self.arrays: dict[tuple[str, str], tuple[ir.Array, dict, bool]] = {}
+        self.read: dict[str, None] = {}  # read since the current statement began, in order
+
+    def statement(self) -> None:
+        """A statement begins: what it writes is computed from what it reads from now on."""
+        self.read.clear()
 
     def count(self, flops: tuple[int, int, int, int]) -> None:
         """Charge ``(adds, multiplies, divides, specials)`` to this level's body."""
@@ -42,17 +53,30 @@ class Level:
         body.divides += divides
         body.specials += specials
 
-    def scalar(self, name: str, datatype: str, is_constant: bool, write: bool) -> None:
+    def scalar(self, name: str, datatype: str, is_constant: bool, write: bool,
+               line: int = 0) -> None:
         entry = self.scalars.get(name)
         if entry is None:
             entry = self.scalars[name] = (ir.Scalar(name, datatype, is_constant), write)
+        scalar = entry[0]
         if write:
-            entry[0].writes += 1
+            scalar.writes += 1
+            if scalar.writes == 1 and line:
+                scalar.line = line
+            if self.read:
+                known = scalar.sources
+                new = tuple(n for n in self.read if n not in known)
+                if new:
+                    scalar.sources = known + new
         else:
-            entry[0].reads += 1
+            scalar.reads += 1
+            if not scalar.line and not scalar.writes:
+                scalar.line = line
+            self.read[name] = None
 
     def array(self, name: str, component: str, datatype: str, offsets: tuple,
-              loopvars: tuple[str, ...], reads: int, writes: int) -> None:
+              loopvars: tuple[str, ...], reads: int, writes: int,
+              subscripts: tuple[ir.Subscript, ...] = (), line: int = 0) -> None:
         key = (name, component)
         entry = self.arrays.get(key)
         if entry is None:
@@ -61,10 +85,13 @@ class Level:
         array, accesses, _first_write = entry
         access = accesses.get((offsets, loopvars))
         if access is None:
-            access = accesses[(offsets, loopvars)] = ir.Access(offsets, loopvars)
+            access = accesses[(offsets, loopvars)] = ir.Access(offsets, loopvars,
+                                                               subscripts=subscripts, line=line)
             array.accesses.append(access)
         access.reads += reads
         access.writes += writes
+        if reads:
+            self.read[name] = None
 
     def finish(self) -> None:
         for scalar, first_write in self.scalars.values():
@@ -96,7 +123,10 @@ class Arm:
         return self.branch
 
     def __exit__(self, *exc: object) -> None:
-        self.analyser.levels.pop().finish()
+        arm = self.analyser.levels.pop()
+        arm.finish()
+        # what an arm reads flows into what its statement writes (x = c ? a(i) : b(i))
+        self.analyser.level.read.update(arm.read)
 
 
 _STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: only deep expressions touch it

@@ -61,6 +61,7 @@ from sat import ir
 from sat.frontend import intrinsics
 from sat.frontend.affine import Affine
 from sat.frontend.bodies import Arm, Level
+from sat.frontend.kinds import Part, decide, mentioned
 
 # sympy is imported inside the functions that need it: most C sources never do (their bounds,
 # extents and subscripts are Affine), and importing it costs more than analysing a kernel.
@@ -728,7 +729,7 @@ class _ProcedureAnalyser:
         return self.levels[-1]
 
     def _scalar(self, sym: CSymbol, write: bool) -> None:
-        self.level.scalar(sym.name, sym.datatype, sym.is_constant, write)
+        self.level.scalar(sym.name, sym.datatype, sym.is_constant, write, self.line)
 
     def warn(self, message: str, node: c_ast.Node | None = None) -> None:
         self.unit.warn(message, *self._place(node))
@@ -852,6 +853,7 @@ class _ProcedureAnalyser:
         if node is None:
             return
         self.at(node)
+        self.level.statement()
         handler = getattr(self, "_s_" + type(node).__name__, None)
         if handler is not None:
             handler(node)
@@ -1001,6 +1003,7 @@ class _ProcedureAnalyser:
                 if expression is not None:
                     self.expr(expression)
             self.statement(body)
+            self.level.statement()
             for expression in after or ():
                 if expression is not None:
                     self.expr(expression)
@@ -1099,23 +1102,70 @@ class _ProcedureAnalyser:
             split = self._delinearise(name, subs[0], active, node)
             if split is not None:
                 offsets, loopvars = split
+                kinds = tuple(ir.Subscript("induction", var, 1, offset,
+                                           text=var + _signed(offset)) if var else
+                              ir.Subscript("invariant", text=str(offset))
+                              for offset, var in zip(offsets, loopvars, strict=True))
                 self.level.array(name, "", datatype, tuple(offsets), tuple(loopvars), reads,
-                                 writes)
+                                 writes, kinds, self.line)
                 return
         offsets, loopvars, simple = [], [], []
+        kinds_: list[ir.Subscript] = []
         for sub in subs:
             offset, var = classify(sub, active)
             offsets.append(offset)
             loopvars.append(var)
             simple.append(isinstance(sub, c_ast.ID) or (
                 isinstance(sub, c_ast.Constant) and isinstance(constant_value(sub), int)))
+            kinds_.append(self._subscript_kind(sub, active))
         component = ""
         if any(loopvars):
             component = ",".join(str(off) for off, var, plain in zip(offsets, loopvars, simple,
                                                                            strict=True)
                                  if not var and plain)
         self.level.array(name, component, datatype, tuple(offsets), tuple(loopvars), reads,
-                         writes)
+                         writes, tuple(kinds_), self.line)
+
+    def _subscript_kind(self, sub: c_ast.Node, active: tuple[str, ...]) -> ir.Subscript:
+        """What one subscript is, for idiom recognition (see :mod:`sat.frontend.kinds`);
+        an index variable set from loop variables was replaced by its value already."""
+        if isinstance(sub, c_ast.ID):
+            if sub.name in active:
+                return ir.Subscript("induction", sub.name, text=sub.name)
+            return ir.Subscript("invariant", text=sub.name)
+        if isinstance(sub, c_ast.Constant):
+            return ir.Subscript("invariant", text=sub.value)
+        parts: list[Part] = []
+        self._subscript_parts(sub, active, parts)
+        value: object = to_affine(sub)
+        if value is None:
+            try:
+                value = to_sympy(sub)
+            except (NotAffine, TypeError, ValueError, ZeroDivisionError):
+                value = None
+        return decide(value, parts, active, _text(sub).replace(" ", ""))
+
+    def _subscript_parts(self, node: c_ast.Node, active: tuple[str, ...],
+                         parts: list[Part]) -> None:
+        """The index arrays, function results and dereferences inside a subscript."""
+        if isinstance(node, c_ast.ArrayRef):
+            base, _subs = flatten_ref(node)
+            used = mentioned(_text(node), active)
+            if isinstance(base, c_ast.ID) and self.lookup(base.name).is_array:
+                parts.append(Part("array", base.name, used))
+            elif isinstance(base, c_ast.StructRef):
+                parts.append(Part("array", _compact_member(base), used))
+            else:
+                parts.append(Part("pointer", _text(base), used))
+            return
+        if isinstance(node, c_ast.FuncCall):
+            parts.append(Part("call", _text(node.name), mentioned(_text(node), active)))
+            return
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            parts.append(Part("pointer", _text(node.expr), mentioned(_text(node), active)))
+            return
+        for _name, child in node.children():
+            self._subscript_parts(child, active, parts)
 
     def _delinearise(self, name: str, sub: c_ast.Node, active: tuple[str, ...],
                      node: c_ast.Node) -> tuple[list, list[str]] | None:
@@ -1510,6 +1560,13 @@ class _ProcedureAnalyser:
 
     def _e_typename(self, node: c_ast.Node) -> str:
         return "int"
+
+
+def _signed(offset: int | str) -> str:
+    """``+1``, ``-1``, ``""`` for 0, ``+(n)`` for a symbol: an offset after its loop variable."""
+    if isinstance(offset, int):
+        return f"{offset:+d}" if offset else ""
+    return f"+({offset})"
 
 
 def _compact_member(node: c_ast.StructRef) -> str:

@@ -48,8 +48,10 @@ from fparser.two.utils import walk
 
 from sat import ir
 from sat.frontend import intrinsics, subscripts
+from sat.frontend.affine import Linear
 from sat.frontend.bodies import Arm, Level, run_with_deep_stack
 from sat.frontend.constants import settle_constants, symbols_used
+from sat.frontend.kinds import Part, decide, mentioned, mentions
 from sat.frontend.preprocess import (
     Preprocessed,
     PreprocessError,
@@ -623,13 +625,16 @@ class _ProcedureAnalyser:
         self.nonlocal_used: dict[str, Symbol] = {}
         self._lookups: dict[str, tuple[Symbol, str]] = {}
         self._expanding: set[str] = set()
+        # integer scalars set from loop variables (j = col(k)): value and loop depth, so that
+        # x(j) is seen as x(col(k)) by idiom recognition (the offsets stay as written)
+        self.index_values: dict[str, tuple[object, int]] = {}
 
     @property
     def level(self) -> Level:
         return self.levels[-1]
 
     def _scalar(self, name: str, sym: Symbol, write: bool) -> None:
-        self.level.scalar(name, sym.datatype, sym.is_parameter, write)
+        self.level.scalar(name, sym.datatype, sym.is_parameter, write, self.line)
 
     def warn(self, message: str, line: int | None = None) -> None:
         self.program.warn(message, self.file, self.line if line is None else line)
@@ -720,6 +725,7 @@ class _ProcedureAnalyser:
         kind = type(node).__name__
         if getattr(node, "item", None) is not None:
             self.file, self.line = self.source.where(node)
+        self.level.statement()
         handler = getattr(self, "_s_" + kind, None)
         if handler is not None:
             handler(node)
@@ -755,6 +761,21 @@ class _ProcedureAnalyser:
             return
         self.expr(rhs)
         self.target(lhs)
+        if isinstance(lhs, F.Name):
+            self._track(str(lhs).lower(), rhs)
+
+    def _track(self, name: str, value: object) -> None:
+        """Remember an integer scalar's value when it depends on a loop variable (or on such a
+        scalar): ``j = col(k)``; forget it otherwise."""
+        self.index_values.pop(name, None)
+        if not self.loopvars or name in self.loopvars:
+            return
+        sym, _ = self.lookup(name)
+        if sym.base != "int" or sym.is_array:
+            return
+        text = subscripts.compact(value)
+        if any(mentions(text, var) for var in [*self.loopvars, *self.index_values]):
+            self.index_values[name] = (value, len(self.loopvars))
 
     def _s_Pointer_Assignment_Stmt(self, node: object) -> None:
         self.warn("pointer assignment: aliasing is not modelled, the statement is ignored")
@@ -976,6 +997,9 @@ class _ProcedureAnalyser:
         finally:
             if var:
                 self.loopvars.pop()
+            depth = len(self.loopvars)
+            for name in [n for n, (_v, d) in self.index_values.items() if d > depth]:
+                del self.index_values[name]  # set from the loop's variables: meaningless now
             self.levels.pop().finish()
 
     # ----------------------------------------------------------- array syntax
@@ -1069,20 +1093,23 @@ class _ProcedureAnalyser:
         if ctx is not None and ctx.loopvars:
             offsets: list = []
             loopvars: list[str] = []
+            kinds_: list[ir.Subscript] = []
             for dim in range(rank):
                 if ctx.position < len(ctx.loopvars):
                     var = ctx.loopvars[ctx.position]
                     lower = subscripts.as_expr(sym.dims[dim][0])
                     offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
                     loopvars.append(var)
+                    kinds_.append(ir.Subscript("induction", var, 1, offsets[-1], text=":"))
                     self._scalar(var, self.lookup_loopvar(var), False)
                     ctx.position += 1
                 else:
                     offsets.append(":")
                     loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=":"))
             ctx.position = 0
             self.level.array(sym.name, "", sym.datatype, tuple(offsets), tuple(loopvars),
-                             reads, writes)
+                             reads, writes, tuple(kinds_), self.line)
             return
         self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, reads,
                          writes)
@@ -1097,6 +1124,7 @@ class _ProcedureAnalyser:
         offsets: list = []
         loopvars: list[str] = []
         simple: list[bool] = []
+        kinds_: list[ir.Subscript] = []
         ctx = self.array_ctx
         active = tuple(self.loopvars)
         for dim, sub in enumerate(subs):
@@ -1116,6 +1144,11 @@ class _ProcedureAnalyser:
                              else subscripts.as_expr(declared))
                     offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
                     loopvars.append(var)
+                    stride = sub.items[2]
+                    step = subscripts.to_linear(stride) if stride is not None else None
+                    coeff = 1 if step is None or not step.is_constant else step.const
+                    kinds_.append(ir.Subscript("induction", var, coeff, offsets[-1],
+                                               text=subscripts.compact(sub)))
                     self._scalar(var, _SYNTHETIC, False)
                     ctx.position += 1
                 else:
@@ -1124,6 +1157,7 @@ class _ProcedureAnalyser:
                             self.expr(bound)
                     offsets.append(subscripts.compact(sub))
                     loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=offsets[-1]))
                 simple.append(False)
                 continue
             self.expr(sub)
@@ -1131,11 +1165,77 @@ class _ProcedureAnalyser:
             offsets.append(offset)
             loopvars.append(var)
             simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
+            kinds_.append(self._subscript_kind(sub, active))
         if ctx is not None:
             ctx.position = 0
         component = _component(offsets, loopvars, simple)
         self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
-                         reads, writes)
+                         reads, writes, tuple(kinds_), self.line)
+
+    def _subscript_kind(self, node: object, active: tuple[str, ...],
+                        depth: int = 0) -> ir.Subscript:
+        """What one subscript is, for idiom recognition (see :mod:`sat.frontend.kinds`)."""
+        if isinstance(node, F.Name):  # the fast paths: i, n, j set from col(k)
+            name = str(node).lower()
+            if name in active:
+                return ir.Subscript("induction", name, text=name)
+            tracked = self.index_values.get(name)
+            if tracked is None or depth > 4:
+                return ir.Subscript("invariant", text=name)
+            value = self._subscript_kind(tracked[0], active, depth + 1)
+            return ir.Subscript(value.kind, value.var, value.coeff, value.offset, value.index,
+                                text=name)
+        if isinstance(node, F.Int_Literal_Constant):
+            return ir.Subscript("invariant", text=str(node))
+        text = subscripts.compact(node)
+        parts: list[Part] = []
+        names: set[str] = set()
+        self._subscript_parts(node, active, parts, names)
+        value: object = subscripts.to_linear(node)
+        if value is None:
+            try:
+                value = subscripts.to_sympy(node)
+            except (subscripts.NotAffine, TypeError, ValueError, ZeroDivisionError):
+                value = None
+        for name in sorted(names & set(self.index_values)):
+            if depth > 4:
+                break
+            known = self._subscript_kind(self.index_values[name][0], active, depth + 1)
+            if known.kind == "invariant":
+                continue
+            if known.kind == "induction" and isinstance(value, Linear) \
+                    and isinstance(known.coeff, int) and isinstance(known.offset, int):
+                scale = dict(value.terms).get(name, 0)
+                value = value - Linear(((name, scale),), 0) + Linear(
+                    ((known.var, scale * known.coeff),), scale * known.offset)
+                continue
+            parts.append(Part("value", name, (known.var,) if known.var else (), known))
+        return decide(value, parts, active, text)
+
+    def _subscript_parts(self, node: object, active: tuple[str, ...],
+                         parts: list[Part], names: set[str]) -> None:
+        """The array-like parts of a subscript (index arrays, function results) and the
+        plain names outside them."""
+        if isinstance(node, F.Name):
+            names.add(str(node).lower())
+            return
+        if isinstance(node, F.Part_Ref | F.Data_Ref | F.Function_Reference
+                      | F.Intrinsic_Function_Reference | F.Structure_Constructor):
+            text = subscripts.compact(node)
+            used = mentioned(text, active)
+            if isinstance(node, F.Data_Ref):
+                parts.append(Part("array", text.split("(")[0], used))
+                return
+            name = str(node.items[0]).lower()
+            sym = self.scope.lookup(name)[0] if isinstance(node, F.Part_Ref) else None
+            if sym is not None and sym.is_array:
+                parts.append(Part("array", name, used))
+            else:
+                parts.append(Part("call", name, used))
+            return
+        for item in getattr(node, "items", ()) or ():
+            if item is not None and not isinstance(item, str | tuple | list):
+                self._subscript_parts(item, active, parts, names)
 
     def _data_ref(self, node: object, reads: int, writes: int) -> str:
         """``t%x(i)``: an array (or scalar) named by its component path."""

@@ -35,6 +35,7 @@ from sat.model.flops import (
     gflop_exprs,
     long_sum,
 )
+from sat.model.idioms import IdiomSet, idiom_tables
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -331,16 +332,20 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
 
 
 def build_model(program: Program, params: ParameterSet,
-                setup_iterations: float = DEFAULT_SETUP_ITERATIONS) -> ModelResult:
+                setup_iterations: float = DEFAULT_SETUP_ITERATIONS,
+                idioms: IdiomSet | None = None) -> ModelResult:
     """The model of ``program`` under ``params``: tables, totals and notes.
 
     A nest with literal bounds and fewer than ``setup_iterations`` iterations is set-up work
-    (see :mod:`sat.model.nests`).
+    (see :mod:`sat.model.nests`). ``idioms``: the loop idioms to recognise (default: the
+    built-in ones, :mod:`sat.model.idioms`).
     """
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
     known = {proc.name.lower() for proc in program.procedures}
+    # idioms are where the source has them: in each procedure, callees not written into nests
+    idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
     inlined = inline_calls(program)
     program = inlined.program
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
@@ -443,6 +448,9 @@ def build_model(program: Program, params: ParameterSet,
     result_totals["Footprint_GiB"] = footprint(program, ctx)
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
+    tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
+    for warning in idiom_warnings:
+        ctx.note(warning.message, "warning", warning.file, warning.line)
     if costs:
         ctx.note(ENERGY_NOTE)
         tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)

@@ -544,6 +544,30 @@ def _calls(result: ModelResult, graph: CallGraph | None, env: Env,
     return {"rows": rows, "svg": None}
 
 
+def _idioms(result: ModelResult) -> dict[str, Any] | None:
+    """The Idioms section: the counts per idiom (those found), then one row per loop, idiom
+    and array, as on the Idioms sheet (None for a model without code: an Aspen model)."""
+    table, counts = result.tables.get("Idioms"), result.tables.get("Idiom counts")
+    if table is None:
+        return None
+    rows = []
+    for row in table.rows:
+        where = _where(str(row.get("file", "")), int(row.get("line") or 0))
+        cells = [Cell(str(row["idiom"]), str(row["idiom"]), "text name", key="idiom"),
+                 Cell(str(row["array"]), str(row["array"]), "text name", key="array"),
+                 Cell(str(row["function"]), str(row["function"]), "text", key="function"),
+                 Cell(where, where, "text", key="where"),
+                 Cell(str(row["loop_line"]), str(row["loop_line"]), key="loop_line"),
+                 Cell(str(row["depth"]), str(row["depth"]), key="depth"),
+                 Cell(str(row["detail"]), str(row["detail"]), "text", key="detail"),
+                 Cell(str(row["code"]), str(row["code"]), "text code", key="code")]
+        rows.append({"idiom": row["idiom"], "cells": cells})
+    found = [{"idiom": r["idiom"], "count": r["count"], "loops": r["loops"],
+              "description": r["description"], "source": r["source"]}
+             for r in (counts.rows if counts is not None else []) if r["count"]]
+    return {"rows": rows, "counts": found}
+
+
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
     groups = {"warning": [], "default": [], "assumption": []}
     for n in result.notes:
@@ -656,6 +680,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "aspen": _aspen(result, env),
         "sweep": _sweep(result),
         "scenario": _scenario(result),
+        "idioms": _idioms(result),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.

@@ -1,4 +1,5 @@
-"""The JSON export (``--json``): every loop nest, the totals, every parameter, the warnings.
+"""The JSON export (``--json``): every loop nest, the totals, every parameter, the warnings,
+the loop idioms.
 
 Numbers are the model's quantities evaluated in Python; ``cells`` maps point at the workbook
 cells holding the same quantities (empty when no workbook layout is known).
@@ -142,11 +143,23 @@ def to_json_data(
         ],
         "loops": [_loop(row, per_nest, env, cell_of) for row in (loops.rows if loops else [])],
         "totals": _totals(result, env, cell_of),
+        **_idioms(result),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,
         **({"aspen": aspen} if aspen is not None else {}),
     }
+
+
+def _idioms(result: ModelResult) -> dict[str, Any]:
+    """``idioms``: one entry per loop, idiom and array (DESIGN §3.2), with the reference that
+    matched (``detail``); ``idiom_counts``: entries per idiom, every idiom listed."""
+    table, counts = result.tables.get("Idioms"), result.tables.get("Idiom counts")
+    if table is None:  # an Aspen model: no code, no idioms
+        return {}
+    return {"idioms": [dict(row) for row in table.rows],
+            "idiom_counts": {row["idiom"]: row["count"] for row in
+                             (counts.rows if counts is not None else [])}}
 
 
 def _aspen(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:

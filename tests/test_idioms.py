@@ -1,0 +1,476 @@
+"""Loop idioms (PIR's stream, transpose, gather, scatter, reduction, stencil), user patterns.
+
+The kernels in ``tests/data/idioms/`` are labelled by hand: the comment on each loop lists
+every idiom it has (``idiom:array``), and the recogniser must find exactly those, in Fortran
+and in C, traps included (an invariant indirection is no gather, a counter is no reduction,
+a value carried into an array element the inner loop does not move is one).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from sat import ir
+from sat.cli import main
+from sat.frontend import read_sources
+from sat.machine import load_machine
+from sat.model.build import build_model
+from sat.model.idioms import (
+    BUILTIN_FILE,
+    IdiomFileError,
+    builtin_idioms,
+    idiom_tables,
+    read_idioms,
+    recognise,
+)
+from sat.params import build_parameters
+from sat.xmlio import XMLFormatError, program_to_xml, read_program, read_program_text
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "idioms"
+EXAMPLES = ROOT / "examples"
+SPARSE = EXAMPLES / "idioms" / "sparse.yaml"
+EXASAT_XML = ROOT / "tests" / "data" / "exasat" / "xml"
+TRAPS = ["traps.f90", "traps.c"]
+_LABEL = re.compile(r"(?:!|/\*)\s*((?:\w+:\w+\s*)+)")
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def labels(path: Path) -> set[tuple[int, str, str]]:
+    """(loop line, idiom, array) from the comments on the loop statements."""
+    found = set()
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        match = _LABEL.search(text)
+        if match and re.search(r"\b(do|for)\b", text):
+            for pair in match.group(1).split():
+                idiom, array = pair.split(":")
+                found.add((number, idiom, array))
+    return found
+
+
+def found(program: ir.Program, idioms=None) -> set[tuple[int, str, str]]:
+    return {(m.loop_line, m.idiom, m.array) for m in recognise(program, idioms)[0]}
+
+
+def idioms_of(source: Path, *options: str, capsys) -> list[dict]:
+    status, out, err = run(capsys, source, "--json", "-", "-q", *options)
+    assert status == 0, err
+    return json.loads(out)["idioms"]
+
+
+# --------------------------------------------------------------- hand-labelled kernels
+
+
+@pytest.mark.parametrize("name", TRAPS)
+def test_hand_labelled_loops(name):
+    path = DATA / name
+    expected = labels(path)
+    assert len(expected) == 26  # 10 loops; 15 streams, 4 reductions, ...
+    program = read_sources([str(path)])
+    assert program.warnings == []
+    assert found(program) == expected
+
+
+@pytest.mark.parametrize("name, irregular", [("traps.f90", ["pick(i)"]),
+                                             ("traps.c", ["pick(i)", "*p"])])
+def test_unanalysable_subscripts_are_reported_with_a_warning(name, irregular):
+    matches, warnings = recognise(read_sources([str(DATA / name)]))
+    (row,) = [m for m in matches if m.idiom == "irregular"]
+    assert row.array == "a" and irregular[0] in row.detail
+    assert [re.search(r"subscript '(.*?)' of 'a'", w.message).group(1)
+            for w in warnings] == irregular
+    assert all("unclassified" in w.message and w.line == row.line for w in warnings)
+
+
+def test_irregular_warnings_reach_the_notes_and_stderr(capsys):
+    status, out, err = run(capsys, DATA / "traps.f90", "--json", "-")
+    assert status == 0
+    assert "traps.f90:41: subscript 'pick(i)' of 'a' cannot be analysed" in err
+    warnings = json.loads(out)["warnings"]
+    assert [w["line"] for w in warnings if "pick(i)" in w["message"]] == [41]
+
+
+@pytest.mark.parametrize("name", TRAPS)
+def test_details_and_lines(name):
+    matches, _ = recognise(read_sources([str(DATA / name)]))
+    by = {(m.idiom, m.array, m.loop_line): m for m in matches}
+    first = min(m.loop_line for m in matches)
+    # a(2*i) (C: b[1][2*i]): a strided stream, in the loop's first statement
+    strided = by[("stream", "b", first)]
+    assert strided.detail.endswith("stride 2") and strided.line == first + 1
+    assert by[("stream", "a", first)].detail.endswith("unit stride")
+    gathers = sorted((m.loop_line, m.detail) for m in matches if m.idiom == "gather")
+    assert [detail.split(", ")[1] for _, detail in gathers] == ["through col"] * 2
+    (stencil,) = [m for m in matches if m.idiom == "stencil"]
+    assert stencil.detail == "3 points"
+    transposes = [m for m in matches if m.idiom == "transpose"]
+    assert {m.array for m in transposes} == {"b", "c"}
+    assert all(m.depth == 2 for m in transposes)
+    reduction_y = by[("reduction", "y", next(m.loop_line for m in matches
+                                              if m.idiom == "reduction" and m.array == "y"))]
+    assert reduction_y.depth == 2
+
+
+def test_the_code_column_is_the_source_line():
+    table, counts, _ = idiom_tables(read_sources([str(DATA / "traps.f90")]))
+    rows = {(r["idiom"], r["array"], r["loop_line"]): r for r in table.rows}
+    assert rows[("reduction", "y", 25)]["code"] == "y(j) = y(j) + c(i,j) * x(i)"
+    assert rows[("reduction", "y", 25)]["line"] == 26
+    assert rows[("reduction", "m", 53)]["code"] == "if (a(i) > m) m = a(i)"
+    # the comment after a loop statement is not code
+    assert rows[("stencil", "a", 37)]["code"] == "x(i) = a(i-1) + a(i) + a(i+1)"
+    assert {r["idiom"]: r["count"] for r in counts.rows} == {
+        "stream": 15, "transpose": 2, "gather": 2, "scatter": 1, "reduction": 4,
+        "stencil": 1, "irregular": 1}
+    # every loop streams but the transpose
+    assert {r["idiom"]: r["loops"] for r in counts.rows}["stream"] == 9
+
+
+# ------------------------------------------------------------- what the front ends keep
+
+
+def _subscripts(program: ir.Program, line: int, name: str) -> list[tuple]:
+    loop = next(lp for p in program.procedures for lp in p.all_loops() if lp.line == line)
+    return [tuple((s.kind, s.var, s.coeff, s.offset, s.index) for s in access.subscripts)
+            for array in loop.arrays if array.name == name for access in array.accesses]
+
+
+def test_fortran_subscript_kinds():
+    program = read_sources([str(DATA / "traps.f90")])
+    assert _subscripts(program, 18, "a") == [
+        (("invariant", "", 1, 0, "idx"),),  # a(idx(1)): an index array at a fixed place
+        (("induction", "i", 1, 0, ""),)]
+    assert _subscripts(program, 18, "b") == [(("induction", "i", 2, 0, ""),
+                                              ("invariant", "", 1, 0, ""))]  # b(2*i, 1)
+    assert _subscripts(program, 29, "x") == [(("indirect", "k", 1, 0, "col"),)]
+    assert _subscripts(program, 29, "y") == [(("indirect", "k", 1, 0, "row"),)]
+    assert _subscripts(program, 37, "a") == [(("induction", "i", 1, o, ""),)
+                                             for o in (-1, 0, 1)]
+    assert _subscripts(program, 40, "a") == [(("irregular", "", 1, 0, ""),)]
+    # x(jj) after jj = col(k): followed to the index array (the offsets stay as written)
+    assert _subscripts(program, 48, "x") == [(("indirect", "k", 1, 0, "col"),)]
+    loop = next(lp for lp in program.procedures[1].all_loops() if lp.line == 48)
+    assert next(a for a in loop.arrays if a.name == "x").accesses[0].offsets == ("jj",)
+    assert [(a.name, a.accesses[0].line) for a in loop.arrays] == [
+        ("col", 49), ("v", 50), ("x", 50)]
+
+
+def test_c_subscript_kinds():
+    program = read_sources([str(DATA / "traps.c")])
+    assert _subscripts(program, 15, "a") == [(("invariant", "", 1, 0, "idx"),),
+                                             (("induction", "i", 1, 0, ""),)]
+    assert _subscripts(program, 15, "b") == [(("invariant", "", 1, 0, ""),
+                                              ("induction", "i", 2, 0, ""))]
+    assert _subscripts(program, 22, "x") == [(("indirect", "k", 1, 0, "col"),)]
+    kinds = [s[0][0] for s in _subscripts(program, 29, "a")]
+    assert kinds == ["irregular", "irregular"]  # a[pick(i)], a[*p]
+    assert _subscripts(program, 35, "x") == [(("indirect", "k", 1, 0, "col"),)]  # x[jj]
+
+
+def test_scalars_keep_their_line_and_sources():
+    program = read_sources([str(DATA / "traps.f90")])
+    loops = {lp.line: lp for lp in program.procedures[1].all_loops()}
+    sums = {s.name: s for s in loops[48].scalars}
+    assert (sums["s"].line, set(sums["s"].sources)) == (51, {"s", "t"})
+    assert set(sums["t"].sources) == {"v", "k", "x", "jj"}
+    assert (sums["jj"].line, sums["jj"].accesstype) == (49, "writeread")
+    counter = {s.name: s for s in loops[44].scalars}["cnt"]
+    assert (counter.accesstype, counter.sources) == ("readwrite", ("cnt",))  # not fed
+
+
+def test_strided_loop_and_array_syntax(tmp_path):
+    source = """subroutine s(n, a, b, c)
+  integer :: n, i
+  double precision :: a(n), b(n), c(n, n)
+  do i = 1, n, 2
+    a(i) = b(i)
+  end do
+  c(1, :) = b(:)
+end subroutine s
+"""
+    path = tmp_path / "strided.f90"
+    path.write_text(source)
+    matches, _ = recognise(read_sources([str(path)]))
+    details = {(m.loop_line, m.array): m.detail for m in matches}
+    assert details[(4, "a")] == "a(i), stride 2"  # coefficient 1 times the loop's step 2
+    assert details[(7, "c")] == "c(1,:), along dimension 2"  # a row of a column-major array
+    assert details[(7, "b")] == "b(:), unit stride"
+
+
+# ------------------------------------------------------------------------------- XML
+
+
+@pytest.mark.parametrize("name", TRAPS)
+def test_xml_round_trip_keeps_what_idioms_need(name):
+    program = read_sources([str(DATA / name)])
+    text = program_to_xml(program)
+    assert 'subscripts="(indirect(k,1,0,col,col(k)))"' in text or \
+        'subscripts="(indirect(k,1,0,col,col[k]))"' in text
+    again = read_program_text(text)
+    assert again == program
+    assert found(again) == labels(DATA / name)
+
+
+def test_the_original_tools_files_still_read_and_have_idioms():
+    program = read_program(str(EXASAT_XML / "micro" / "lap.xml"))
+    access = program.procedures[0].loops[0].loops[0].loops[0].arrays[0].accesses[0]
+    assert (access.subscripts, access.line) == ((), 0)
+    assert found(program) == {(13, "stream", "Anext"), (13, "stencil", "A0")}
+    fused = read_program(str(EXASAT_XML / "hypterm-cns-fused.xml"))
+    kinds = {(m.idiom, m.array) for m in recognise(fused)[0]}
+    assert {("stencil", "q"), ("stencil", "cons"), ("stream", "flux")} <= kinds
+
+
+def test_offsets_alone_give_an_indirection():
+    text = """<program><function name="f" adds="0" multiplies="0" divides="0" specials="0">
+<loop linenum="3" loopvar="k" lowerbound="1" upperbound="n" stride="1" adds="0"
+ multiplies="0" divides="0" specials="0">
+<array name="x" component="" datatype="double" accesstype="readonly">
+<access offset="(col(k) - k)" dependentloopvar="(k)" reads="1" writes="0"/></array>
+<array name="w" component="" datatype="double" accesstype="readonly">
+<access offset="(idx(1))" dependentloopvar="()" reads="1" writes="0"/></array>
+</loop></function></program>"""
+    assert found(read_program_text(text)) == {(3, "gather", "x")}
+
+
+def test_bad_subscripts_attribute_is_a_located_error():
+    text = """<program><function name="f" adds="0" multiplies="0" divides="0" specials="0">
+<loop linenum="3" loopvar="k" lowerbound="1" upperbound="n" stride="1" adds="0"
+ multiplies="0" divides="0" specials="0">
+<array name="x"><access offset="(0)" dependentloopvar="(k)" reads="1"
+ subscripts="(sideways(k,1,0,,k))"/></array></loop></function></program>"""
+    with pytest.raises(XMLFormatError, match=r"^in\.xml:5: <access> subscript 'sideways"):
+        read_program_text(text, "in.xml")
+
+
+def test_xml_source_gets_the_idioms_sheet(capsys, tmp_path):
+    xml, book = tmp_path / "spmv.xml", tmp_path / "spmv.xlsx"
+    status, _, err = run(capsys, EXAMPLES / "spmv.f90", "--xml", xml)
+    assert status == 0, err
+    status, out, err = run(capsys, xml, "-o", book, "--json", "-", "-q")
+    assert status == 0, err
+    rows = json.loads(out)["idioms"]
+    assert {(r["idiom"], r["array"]) for r in rows} >= {("gather", "x"), ("reduction", "y")}
+    assert all(r["code"] for r in rows)  # the XML names the source file, which is read
+    sheet = openpyxl.load_workbook(book, read_only=True)["Idioms"]
+    assert [c.value for c in next(sheet.iter_rows(min_row=3, max_row=3))] == [
+        "File", "Line", "Function", "Loop line", "Depth", "Idiom", "Array", "Detail", "Code"]
+
+
+# ---------------------------------------------------------------------- pattern files
+
+
+def test_builtin_patterns():
+    assert list(builtin_idioms().idioms) == ["stream", "transpose", "gather", "scatter",
+                                             "reduction", "stencil", "irregular"]
+    assert BUILTIN_FILE.parent.name == "data" and BUILTIN_FILE.parent.parent.name == "sat"
+    assert all(i.description and i.source == "built-in" for i in builtin_idioms().idioms.values())
+
+
+def test_user_defines_histogram_and_csr_row_product(capsys):
+    idioms = read_idioms(SPARSE)
+    assert list(idioms.idioms)[-2:] == ["histogram", "csr_row_product"]
+    assert idioms.files == [str(SPARSE)]
+    rows = idioms_of(EXAMPLES / "histogram.f90", "--idioms", SPARSE, capsys=capsys)
+    assert {(r["idiom"], r["array"]) for r in rows} == {("stream", "idx"), ("histogram", "h")}
+    (histogram,) = [r for r in rows if r["idiom"] == "histogram"]
+    assert histogram["code"] == "h(idx(i)) = h(idx(i)) + 1"
+    for source, total in ((EXAMPLES / "spmv.f90", "y"), (EXAMPLES / "c" / "spmv.c", "sum")):
+        rows = idioms_of(source, "--idioms", SPARSE, capsys=capsys)
+        (row,) = [r for r in rows if r["idiom"] == "csr_row_product"]
+        assert (row["array"], row["depth"]) == (total, 2)
+        assert ("reduction", total) in {(r["idiom"], r["array"]) for r in rows}
+    # a reduction without a gather in the loop is no row product
+    assert found(read_sources([str(EXAMPLES / "c" / "matvec.c")]), idioms) == found(
+        read_sources([str(EXAMPLES / "c" / "matvec.c")]))
+
+
+def test_without_the_user_file_the_histogram_is_a_gather_and_a_scatter(capsys):
+    rows = idioms_of(EXAMPLES / "histogram.f90", capsys=capsys)
+    assert {(r["idiom"], r["array"]) for r in rows} == {
+        ("stream", "idx"), ("gather", "h"), ("scatter", "h")}
+
+
+def test_a_user_file_replaces_a_builtin(tmp_path, capsys):
+    wide = tmp_path / "wide.yaml"
+    wide.write_text("idioms:\n  stencil:\n    description: three points or more\n"
+                    "    subscripts: {some: loop}\n    offsets: {min: 3}\n")
+    rows = idioms_of(EXAMPLES / "spmv.f90", "--idioms", wide, capsys=capsys)
+    assert "stencil" not in {r["idiom"] for r in rows}  # rowptr(i), rowptr(i+1): 2 points
+    rows = idioms_of(EXAMPLES / "lap.f90", "--idioms", wide, capsys=capsys)
+    assert ("stencil", "a0") in {(r["idiom"], r["array"]) for r in rows}
+
+
+def test_readme_shows_the_shipped_user_file():
+    readme = (ROOT / "README.md").read_text()
+    indented = "\n".join("    " + line if line else "" for line in
+                         SPARSE.read_text().rstrip("\n").splitlines())
+    assert indented in readme
+
+
+BAD_FILES = [
+    ("idioms:\n  foo:\n    subscript: {some: indirect}\n", 3,
+     "idiom 'foo': unknown key 'subscript' (did you mean 'subscripts'?)"),
+    ("idioms:\n  foo: [\n", 3, "malformed YAML"),
+    ("idiom:\n  foo: {access: read}\n", 1, "unknown key 'idiom' (did you mean 'idioms'?)"),
+    ("idioms:\n  foo:\n    subject: scalar\n    access: read\n", 4,
+     "can never match: access is about array references"),
+    ("idioms:\n  foo:\n    subscripts: {some: loop, none: [loop, outer]}\n", 3,
+     "can never match: no subscript meets"),
+    ("idioms:\n  foo:\n    subscripts: {all: constant}\n    stride: unit\n", 4,
+     "can never match: a stride needs"),
+    ("idioms:\n  foo:\n    access: writeonly\n    carried: true\n", 4,
+     "can never match: a carried value is read and written"),
+    ("idioms:\n  foo:\n    offsets: {min: 3}\n    references: 2\n", 3,
+     "can never match: more offsets than references"),
+    ("idioms:\n  foo:\n    references: {min: 3, max: 2}\n", 3, "can never match"),
+    ("idioms:\n  foo:\n    description: nothing else\n", 2, "no condition"),
+    ("idioms:\n  foo:\n    subscripts: {some: indrect}\n", 3,
+     "'indrect' is not a subscript kind"),
+    ("idioms:\n  foo:\n    access: update\n    replaces: [gathr]\n", 4,
+     "replaces 'gathr', which is no idiom (did you mean 'gather'?)"),
+    ("idioms:\n  Foo:\n    access: read\n", 2, "idiom name 'Foo'"),
+    ("idioms:\n  foo:\n    carried: yes please\n", 3, "carried: expected true or false"),
+    ("version: 2\nidioms:\n  foo: {access: read}\n", 1, "version: 2 is not 1"),
+    ("idioms:\n  foo:\n    with: {acces: read}\n", 3, "with: unknown key 'acces'"),
+    ("idioms:\n  foo:\n    subject: scalar\n", 3, "carried: (true or false), which is missing"),
+    ("idioms:\n  foo:\n    x: !!python/object:os.system {}\n", 3, "Python tags"),
+]
+
+
+@pytest.mark.parametrize("text, line, message", BAD_FILES, ids=[m for _, _, m in BAD_FILES])
+def test_bad_pattern_files_stop_the_run_with_one_line(capsys, tmp_path, text, line, message):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(IdiomFileError, match=rf"^{re.escape(str(bad))}:{line}: "):
+        read_idioms(bad)
+    book = tmp_path / "out.xlsx"
+    status, out, err = run(capsys, EXAMPLES / "triad.f90", "--idioms", bad, "-o", book)
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert status == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith(f"satreport: error: {bad}:{line}: ")
+    assert message in lines[0]
+    assert not book.exists()  # stopped before the analysis
+
+
+def test_missing_pattern_file(capsys, tmp_path):
+    status, _, err = run(capsys, EXAMPLES / "triad.f90", "--idioms", tmp_path / "no.yaml")
+    assert status == 2 and "no.yaml: no such idiom pattern file" in err
+
+
+def test_the_option_is_listed_with_the_model_inputs(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    inputs = text[text.index("model inputs:"):text.index("front end:")]
+    assert "--idioms FILE.yaml" in inputs
+
+
+# ---------------------------------------------------------------------- the examples
+
+
+def _model(*sources: Path):
+    return build_model(read_sources([str(s) for s in sources]),
+                       build_parameters(load_machine(None)))
+
+
+EXPECTED = {  # example -> (idiom, array) pairs it must have (arrays as the IR names them)
+    "lap.f90": {("stencil", "a0"), ("stream", "anext")},
+    "lap4.f90": {("stencil", "a0"), ("stream", "anext")},
+    "triad.f90": {("stream", "a"), ("stream", "b"), ("stream", "c")},
+    "jacobi.f": {("stencil", "u"), ("stream", "unew"), ("stream", "f")},
+    "hypterm.f90": {("stencil", "q"), ("stencil", "cons"), ("stream", "flux")},
+    "spmv.f90": {("gather", "x"), ("reduction", "y"), ("stream", "a"), ("stream", "col"),
+                 ("stencil", "rowptr")},
+    "histogram.f90": {("gather", "h"), ("scatter", "h"), ("stream", "idx")},
+    "c/stencil7.c": {("stencil", "a0"), ("stream", "anext")},
+    "c/matvec.c": {("reduction", "sum"), ("stream", "a"), ("stream", "x"), ("stream", "y")},
+    "c/kahan.c": {("reduction", "sum"), ("reduction", "c"), ("stream", "a")},
+    "c/spmv.c": {("gather", "x"), ("reduction", "sum"), ("stream", "y")},
+    "c/jacobi2d.c": {("stencil", "a"), ("stream", "b")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_examples_have_plausible_idioms(name):
+    result = _model(EXAMPLES / name)
+    rows = result.tables["Idioms"].rows
+    pairs = {(r["idiom"], r["array"]) for r in rows}
+    assert EXPECTED[name] <= pairs
+    assert not {"gather", "scatter", "irregular"} & {i for i, _ in pairs} or \
+        name in ("spmv.f90", "c/spmv.c", "histogram.f90")
+    assert all(r["code"] and r["line"] >= r["loop_line"] > 0 for r in rows)
+
+
+def test_every_example_has_an_idioms_sheet(capsys, tmp_path):
+    sources = sorted(p for p in EXAMPLES.rglob("*") if p.suffix.lower() in (".f90", ".f", ".c"))
+    assert len(sources) >= 20
+    for source in sources:
+        result = _model(source)
+        assert result.tables["Idioms"].rows, source.name
+        assert list(result.tables).index("Idiom counts") == \
+            list(result.tables).index("Idioms") + 1
+
+
+# ------------------------------------------------------------------ the JSON and HTML
+
+
+def test_json_idioms_follow_the_contract(capsys):
+    status, out, err = run(capsys, EXAMPLES / "spmv.f90", "--json", "-", "-q")
+    assert status == 0, err
+    data = json.loads(out)
+    gather = next(r for r in data["idioms"] if r["idiom"] == "gather")
+    assert list(gather) == ["file", "line", "function", "loop_line", "depth", "idiom", "array",
+                            "detail", "code"]
+    assert gather["file"].endswith("spmv.f90")
+    assert (gather["line"], gather["function"], gather["loop_line"], gather["depth"],
+            gather["array"], gather["code"]) == (
+        24, "spmv", 23, 2, "x", "y(i) = y(i) + a(k) * x(col(k))")
+    assert data["idiom_counts"] == {"stream": 2, "transpose": 0, "gather": 1, "scatter": 0,
+                                    "reduction": 1, "stencil": 1, "irregular": 0}
+
+
+def test_html_idioms_section_data():
+    from sat.report.html import _idioms
+
+    section = _idioms(_model(EXAMPLES / "spmv.f90"))
+    assert [c["idiom"] for c in section["counts"]] == ["stream", "gather", "reduction",
+                                                        "stencil"]  # those found
+    assert len(section["rows"]) == 5
+    gather = next(r for r in section["rows"] if r["idiom"] == "gather")
+    texts = {cell.key: cell.text for cell in gather["cells"]}
+    assert texts["array"] == "x" and texts["code"].endswith("x(col(k))")
+    assert texts["where"].endswith("spmv.f90:24")
+
+
+def test_the_repository_template_renders_the_idioms_section():
+    """Rendered with this checkout's template (an installed satreport may carry another)."""
+    import jinja2
+
+    from sat.report.html import html_context
+    from sat.report.svg import si
+
+    program = read_sources([str(DATA / "traps.c")])
+    result = build_model(program, build_parameters(load_machine(None)))
+    context = html_context(program, result, result.env(), {}, use_dot=False)
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
+                                     autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                                     undefined=jinja2.StrictUndefined)
+    environment.filters["si"] = si
+    page = environment.get_template("report.html.j2").render(**context)
+    section = page[page.index('<section id="idioms">'):]
+    section = section[:section.index("</section>")]
+    assert '<a href="#idioms">Idioms</a>' in page
+    assert section.count('<tr class="idiom">') == 26
+    assert "<code>y[row[k]] = v[k] * x[col[k]];</code>" in section
+    assert "x[col[k]], through col" in section
