@@ -239,6 +239,10 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
         except RecursionError:
             raise ParseFailure("expression nesting too deep to parse", path,
                                _failing_line(reader, path, parse_path, pre)[1]) from None
+        except SystemExit:  # fparser's reader.error() exits, e.g. on an END with a wrong name
+            file, line = _failing_line(reader, path, parse_path, pre)
+            raise ParseFailure("Fortran syntax error (a statement fparser cannot place, such "
+                               "as an END naming another unit)", file, line) from None
         except Exception as exc:  # fparser raises many kinds; every one is a parse failure
             raise _parse_failure(exc, path, pre, reader, parse_path) from None
         return Source(path, tree, getattr(reader, "id", parse_path), pre)
