@@ -36,6 +36,8 @@ from sat.model.flops import (
     long_sum,
 )
 from sat.model.idioms import IdiomSet, idiom_tables
+from sat.model.irregular import NOTE as GATHER_NOTE
+from sat.model.irregular import gathers_table, nest_gathers
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -183,9 +185,12 @@ def _number(value: float) -> float | int:
 
 
 def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
-               known: set[str], call_rows: list[dict[str, CellValue]]):
+               known: set[str], call_rows: list[dict[str, CellValue]],
+               idiom_rows: list[dict[str, CellValue]] = (),  # type: ignore[assignment]
+               gather_rows: list[dict[str, CellValue]] | None = None):
     """Yield (shape, space, loop row dict, memory, the nest's work) for each reported nest; add a
-    row to ``call_rows`` for each procedure a nest calls."""
+    row to ``call_rows`` for each procedure a nest calls, and to ``gather_rows`` for each
+    gather or scatter (:mod:`sat.model.irregular`) of a nest."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
@@ -209,6 +214,9 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None,
                                 probability)
             memory = nest_memory(shape, space, ctx, write_cost)
+            where = {"procedure": procedure.name, "file": file, "line": loop.line}
+            gathers, delta = nest_gathers(procedure, loop, shape, space, memory, ctx,
+                                          list(idiom_rows), where)
         except ExpressionError as error:
             ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
                      f"{error}", "warning", file, loop.line)
@@ -227,6 +235,16 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                      file, inner.line)
         ident = shape.ident
         q = memory.q
+        if gathers and gather_rows is not None:
+            # the gathers' bytes replace the ExaSAT count of their arrays (sat.model.irregular)
+            gather_rows.extend(gathers)
+            regular = q["traffic_gb"]
+            regular.key = ("loop", ident, "traffic_regular_gb")
+            regular.label = "memory traffic, actual, without the gathers' own model"
+            q["traffic_regular_gb"] = regular
+            q["traffic_gb"] = E.Quantity(("loop", ident, "traffic_gb"),
+                                         E.Ref(regular) + delta, "GB",
+                                         "memory traffic, actual, with gathers and scatters")
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
                      _q: dict = q, _ident: str = ident) -> E.Quantity:
@@ -372,8 +390,10 @@ def build_model(program: Program, params: ParameterSet,
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
     nests: list[NestWork] = []
+    gather_rows: list[dict[str, CellValue]] = []
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
-                                                      call_rows):
+                                                      call_rows, idiom_table.rows,
+                                                      gather_rows):
         loop_rows.append(row)
         nests.append(work)
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
@@ -449,6 +469,9 @@ def build_model(program: Program, params: ParameterSet,
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
     tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
+    if gather_rows:
+        ctx.note(GATHER_NOTE)
+        tables["Gathers"] = gathers_table(gather_rows)
     for warning in idiom_warnings:
         ctx.note(warning.message, "warning", warning.file, warning.line)
     if costs:

@@ -144,6 +144,8 @@ def to_json_data(
         "loops": [_loop(row, per_nest, env, cell_of) for row in (loops.rows if loops else [])],
         "totals": _totals(result, env, cell_of),
         **_idioms(result),
+        **({"gathers": [_row(row, env, cell_of) for row in result.tables["Gathers"].rows]}
+           if "Gathers" in result.tables else {}),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,

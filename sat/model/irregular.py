@@ -1,0 +1,335 @@
+"""The memory traffic of irregular accesses: gathers and scatters (the Gathers sheet).
+
+A gather (``x(col(k))``) or scatter (``y(row(k)) = ...``) moves whole cache lines per
+reference unless its indices are clustered, and whether those lines stay in cache depends on
+the range of addresses the indices span (PIR's gather/scatter idiom and its address range).
+Each gather or scatter instance (per nest and indexed array, as the Idioms sheet finds them)
+gets two problem parameters, ``--set``-able and live in the workbook:
+
+- ``RangeKB_<proc>_<line>_<array>``: the KiB the indices span. Default: the indexed array's
+  size from its declaration (evaluated with the problem parameters when the model is built),
+  else, with no declared extent, one element per reference.
+- ``ClusterElems_<proc>_<line>_<array>``: the locality of the indices, as the elements used
+  per cache line fetched: consecutive references that fall on the line the previous one
+  brought in. 1 (the default) is uniformly random indices; ``LineBytes/WordBytes`` (8 for
+  doubles on 64-byte lines) is unit stride or perfectly clustered indices; a stride of ``s``
+  elements is ``MAX(1, LineBytes/(s*WordBytes))``; indices drawn at random in a window of
+  ``W`` elements that moves along the array are about ``W*WordBytes/LineBytes`` lines reused
+  for every ``W`` references, hence ``ClusterElems`` = the references per line of the window.
+
+With ``V = references / ClusterElems`` line visits and ``L = RangeKB*1024/LineBytes`` lines in
+the range, the cache a gather can keep lines in is what the nest's other streams leave of it,
+``CacheLeftKB = MAX(0, CacheKB - other)``, ``other`` being the nest's actual working set for
+the reuse case it takes minus the indexed array's own share at that level (its cell share when
+the level holds only the cell working set). A line is missed the first time
+(compulsory: ``MIN(V, L)`` lines) and, on a later visit, with the probability that uniform
+indices over the range do not hit a line still in cache:
+``MissFraction = IF(RangeKB <= CacheLeftKB, 0, 1 - CacheLeftKB/RangeKB)``. So
+
+    lines = MIN(V, L) + (V - MIN(V, L)) * MissFraction
+    bytes = lines * LineBytes * (2 if the array is written through the index else 1)
+
+(a scatter's line is read for ownership and written back). The time is those bytes at the
+nest's memory bandwidth (``GBsPerCore * Cores``).
+
+On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
+``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
+point like a unit-stride stream, and that share of the nest's actual traffic
+(``Replaced GB``) gives way to the gather's bytes when every reference of the array in the
+nest goes through an index array (with direct references as well, the gather's bytes are
+added on top). Nests without gathers or scatters are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sat.ir import Body, Loop, Procedure, element_words
+from sat.model import expr as E
+from sat.model.context import ExpressionError, ModelContext
+from sat.model.iteration import NestShape, NestSpace, trip_count
+from sat.model.memory import GB, KIB, NestMemory
+from sat.model.parameters import Parameter, symbol_to_name
+from sat.model.tables import CellValue, Column, Table, nest_columns
+from sat.model.tables import column as _c
+
+IDIOMS = ("gather", "scatter")
+
+NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instance, RangeKB_ "
+        "(the KiB its indices span; default the indexed array's declared size) and "
+        "ClusterElems_ (elements used per line fetched: 1 uniformly random indices, "
+        "LineBytes/WordBytes unit stride or perfectly clustered) give: line visits V = "
+        "references / ClusterElems; the cache left = CacheKB minus the nest's other streams' "
+        "working set; a miss fraction 1 - left/range (0 when the range fits) of the visits "
+        "after the first one to each of the range's lines; bytes = lines x LineBytes (x 2 "
+        "when written: read for ownership and write-back). The nest's traffic on the Loops "
+        "sheet takes these bytes instead of the ExaSAT count for the array (ReadCost per "
+        "point, as a stream) when all its references in the nest are indirect.")
+
+GATHER_COLUMNS: list[Column] = [
+    *nest_columns(),
+    _c("loop_line", "Loop line", "", "Line of the loop whose variable steps through the index "
+       "array."),
+    _c("idiom", "Idiom", "", "gather (read through an index array), scatter (written "
+       "through one), or both."),
+    _c("array", "Array", "", "The indexed array."),
+    _c("index", "Index array", "", "The index array that picks the elements."),
+    _c("references", "References", "per run", "References through the index per run of the "
+       "nest: the trips of the loops down to the instance's loop, times the distinct "
+       "indirect references of the array there.", "Accesses"),
+    _c("range_kb", "Range", "KiB", "KiB the indices span: the RangeKB_ parameter.", "Indices"),
+    _c("cluster", "Cluster", "elements/line", "Elements used per cache line fetched: the "
+       "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride).",
+       "Indices"),
+    _c("visits", "Line visits", "lines", "References / MAX(1, Cluster).", "Cache"),
+    _c("range_lines", "Range lines", "lines", "Cache lines in the range: Range x 1024 / "
+       "LineBytes.", "Cache"),
+    _c("other_kb", "Other streams", "KiB", "Working set of the nest's other streams: the "
+       "actual working set for the reuse case the nest takes, less the indexed array's own "
+       "share.", "Cache"),
+    _c("cache_left_kb", "Cache left", "KiB", "MAX(0, CacheKB - other streams).", "Cache"),
+    _c("miss_fraction", "Miss fraction", "", "Of the visits after a line's first: "
+       "0 when the range fits in the cache left, else 1 - cache left / range (uniform "
+       "indices).", "Cache", "0.000"),
+    _c("lines", "Lines moved", "lines", "MIN(visits, range lines) compulsory + the other "
+       "visits x miss fraction.", "Traffic"),
+    _c("traffic_gb", "Traffic", "GB", "Lines x LineBytes, twice when the array is written "
+       "through the index (read for ownership and write-back).", "Traffic", "0.000000"),
+    _c("replaced_gb", "Replaced", "GB", "The ExaSAT traffic of the array in the nest that "
+       "this replaces on the Loops sheet (0 when the array also has direct references).",
+       "Traffic", "0.000000"),
+    _c("time_s", "Time", "s", "Traffic at the nest's memory bandwidth, GBsPerCore x Cores.",
+       "Traffic"),
+]
+
+
+@dataclass
+class Instance:
+    """One gather/scatter of a nest: an array read or written through an index array."""
+
+    array: str
+    idioms: set[str]
+    loop_line: int
+    line: int
+    index: str = ""
+    references: int = 1  # distinct indirect references per iteration
+    written: bool = False
+    direct: bool = False  # the array has direct references in the nest too
+
+
+def _walk(body: Body, chain: tuple[Loop, ...]) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
+    for loop in body.loops:
+        yield loop, (*chain, loop)
+        yield from _walk(loop, (*chain, loop))
+    for branch in body.branches:
+        yield from _walk(branch, chain)
+
+
+def _own_arrays(body: Body) -> Iterator:
+    yield from body.arrays
+    for branch in body.branches:
+        yield from _own_arrays(branch)
+
+
+def _all_arrays(body: Body) -> Iterator:
+    yield from _own_arrays(body)
+    for loop in body.loops:
+        yield from _all_arrays(loop)
+
+
+def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, CellValue]]
+                   ) -> list[tuple[Instance, tuple[Loop, ...]]]:
+    """The gather/scatter instances of a nest (one per indexed array), with the loops from
+    the nest's outermost down to the instance's loop."""
+    chains = {loop.line: chain for loop, chain in [(nest, (nest,)), *_walk(nest, (nest,))]}
+    found: dict[str, tuple[Instance, tuple[Loop, ...]]] = {}
+    for row in idiom_rows:
+        if (row["idiom"] not in IDIOMS or str(row["function"]).lower() != procedure.name.lower()
+                or row["loop_line"] not in chains):
+            continue
+        array = str(row["array"])
+        chain = chains[row["loop_line"]]  # type: ignore[index]
+        if array in found:
+            instance, known = found[array]
+            instance.idioms.add(str(row["idiom"]))
+            if len(chain) > len(known):  # the deepest loop stepping through the index
+                found[array] = (instance, chain)
+                instance.loop_line, instance.line = chain[-1].line, int(row["line"])  # type: ignore
+            continue
+        found[array] = (Instance(array, {str(row["idiom"])}, chain[-1].line,
+                                 int(row["line"])), chain)  # type: ignore[arg-type]
+    for instance, chain in found.values():
+        texts: set[tuple[str, ...]] = set()
+        for arr in _own_arrays(chain[-1]):
+            if arr.name.lower() != instance.array.lower():
+                continue
+            for access in arr.accesses:
+                indirect = [s for s in access.subscripts if s.kind == "indirect"]
+                if indirect:
+                    instance.index = instance.index or indirect[0].index
+                    texts.add(tuple(s.text for s in access.subscripts))
+                    instance.written = instance.written or access.writes > 0
+        instance.references = max(1, len(texts))
+        if "scatter" in instance.idioms:
+            instance.written = True
+        instance.direct = any(
+            not any(s.kind == "indirect" for s in access.subscripts)
+            for arr in _all_arrays(nest) if arr.name.lower() == instance.array.lower()
+            for access in arr.accesses)
+    return list(found.values())
+
+
+def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
+                 ) -> float | None:
+    from sat.model.occupancy import _declared_size, _variables
+
+    try:
+        size = _declared_size(_variables(procedure).get(array.lower()), ctx)
+    except ExpressionError:
+        return None
+    if size is None:
+        return None
+    env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
+    try:
+        word = float(ctx.params.parameters["WordBytes"].value)
+        return size.evaluate(env) * words * word / KIB
+    except (KeyError, ZeroDivisionError, ValueError):
+        return None
+
+
+def _parameter(ctx: ModelContext, name: str, default: float, unit: str, label: str,
+               source: str) -> E.Param:
+    """A problem parameter the model creates, with the value --set gives if any."""
+    if name not in ctx.params:
+        given = ctx._values.get(symbol_to_name(name), (name, None))[1]  # noqa: SLF001
+        value, where = given if given is not None else (default, source)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ctx.params.add(Parameter(name, value, unit, "problem", label, where, "number", name,
+                                 given is None))
+    return E.Param(name)
+
+
+def _other_kb(memory: NestMemory, key: str | None) -> E.Expr:
+    """The working set of the nest's other streams for the reuse case the nest takes."""
+    q = memory.q
+    own = next((a for a in memory.arrays if a.key == key), None)
+
+    def level(name: str) -> E.Expr:
+        total = E.Ref(q[f"ws_actual_{name}_kb"])
+        if own is None:
+            return total
+        # a level whose reuse saves nothing holds the cell working set (memory.actual_chain):
+        # the array's own share is then its cell share
+        share = E.if_(E.compare("<=", total, q["ws_actual_cell_kb"]), own.q["ws_cell_kb"],
+                      own.q[f"ws_{name}_kb"])
+        return E.maximum(0, total - share)
+
+    reuse = q["reuse"]
+    return E.if_(E.compare("=", reuse, 1), level("plane"),
+                 E.if_(E.compare("=", reuse, 2), level("pencil"),
+                       E.if_(E.compare("=", reuse, 3), level("cell"), 0)))
+
+
+def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
+                 memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
+                 where: dict[str, CellValue]) -> tuple[list[dict[str, CellValue]], E.Expr]:
+    """The Gathers rows of one nest and the change of its traffic (GB): the gathers' bytes
+    less the ExaSAT traffic they replace."""
+    rows: list[dict[str, CellValue]] = []
+    deltas: list[E.Expr] = []
+    line_bytes = ctx.param("LineBytes")
+    for instance, chain in nest_instances(procedure, nest, idiom_rows):
+        datatype = next((a.datatype for a in _all_arrays(nest)
+                         if a.name.lower() == instance.array.lower()), "double")
+        words = element_words(datatype)
+        stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
+        declared = _declared_kb(procedure, instance.array, ctx, words)
+        prefix = ("gather", shape.ident, instance.array)
+
+        def quantity(name: str, expr: E.Expr, unit: str, label: str,
+                     _prefix: tuple = prefix) -> E.Quantity:
+            return E.Quantity((*_prefix, name), expr, unit, label)
+
+        trips = E.mul(space.probability, *[trip_count(lp, ctx) for lp in chain])
+        references = quantity("references", E.mul(instance.references, trips), "",
+                              f"references to {instance.array} through {instance.index}")
+        if declared is not None:
+            default, source = declared, "default: the declared size of " + instance.array
+        else:  # no declared extent: the indices spread over one element per reference
+            env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
+            default = references.value(env) * words * float(
+                ctx.params.parameters["WordBytes"].value) / KIB
+            source = f"default: no declared extent of {instance.array}, one element per " \
+                     "reference"
+        where_text = f"{instance.array}({instance.index}(...)) in {procedure.name}, loop at " \
+                     f"line {instance.loop_line}"
+        range_kb = _parameter(ctx, f"RangeKB_{stem}", round(default, 6), "KiB",
+                              f"KiB the indices of {where_text} span", source)
+        cluster = _parameter(ctx, f"ClusterElems_{stem}", 1, "elements",
+                             f"elements of {where_text} used per cache line fetched (1 "
+                             "uniformly random indices, LineBytes/WordBytes unit stride)",
+                             "default: uniformly random indices")
+        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, cluster)), "lines",
+                          "line visits")
+        range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
+                               "lines", "cache lines in the range")
+        pattern_key = next((a.key for a in memory.arrays
+                            if a.key.split(".", 1)[0].lower() == instance.array.lower()), None)
+        other = quantity("other_kb", _other_kb(memory, pattern_key), "KiB",
+                         "working set of the nest's other streams")
+        left = quantity("cache_left_kb", E.maximum(0, ctx.param("CacheKB") - E.Ref(other)),
+                        "KiB", "cache left for the gather")
+        miss = quantity("miss_fraction",
+                        E.if_(E.compare("<=", range_kb, left), 0,
+                              1 - E.div(E.Ref(left), range_kb)), "",
+                        "fraction of revisits that miss")
+        first = E.minimum(visits, range_lines)
+        lines = quantity("lines", first + (E.Ref(visits) - first) * E.Ref(miss), "lines",
+                         "cache lines moved")
+        factor = 2 if instance.written else 1
+        traffic = quantity("traffic_gb", E.mul(factor, lines, line_bytes) / GB, "GB",
+                           f"traffic of the {'/'.join(sorted(instance.idioms))} on "
+                           f"{instance.array}")
+        replaced_expr: E.Expr = E.Num(0)
+        if pattern_key is not None and not instance.direct:
+            replaced_expr = memory.traffic_of({a.key for a in memory.arrays if a.key.split(
+                ".", 1)[0].lower() == instance.array.lower()})
+        replaced = quantity("replaced_gb", replaced_expr, "GB",
+                            f"ExaSAT traffic of {instance.array} replaced")
+        time = quantity("time_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"),
+                                                          ctx.param("Cores")),
+                        "s", "time of the gather's traffic")
+        deltas.append(E.Ref(traffic) - E.Ref(replaced))
+        rows.append({**where, "loop_line": instance.loop_line,
+                     "idiom": ", ".join(i for i in IDIOMS if i in instance.idioms),
+                     "array": instance.array, "index": instance.index or "?",
+                     "references": references, "range_kb": _show(range_kb, prefix, "range_kb",
+                                                                   "KiB"),
+                     "cluster": _show(cluster, prefix, "cluster", "elements/line"),
+                     "visits": visits, "range_lines": range_lines, "other_kb": other,
+                     "cache_left_kb": left, "miss_fraction": miss, "lines": lines,
+                     "traffic_gb": traffic, "replaced_gb": replaced, "time_s": time})
+    return rows, (E.add(*deltas) if deltas else E.Num(0))
+
+
+def _show(param: E.Param, prefix: tuple, name: str, unit: str) -> E.Quantity:
+    """A parameter shown in a row: a cell that refers to it."""
+    return E.Quantity((*prefix, name), param, unit, param.name)
+
+
+def gathers_table(rows: list[dict[str, CellValue]]) -> Table:
+    return Table("Gathers", "Irregular accesses: gathers and scatters", GATHER_COLUMNS, rows,
+                 _totals(rows), "One row per gather or scatter (per nest and indexed array): "
+                 "the cache lines its references move for the range its indices span "
+                 "(RangeKB_ parameters) and their locality (ClusterElems_ parameters).")
+
+
+def _totals(rows: list[dict[str, CellValue]]) -> dict[str, CellValue]:
+    totals: dict[str, CellValue] = {"procedure": "Total"}
+    for key in ("traffic_gb", "replaced_gb", "time_s"):
+        totals[key] = E.Quantity(("gathers", "total", key),
+                                 E.add(*[E.Ref(r[key]) for r in rows]),  # type: ignore
+                                 rows[0][key].unit, f"total {key}")  # type: ignore[union-attr]
+    return totals
