@@ -37,7 +37,7 @@ from sat.model.flops import (
 )
 from sat.model.idioms import IdiomSet, idiom_tables
 from sat.model.irregular import NOTE as GATHER_NOTE
-from sat.model.irregular import gathers_table, nest_gathers
+from sat.model.irregular import gathers_table, nest_gathers, with_gathers
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -317,7 +317,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                         {k: E.Quantity(("nest", ident, f"{k}_flops"), expr, "flops",
                                        f"{k} per run")
                          for k, expr in per_kind.items()},
-                        memory.array_traffic(ident, ctx, write_cost))
+                        with_gathers(memory.array_traffic(ident, ctx, write_cost), gathers))
         yield shape, space, row, memory, work
 
 

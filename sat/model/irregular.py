@@ -51,7 +51,7 @@ from sat.model.context import ExpressionError, ModelContext
 from sat.model.iteration import NestShape, NestSpace, trip_count
 from sat.model.memory import GB, KIB, NestMemory
 from sat.model.parameters import Parameter, symbol_to_name
-from sat.model.tables import CellValue, Column, Table, nest_columns
+from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 
 IDIOMS = ("gather", "scatter")
@@ -333,3 +333,28 @@ def _totals(rows: list[dict[str, CellValue]]) -> dict[str, CellValue]:
                                  E.add(*[E.Ref(r[key]) for r in rows]),  # type: ignore
                                  rows[0][key].unit, f"total {key}")  # type: ignore[union-attr]
     return totals
+
+
+def with_gathers(traffic: list[ArrayTraffic], gathers: list[dict[str, CellValue]]
+                 ) -> list[ArrayTraffic]:
+    """A nest's traffic per array with its gathers' own model: an indexed array's ExaSAT
+    share is replaced (or kept, when the array has direct references too: the gather's bytes
+    then come on top), as the Loops sheet's traffic does; a written array's bytes are half
+    loads (read for ownership), half stores (write-back)."""
+    result = list(traffic)
+    for row in gathers:
+        array = str(row["array"]).lower()
+        replaced = row["replaced_gb"]
+        if not (isinstance(replaced.expr, E.Num) and replaced.expr.value == 0):
+            result = [t for t in result if t.name.lower() != array]
+        total = row["traffic_gb"]
+        written = "scatter" in str(row["idiom"])
+        half = E.Quantity((*total.key[:-1], "half_gb"), E.Ref(total) / 2, "GB",
+                          "half of the gather's traffic")
+        result.append(ArrayTraffic(f"{row['array']} (indexed)", str(row["array"]),
+                                   "RW" if written else "R",
+                                   half if written else total,
+                                   half if written else E.Quantity(
+                                       (*total.key[:-1], "stores_gb"), E.Num(0), "GB",
+                                       "no stores")))
+    return result
