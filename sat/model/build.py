@@ -38,8 +38,6 @@ from sat.model.flops import (
 from sat.model.idioms import IdiomSet, idiom_tables
 from sat.model.irregular import NOTE as GATHER_NOTE
 from sat.model.irregular import gathers_table, nest_gathers
-from sat.model.offload import NOTE as OFFLOAD_NOTE
-from sat.model.offload import nest_offload, offload_table
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -53,6 +51,8 @@ from sat.model.nests import (
     setup_reason,
 )
 from sat.model.occupancy import data_bytes, footprint, occupancy_table
+from sat.model.offload import NOTE as OFFLOAD_NOTE
+from sat.model.offload import nest_offload, offload_table
 from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
