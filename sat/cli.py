@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("-m", "--machine", metavar="NAME|FILE",
                        help="built-in machine name (see --list-machines) or machine file; "
                        "default: the exascale node of the ExaSAT paper")
+    model.add_argument("--accelerator", metavar="NAME|FILE",
+                       help="offload what-ifs on an accelerator: a built-in (hc1, h100-pcie) "
+                            "or an accelerator file (YAML); adds the Offload sheet and the "
+                            "JSON 'offload' object; default: none")
     model.add_argument("--socket", metavar="NAME",
                        help="the socket of an Aspen machine model (-m machine.aspen) to model "
                             "on; default: the machine's first socket type")
@@ -474,8 +478,16 @@ def _model_and_reports(run: Run, program, workbook: str | None,
 
     args = run.args
     settings, sets = split_build_settings(args.sets)
+    accelerator = None
+    if getattr(args, "accelerator", None):
+        from sat.accelerators import AcceleratorError, load_accelerator
+
+        try:
+            accelerator = load_accelerator(args.accelerator)
+        except AcceleratorError as error:
+            raise UsageError(str(error)) from None
     params = build_parameters(machine, args.params, args.block_params, args.symsubs,
-                              args.conds, sets)
+                              args.conds, sets, accelerator)
     validate(params)
     run.progress(f"building the model on machine {machine.name}")
     result = build_model(program, params, setup_iterations=settings["SetupIterations"],

@@ -255,8 +255,9 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
                      block_params_file: str | Path | None = None,
                      symsubs_file: str | Path | None = None,
                      conds_file: str | Path | None = None,
-                     sets: Iterable[str] | None = ()) -> ParameterSet:
-    """Machine and software parameters (sheet order), ExaSAT files, then ``--set`` overrides."""
+                     sets: Iterable[str] | None = (), accelerator=None) -> ParameterSet:
+    """Machine and software parameters (sheet order), ExaSAT files, then ``--set`` overrides.
+    ``accelerator``: a :class:`sat.accelerators.Accelerator` whose parameters join them."""
     paramset = ParameterSet()
     for spec in MACHINE_SPECS:
         value, source = machine.values[spec.name]
@@ -264,6 +265,10 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
                                source, spec.kind))
     add_level_parameters(paramset, machine)
     add_cost_parameters(paramset, machine)
+    if accelerator is not None:
+        from sat.accelerators import add_accelerator_parameters
+
+        add_accelerator_parameters(paramset, accelerator)
     for spec in SOFTWARE_SPECS:
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))

@@ -51,6 +51,8 @@ from sat.model.nests import (
     setup_reason,
 )
 from sat.model.occupancy import data_bytes, footprint, occupancy_table
+from sat.model.offload import NOTE as OFFLOAD_NOTE
+from sat.model.offload import nest_offload, offload_table
 from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
@@ -391,11 +393,20 @@ def build_model(program: Program, params: ParameterSet,
     alias_checks: list = []
     nests: list[NestWork] = []
     gather_rows: list[dict[str, CellValue]] = []
+    offload_rows: list[dict[str, CellValue]] = []
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
                                                       call_rows, idiom_table.rows,
                                                       gather_rows):
         loop_rows.append(row)
         nests.append(work)
+        if params.accelerator:
+            q = memory.q
+            offload_rows.append(nest_offload(
+                shape.procedure, shape.loop,
+                {**row, "time_s": q["time_s"], "gflops": q["gflops"],
+                 "traffic_gb": q["traffic_gb"]},
+                [g for g in gather_rows if g["procedure"] == row["procedure"]
+                 and g["line"] == row["line"]], ctx))
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
         per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
         level_rows.extend(per_level.rows)
@@ -474,6 +485,11 @@ def build_model(program: Program, params: ParameterSet,
         tables["Gathers"] = gathers_table(gather_rows)
     for warning in idiom_warnings:
         ctx.note(warning.message, "warning", warning.file, warning.line)
+    if offload_rows:
+        ctx.note(OFFLOAD_NOTE)
+        tables["Offload"] = offload_table(offload_rows, result_totals["Total_Time_s"],
+                                          params.accelerator)
+        result_totals["Offload_Speedup"] = tables["Offload"].totals["speedup"]  # type: ignore
     if costs:
         ctx.note(ENERGY_NOTE)
         tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)

@@ -95,6 +95,8 @@ class ParameterSet:
     # The machine's cache levels, innermost first, when it has more than one (per-level
     # traffic and ECM); empty for ExaSAT's single on-chip cache (CacheKB).
     levels: list[LevelSpec] = field(default_factory=list)
+    # The accelerator of offload what-ifs (sat.accelerators), "" for none: no Offload sheet.
+    accelerator: str = ""
 
     def add(self, parameter: Parameter) -> Parameter:
         self.parameters[parameter.name] = parameter

@@ -146,11 +146,27 @@ def to_json_data(
         **_idioms(result),
         **({"gathers": [_row(row, env, cell_of) for row in result.tables["Gathers"].rows]}
            if "Gathers" in result.tables else {}),
+        **({"offload": _offload(result, env, cell_of)} if "Offload" in result.tables else {}),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,
         **({"aspen": aspen} if aspen is not None else {}),
     }
+
+
+def _offload(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
+    """``offload`` (DESIGN §3.2): the accelerator, per nest its host and device times and the
+    decision, and the program's speedup (Amdahl's law over the offloaded nests)."""
+    table = result.tables["Offload"]
+    nests = []
+    for row in table.rows:
+        out = _row(row, env, cell_of)
+        out["offload"] = bool(out["offload"])
+        nests.append(out)
+    speedup = table.totals["speedup"]  # type: ignore[index]
+    return {"device": table.title.split(": ", 1)[-1], "nests": nests,
+            "speedup": _number(speedup.value(env)),  # type: ignore[union-attr]
+            "cells": {"speedup": cell_of(speedup)}}  # type: ignore[arg-type]
 
 
 def _idioms(result: ModelResult) -> dict[str, Any]:

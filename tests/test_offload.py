@@ -1,0 +1,192 @@
+"""Offload what-ifs (sat.model.offload, the Offload sheet), worked out by hand on
+examples/spmv.f90 and examples/histogram.f90 with the built-in accelerators (hc1, h100-pcie) and
+the Xeon E5-2680 host (machines/xeon-e5-2680.xml of this tree, by path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from sat.accelerators import AcceleratorError, load_accelerator
+from sat.frontend import read_sources
+from sat.machine import load_machine
+from sat.model.build import build_model
+from sat.params import build_parameters
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = [str(ROOT / "examples" / "spmv.f90"), str(ROOT / "examples" / "histogram.f90")]
+HOST = ROOT / "machines" / "xeon-e5-2680.xml"
+# 1e6 rows of 10 nonzeros; 1e6 elements into 1e6 bins
+SETS = ["n=1000000", "nnz=10000000", "nbins=1000000", "rowptr_i=1", "rowptr_i_1=11"]
+SPMV_RANGE, HIST_RANGE = "RangeKB_spmv_23_x", "RangeKB_histogram_16_h"
+
+
+def model(accelerator: str | None = "h100-pcie", *sets: str):
+    acc = load_accelerator(accelerator) if accelerator else None
+    result = build_model(read_sources(SOURCES),
+                         build_parameters(load_machine(str(HOST)), sets=[*SETS, *sets],
+                                          accelerator=acc))
+    env = result.env()
+    rows = {}
+    if "Offload" in result.tables:
+        for row in result.tables["Offload"].rows:
+            rows[row["procedure"]] = {k: (v.value(env) if hasattr(v, "expr") else v)
+                                      for k, v in row.items()}
+    return result, env, rows
+
+
+def test_builtins():
+    hc1 = load_accelerator("hc1")
+    assert hc1.values["GsSlope"][0] == 1e-5 and hc1.values["GsInterceptGBs"][0] == 12.6
+    assert hc1.values["GsLowKB"][0] == 192 and hc1.values["GsHighKB"][0] == 3072
+    assert hc1.values["GsHighGBs"][0] == 48 and "PIR" in hc1.source
+    assert hc1.values["Resident"][0] == 1  # shared memory with the host
+    gpu = load_accelerator("h100-pcie")
+    assert gpu.values["AccGflops"][0] == 26000 and gpu.values["AccGBs"][0] == 2000
+    assert "datasheet" in gpu.values["AccGBs"][1]
+    assert "assumed" in gpu.values["LaunchUs"][1]
+    with pytest.raises(AcceleratorError):
+        load_accelerator("no-such-device")
+
+
+def test_no_accelerator_no_offload():
+    result, _, rows = model(None)
+    assert "Offload" not in result.tables and not rows
+    assert not any(p.name in ("AccGflops", "LinkGBs") for p in result.parameters)
+    assert "Offload_Speedup" not in result.totals
+
+
+def test_h100_by_hand():
+    result, env, rows = model()
+    s, h = rows["spmv"], rows["histogram"]
+    # spmv: 1e7 references to x(col(k)), 8 B each: 0.08 GB gathered at 500 GB/s = 1.6e-4 s;
+    # the range of x(n) is 1e6 x 8 B = 7812.5 KiB, as the link moves it: 0.008 GB
+    assert s["gather_gb"] == pytest.approx(0.08)
+    assert s["gather_s"] == pytest.approx(0.08 / 500)
+    # memory = regular / 2000 + gathers; compute = Gflop / 26000 (0.02 Gflop)
+    assert s["memory_s"] == pytest.approx(s["regular_gb"] / 2000 + 1.6e-4)
+    assert s["compute_s"] == pytest.approx(0.02 / 26000)
+    assert s["link_gb"] == pytest.approx(s["regular_gb"] + 0.008)
+    # link: link GB / 64 GB/s + 2 x 10 us; device = 5 us + MAX(compute, memory) + link
+    assert s["link_s"] == pytest.approx(s["link_gb"] / 64 + 20e-6)
+    assert s["device_s"] == pytest.approx(5e-6 + max(s["compute_s"], s["memory_s"])
+                                          + s["link_s"])
+    assert s["offload"] == 1 and s["after_s"] == pytest.approx(s["device_s"])
+    # histogram: h(idx(i)) gathered and scattered: 1e6 x 8 B = 0.008 GB at 500 GB/s; its range
+    # (h(nbins): 7812.5 KiB) goes there and back over the link: 2 x 0.008 GB
+    assert h["gather_gb"] == pytest.approx(0.008)
+    assert h["gather_s"] == pytest.approx(0.008 / 500)
+    assert h["link_gb"] == pytest.approx(h["regular_gb"] + 0.016)
+    assert h["offload"] == 1
+    # Amdahl: Total_Time_s / (Total_Time_s - the gains)
+    total = result.totals["Total_Time_s"].value(env)
+    gains = s["host_s"] - s["device_s"] + h["host_s"] - h["device_s"]
+    assert result.totals["Offload_Speedup"].value(env) == pytest.approx(total / (total - gains))
+
+
+def test_link_bandwidth_changes_the_decision():
+    _, _, fast = model()
+    _, _, slow = model("h100-pcie", "LinkGBs=4")
+    for name in ("spmv", "histogram"):
+        # 16 x the link time: the copy now costs more than the host's run
+        assert slow[name]["link_s"] == pytest.approx(fast[name]["link_gb"] / 4 + 20e-6)
+        assert slow[name]["device_s"] > slow[name]["host_s"]
+        assert slow[name]["offload"] == 0 and slow[name]["gain_s"] == 0
+    result, env, _ = model("h100-pcie", "LinkGBs=4")
+    assert result.totals["Offload_Speedup"].value(env) == pytest.approx(1)
+    # resident data: no link time at all
+    _, _, resident = model("h100-pcie", "LinkGBs=4", "Resident=1")
+    assert resident["spmv"]["link_s"] == 0 and resident["spmv"]["offload"] == 1
+
+
+def test_hc1_gather_bandwidth_against_the_range():
+    # PIR: BW_gs = 1e-5 x bytes + 12.6 (GB/s) for 192 KB < range < 3 MB, 48 beyond
+    for range_kb, bandwidth in ((7812.5, 48.0), (1024, 1e-5 * 1024 * 1024 + 12.6),
+                                (100, 1e-5 * 192 * 1024 + 12.6)):  # held at 192 KB below
+        _, _, rows = model("hc1", f"{SPMV_RANGE}={range_kb}")
+        assert rows["spmv"]["gather_s"] == pytest.approx(0.08 / bandwidth), range_kb
+        assert rows["spmv"]["link_s"] == 0  # HC-1: memory shared with the host
+
+
+def test_hc1_range_changes_the_decision():
+    _, _, large = model("hc1")
+    _, _, small = model("hc1", f"{SPMV_RANGE}=100")
+    # 7.6 MiB: 0.08 GB at 48 GB/s beats the host's cache misses; 100 KiB: x stays in the
+    # host's cache and the HC-1's gathers run at 14.6 GB/s
+    assert large["spmv"]["offload"] == 1
+    assert small["spmv"]["offload"] == 0
+
+
+def test_cli_json(tmp_path, capsys):
+    from sat.cli import main
+
+    out = tmp_path / "o.json"
+    args = [*SOURCES, "-m", str(HOST), "--accelerator", "h100-pcie", "--json", str(out)]
+    for s in SETS:
+        args += ["--set", s]
+    assert main(args) == 0
+    data = json.loads(out.read_text())["offload"]
+    assert data["device"] == "NVIDIA H100 PCIe"
+    assert [(n["procedure"], n["line"], n["offload"]) for n in data["nests"]] == [
+        ("spmv", 22, True), ("histogram", 16, True)]
+    _, env, rows = model()
+    assert data["nests"][0]["device_s"] == pytest.approx(rows["spmv"]["device_s"])
+    assert data["speedup"] > 1
+    assert main([*SOURCES, "--accelerator", "nope"]) != 0
+
+
+def _workbook(tmp_path, *sets):
+    from test_workbook import META
+
+    from sat.report.workbook import write_workbook
+
+    result, env, _ = model("h100-pcie", *sets)
+    path = tmp_path / "offload.xlsx"
+    cells = write_workbook(result, str(path), META)
+    return result, cells, path
+
+
+def test_workbook_formulas(tmp_path):
+    result, cells, path = _workbook(tmp_path)
+    book = openpyxl.load_workbook(path)
+    assert "Offload" in book.sheetnames
+    row = result.tables["Offload"].rows[0]
+    for key in ("host_s", "gather_s", "link_s", "device_s", "offload", "gain_s"):
+        sheet, r, c = cells.home(row[key])
+        value = book[sheet].cell(r + 1, c + 1).value
+        assert isinstance(value, str) and value.startswith("="), (key, value)
+    sheet, r, c = cells.home(result.tables["Offload"].totals["speedup"])
+    assert str(book[sheet].cell(r + 1, c + 1).value).startswith("=")
+    assert "LinkGBs" in cells.names
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_edit_of_the_link_equals_set(tmp_path):
+    from libreoffice import recalculate, soffice
+
+    try:
+        soffice()
+    except Exception as error:  # noqa: BLE001
+        pytest.skip(f"no LibreOffice: {error}")
+    result, cells, base = _workbook(tmp_path)
+    book = openpyxl.load_workbook(base)
+    sheet, cell = next(iter(book.defined_names[cells.names["LinkGBs"]].destinations))
+    book[sheet][cell].value = 4
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    (out,) = recalculate([edited], tmp_path / "recalc")
+    values = openpyxl.load_workbook(out, data_only=True)
+    expected, env, rows = model("h100-pcie", "LinkGBs=4")
+    for row in result.tables["Offload"].rows:
+        want = rows[row["procedure"]]
+        assert want["offload"] == 0  # was 1 before the edit
+        for key in ("link_s", "device_s", "offload", "after_s", "gain_s"):
+            s, r, c = cells.home(row[key])
+            assert values[s].cell(r + 1, c + 1).value == pytest.approx(want[key], rel=1e-9), \
+                key
+    s, r, c = cells.home(result.tables["Offload"].totals["speedup"])
+    assert values[s].cell(r + 1, c + 1).value == pytest.approx(
+        expected.totals["Offload_Speedup"].value(env), rel=1e-9)
