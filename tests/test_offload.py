@@ -138,12 +138,12 @@ def test_cli_json(tmp_path, capsys):
     assert main([*SOURCES, "--accelerator", "nope"]) != 0
 
 
-def _workbook(tmp_path, *sets):
+def _workbook(tmp_path, *sets, accelerator: str = "h100-pcie"):
     from test_workbook import META
 
     from sat.report.workbook import write_workbook
 
-    result, env, _ = model("h100-pcie", *sets)
+    result, env, _ = model(accelerator, *sets)
     path = tmp_path / "offload.xlsx"
     cells = write_workbook(result, str(path), META)
     return result, cells, path
@@ -187,6 +187,38 @@ def test_libreoffice_edit_of_the_link_equals_set(tmp_path):
             s, r, c = cells.home(row[key])
             assert values[s].cell(r + 1, c + 1).value == pytest.approx(want[key], rel=1e-9), \
                 key
+    s, r, c = cells.home(result.tables["Offload"].totals["speedup"])
+    assert values[s].cell(r + 1, c + 1).value == pytest.approx(
+        expected.totals["Offload_Speedup"].value(env), rel=1e-9)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_edit_of_a_range_equals_set(tmp_path):
+    """The HC-1: spmv's gathers over 7.6 MiB go to the accelerator; edited to 100 KiB in the
+    workbook, x stays in the host's cache and spmv stays on the host, as --set says."""
+    from libreoffice import recalculate, soffice
+
+    try:
+        soffice()
+    except Exception as error:  # noqa: BLE001
+        pytest.skip(f"no LibreOffice: {error}")
+    result, cells, base = _workbook(tmp_path, accelerator="hc1")
+    book = openpyxl.load_workbook(base)
+    sheet, cell = next(iter(book.defined_names[cells.names[SPMV_RANGE]].destinations))
+    book[sheet][cell].value = 100
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    (out,) = recalculate([edited], tmp_path / "recalc")
+    values = openpyxl.load_workbook(out, data_only=True)
+    _, _, before = model("hc1")
+    expected, env, rows = model("hc1", f"{SPMV_RANGE}=100")
+    assert before["spmv"]["offload"] == 1 and rows["spmv"]["offload"] == 0
+    for row in result.tables["Offload"].rows:
+        want = rows[row["procedure"]]
+        for key in ("host_s", "gather_s", "device_s", "offload", "after_s", "gain_s"):
+            s, r, c = cells.home(row[key])
+            assert values[s].cell(r + 1, c + 1).value == pytest.approx(want[key], rel=1e-9), \
+                (row["procedure"], key)
     s, r, c = cells.home(result.tables["Offload"].totals["speedup"])
     assert values[s].cell(r + 1, c + 1).value == pytest.approx(
         expected.totals["Offload_Speedup"].value(env), rel=1e-9)
