@@ -22,8 +22,7 @@ pytestmark = pytest.mark.skipif(not ASPEN.is_dir(), reason="Aspen's models are n
 
 
 def run_json(capsys, *args: str) -> dict:
-    assert main([*map(str, args), "-q", "--json", "-"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return json.loads(_run(capsys, *args))
 
 
 def test_matmul_on_the_exascale_node_by_hand(capsys):

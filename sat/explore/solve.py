@@ -87,12 +87,9 @@ class Evaluator:
         valid = np.isfinite(objective)
         for block, span in zip(out[1 + 2 * m:], self.spans, strict=True):
             valid &= ~((block > 0) & (block < span))
-        violations = np.maximum((lefts - rights) * self.signs, 0.0)  # no tolerance: the
-        valid &= np.all(np.isfinite(violations), axis=1)  # optimum holds exactly
-        scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
         # internally everything is minimised
         goal = -objective if self.maximize else objective
-        return Evaluation(points, goal, lefts, rights, violations, scale, valid)
+        return Evaluation.of(points, goal, lefts, rights, valid, self.signs)
 
 
 @dataclass
@@ -104,6 +101,16 @@ class Evaluation:
     violations: np.ndarray  # >= 0; 0 where the constraint holds
     scale: np.ndarray  # |right side| (1 where it is 0): violations relative to it
     valid: np.ndarray  # the model is defined there
+
+    @classmethod
+    def of(cls, points: np.ndarray, goal: np.ndarray, lefts: np.ndarray, rights: np.ndarray,
+           valid: np.ndarray, signs: np.ndarray) -> Evaluation:
+        """The evaluation with its violations (``signs``: 1 for <=, -1 for >=) and scales;
+        a configuration whose constraints do not evaluate is not valid."""
+        violations = np.maximum((lefts - rights) * signs, 0.0)  # no tolerance: the optimum
+        valid = valid & np.all(np.isfinite(violations), axis=1)  # holds exactly
+        scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
+        return cls(points, goal, lefts, rights, violations, scale, valid)
 
     def penalty(self) -> np.ndarray:
         """Sum of squared relative violations (ISRES's ranking); infinite where invalid."""
@@ -352,11 +359,8 @@ class _Memo:
             self.rows.update(zip(fresh, packed, strict=True))
         packed = np.array([self.rows[key] for key in keys])
         m = self.evaluate.constraints
-        lefts, rights = packed[:, 2:2 + m], packed[:, 2 + m:]
-        violations = np.maximum((lefts - rights) * self.evaluate.signs, 0.0)
-        scale = np.where(np.abs(rights) > 0, np.abs(rights), 1.0)
-        return Evaluation(points, packed[:, 0], lefts, rights, violations, scale,
-                          packed[:, 1].astype(bool))
+        return Evaluation.of(points, packed[:, 0], packed[:, 2:2 + m], packed[:, 2 + m:],
+                             packed[:, 1].astype(bool), self.evaluate.signs)
 
 
 def feasible(e: Evaluation) -> np.ndarray:

@@ -51,8 +51,6 @@ from sat.model.nests import (
     setup_reason,
 )
 from sat.model.occupancy import data_bytes, footprint, occupancy_table
-from sat.model.offload import NOTE as OFFLOAD_NOTE
-from sat.model.offload import nest_offload, offload_table
 from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
@@ -400,6 +398,9 @@ def build_model(program: Program, params: ParameterSet,
         loop_rows.append(row)
         nests.append(work)
         if params.accelerator:
+            # the offload model is read only for runs with an accelerator (start-up)
+            from sat.model.offload import nest_offload
+
             q = memory.q
             offload_rows.append(nest_offload(
                 shape.procedure, shape.loop,
@@ -486,6 +487,9 @@ def build_model(program: Program, params: ParameterSet,
     for warning in idiom_warnings:
         ctx.note(warning.message, "warning", warning.file, warning.line)
     if offload_rows:
+        from sat.model.offload import NOTE as OFFLOAD_NOTE
+        from sat.model.offload import offload_table
+
         ctx.note(OFFLOAD_NOTE)
         tables["Offload"] = offload_table(offload_rows, result_totals["Total_Time_s"],
                                           params.accelerator)
