@@ -24,18 +24,24 @@ SETS = ["n=1000000", "nnz=10000000", "nbins=1000000", "rowptr_i=1", "rowptr_i_1=
 SPMV_RANGE, HIST_RANGE = "RangeKB_spmv_23_x", "RangeKB_histogram_16_h"
 
 
-def model(accelerator: str | None = "h100-pcie", *sets: str):
+def model(accelerator: str | None = "h100-pcie", *sets: str, table: str = "Offload"):
+    """The model, its values and the rows of ``table`` (Offload or Offload idioms) by
+    procedure, evaluated."""
     acc = load_accelerator(accelerator) if accelerator else None
     result = build_model(read_sources(SOURCES),
                          build_parameters(load_machine(str(HOST)), sets=[*SETS, *sets],
                                           accelerator=acc))
     env = result.env()
     rows = {}
-    if "Offload" in result.tables:
-        for row in result.tables["Offload"].rows:
+    if table in result.tables:
+        for row in result.tables[table].rows:
             rows[row["procedure"]] = {k: (v.value(env) if hasattr(v, "expr") else v)
                                       for k, v in row.items()}
     return result, env, rows
+
+
+def idioms(accelerator: str = "h100-pcie", *sets: str):
+    return model(accelerator, *sets, table="Offload idioms")
 
 
 def test_builtins():
@@ -87,6 +93,55 @@ def test_h100_by_hand():
     assert result.totals["Offload_Speedup"].value(env) == pytest.approx(total / (total - gains))
 
 
+def test_idioms_h100_by_hand():
+    """Each gather or scatter alone on the H100, its nest on the host (PIR's simulator)."""
+    result, env, rows = idioms()
+    x, h = rows["spmv"], rows["histogram"]
+    assert (x["array"], x["index"], x["idiom"]) == ("x", "col", "gather")
+    assert (h["array"], h["index"], h["idiom"]) == ("h", "idx", "gather, scatter")
+    gathers = {g["array"]: g["time_s"].value(env) for g in result.tables["Gathers"].rows}
+    # host: the gather's time (Gathers sheet) + its index stream, 1e7 x 8 B = 0.08 GB at
+    # GBsPerCore x Cores = 6.4 x 8 = 51.2 GB/s (the E5-2680)
+    assert x["host_s"] == pytest.approx(gathers["x"] + 0.08 / 51.2)
+    # device: 0.08 GB of indices at 2000 GB/s + 0.08 GB gathered at 500 GB/s = 2e-4 s; the
+    # link: x's range 0.008 GB + indices 0.08 + gathered values 0.08 = 0.168 GB at 64 GB/s
+    # + 2 x 10 us = 2.645e-3 s; + 5 us launch = 2.85e-3 s
+    assert x["memory_s"] == pytest.approx(0.08 / 2000 + 0.08 / 500)
+    assert x["link_gb"] == pytest.approx(0.168)
+    assert x["link_s"] == pytest.approx(0.168 / 64 + 20e-6)
+    assert x["device_s"] == pytest.approx(2.85e-3)
+    assert x["offload"] == 1 and x["gain_s"] == pytest.approx(x["host_s"] - 2.85e-3)
+    # histogram: 1e6 references: 0.008 GB of indices and 0.008 gathered; its range (7812.5
+    # KiB, 0.008 GB) there and back: 0.016 GB; link 0.032 GB: 5.2e-4 s; memory 4e-6 + 1.6e-5
+    assert h["range_gb"] == pytest.approx(0.016)
+    assert h["device_s"] == pytest.approx(5e-6 + 2e-5 + 0.032 / 64 + 20e-6)
+    assert h["offload"] == 1
+    total = result.totals["Total_Time_s"].value(env)
+    gains = x["gain_s"] + h["gain_s"]
+    assert result.totals["Offload_Idioms_Speedup"].value(env) == pytest.approx(
+        total / (total - gains))
+    # a nest's row sums its idioms' gathered bytes, gather time and range
+    _, _, nests = model()
+    assert nests["spmv"]["gather_s"] == pytest.approx(x["gather_s"])
+    assert nests["histogram"]["link_gb"] == pytest.approx(nests["histogram"]["regular_gb"]
+                                                          + h["range_gb"])
+
+
+def test_idioms_link_bandwidth_and_range_change_the_decision():
+    _, _, slow = idioms("h100-pcie", "LinkGBs=4")
+    # 0.168 GB / 4 GB/s = 0.042 s > 0.010 s on the host; 0.032 / 4 = 0.008 s > 0.0019 s
+    assert slow["spmv"]["link_s"] == pytest.approx(0.168 / 4 + 20e-6)
+    assert slow["spmv"]["offload"] == 0 and slow["histogram"]["offload"] == 0
+    # the HC-1 shares memory (no link) and gathers at 48 GB/s beyond 3 MB: offloaded; at a
+    # range of 100 KiB x stays in the host's cache and its 14.6 GB/s lose
+    _, _, large = idioms("hc1")
+    _, _, small = idioms("hc1", f"{SPMV_RANGE}=100")
+    assert large["spmv"]["link_s"] == 0
+    assert large["spmv"]["gather_s"] == pytest.approx(0.08 / 48)
+    assert large["spmv"]["offload"] == 1 and small["spmv"]["offload"] == 0
+    assert small["spmv"]["bw_gs_gbs"] == pytest.approx(1e-5 * 192 * 1024 + 12.6)
+
+
 def test_link_bandwidth_changes_the_decision():
     _, _, fast = model()
     _, _, slow = model("h100-pcie", "LinkGBs=4")
@@ -135,6 +190,11 @@ def test_cli_json(tmp_path, capsys):
     _, env, rows = model()
     assert data["nests"][0]["device_s"] == pytest.approx(rows["spmv"]["device_s"])
     assert data["speedup"] > 1
+    assert [(n["procedure"], n["array"], n["offload"]) for n in data["idioms"]] == [
+        ("spmv", "x", True), ("histogram", "h", True)]
+    result, env, _ = idioms()
+    assert data["idioms_speedup"] == pytest.approx(
+        result.totals["Offload_Idioms_Speedup"].value(env))
     assert main([*SOURCES, "--accelerator", "nope"]) != 0
 
 
@@ -190,6 +250,16 @@ def test_libreoffice_edit_of_the_link_equals_set(tmp_path):
     s, r, c = cells.home(result.tables["Offload"].totals["speedup"])
     assert values[s].cell(r + 1, c + 1).value == pytest.approx(
         expected.totals["Offload_Speedup"].value(env), rel=1e-9)
+    _, _, idiom_rows = idioms("h100-pcie", "LinkGBs=4")
+    for row in result.tables["Offload idioms"].rows:
+        want = idiom_rows[row["procedure"]]
+        assert want["offload"] == 0  # was 1 before the edit
+        for key in ("link_s", "device_s", "offload", "gain_s"):
+            s, r, c = cells.home(row[key])
+            assert values[s].cell(r + 1, c + 1).value == pytest.approx(want[key], rel=1e-9), \
+                key
+    s, r, c = cells.home(result.tables["Offload idioms"].totals["speedup"])
+    assert values[s].cell(r + 1, c + 1).value == pytest.approx(1, rel=1e-9)
 
 
 @pytest.mark.libreoffice
@@ -222,3 +292,28 @@ def test_libreoffice_edit_of_a_range_equals_set(tmp_path):
     s, r, c = cells.home(result.tables["Offload"].totals["speedup"])
     assert values[s].cell(r + 1, c + 1).value == pytest.approx(
         expected.totals["Offload_Speedup"].value(env), rel=1e-9)
+
+
+def test_html_section():
+    """The HTML's Offload section shows the model's decisions and speedups."""
+    import re
+
+    from sat.report.html import render_html
+
+    result, env, nests = model()
+    _, _, alone = idioms()
+    page = render_html(read_sources(SOURCES), result, env, {}, use_dot=False)
+    section = page[page.index('<section id="offload">'):]
+    section = section[:section.index("</section>")]
+    assert "Offload to NVIDIA H100 PCIe" in section
+    speedup = re.search(r'data-key="nest_speedup" data-v="([^"]+)"', section).group(1)
+    assert float(speedup) == pytest.approx(result.totals["Offload_Speedup"].value(env))
+    speedup = re.search(r'data-key="idiom_speedup" data-v="([^"]+)"', section).group(1)
+    assert float(speedup) == pytest.approx(result.totals["Offload_Idioms_Speedup"].value(env))
+    devices = [float(v) for v in re.findall(r'data-key="device_s" data-v="([^"]+)"', section)]
+    assert devices == pytest.approx([nests["spmv"]["device_s"], nests["histogram"]["device_s"],
+                                     alone["spmv"]["device_s"], alone["histogram"]["device_s"]])
+    assert section.count(">yes</td>") == 4
+    slow_result, env, _ = model("h100-pcie", "LinkGBs=4")
+    slow = render_html(read_sources(SOURCES), slow_result, env, {}, use_dot=False)
+    assert '<section id="offload">' in slow and ">yes</td>" not in slow

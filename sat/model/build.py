@@ -392,6 +392,7 @@ def build_model(program: Program, params: ParameterSet,
     nests: list[NestWork] = []
     gather_rows: list[dict[str, CellValue]] = []
     offload_rows: list[dict[str, CellValue]] = []
+    idiom_offload_rows: list[dict[str, CellValue]] = []
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
                                                       call_rows, idiom_table.rows,
                                                       gather_rows):
@@ -399,15 +400,16 @@ def build_model(program: Program, params: ParameterSet,
         nests.append(work)
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
-            from sat.model.offload import nest_offload
+            from sat.model.offload import idiom_offload, nest_offload
 
             q = memory.q
+            own = [g for g in gather_rows if g["procedure"] == row["procedure"]
+                   and g["line"] == row["line"]]
+            idioms = [idiom_offload(shape.loop, g, ctx) for g in own]
+            idiom_offload_rows.extend(idioms)
             offload_rows.append(nest_offload(
-                shape.procedure, shape.loop,
                 {**row, "time_s": q["time_s"], "gflops": q["gflops"],
-                 "traffic_gb": q["traffic_gb"]},
-                [g for g in gather_rows if g["procedure"] == row["procedure"]
-                 and g["line"] == row["line"]], ctx))
+                 "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
         per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
         level_rows.extend(per_level.rows)
@@ -488,12 +490,17 @@ def build_model(program: Program, params: ParameterSet,
         ctx.note(warning.message, "warning", warning.file, warning.line)
     if offload_rows:
         from sat.model.offload import NOTE as OFFLOAD_NOTE
-        from sat.model.offload import offload_table
+        from sat.model.offload import idiom_offload_table, offload_table
 
         ctx.note(OFFLOAD_NOTE)
-        tables["Offload"] = offload_table(offload_rows, result_totals["Total_Time_s"],
-                                          params.accelerator)
+        total_time = result_totals["Total_Time_s"]
+        tables["Offload"] = offload_table(offload_rows, total_time, params.accelerator)
         result_totals["Offload_Speedup"] = tables["Offload"].totals["speedup"]  # type: ignore
+        if idiom_offload_rows:
+            tables["Offload idioms"] = idiom_offload_table(idiom_offload_rows, total_time,
+                                                           params.accelerator)
+            result_totals["Offload_Idioms_Speedup"] = \
+                tables["Offload idioms"].totals["speedup"]  # type: ignore[index]
     if costs:
         ctx.note(ENERGY_NOTE)
         tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)

@@ -17,6 +17,7 @@ X is the unit-stride axis: its block extent is rounded up to whole cache lines.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -136,6 +137,31 @@ def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major:
     return found
 
 
+def _moving_ranges(axis_loops: list[list[Loop]]) -> list[str]:
+    """Notes on loops whose range moves with an enclosing loop of the same axis.
+
+    ``do k = rowptr(i), rowptr(i+1) - 1`` inside ``do i`` (a CSR row): both loops step
+    along X, whose extent is the larger of their trip counts, so an array swept by ``k`` alone
+    counts that many elements per sweep, not one per iteration of the nest.
+    """
+    notes = []
+    for axis, on_axis in enumerate(axis_loops):
+        for outer in on_axis:
+            var = outer.loopvar.lower()
+            pattern = re.compile(rf"\b{re.escape(var)}\b", re.I)
+            for inner in outer.all_loops():
+                if inner in on_axis and inner is not outer and \
+                        pattern.search(f"{inner.lower} {inner.upper}"):
+                    notes.append(
+                        f"the range of loop {inner.loopvar} (line {inner.line}) moves with "
+                        f"{outer.loopvar} and both step along axis {AXES[axis].upper()}, whose "
+                        "extent is the larger of their trip counts: arrays swept by "
+                        f"{inner.loopvar} alone count that many elements per sweep, not one "
+                        "per iteration (ExaSAT's grid); the flops, and the gathers and "
+                        "scatters of the Gathers sheet, count every iteration")
+    return notes
+
+
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
     loops = [loop, *loop.all_loops()]
@@ -170,6 +196,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     for lp in loops:
         axis = axis_of.get(lp.loopvar.lower(), 3)
         (axis_loops[axis] if axis < 3 else others).append(lp)
+    notes.extend(_moving_ranges(axis_loops))
     grid_loops = {id(lp) for a in axis_loops for lp in a}
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
     sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]

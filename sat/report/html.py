@@ -568,6 +568,51 @@ def _idioms(result: ModelResult) -> dict[str, Any] | None:
     return {"rows": rows, "counts": found}
 
 
+def _offload_cell(key: str, value: CellValue, env: Env) -> Cell:
+    """One cell of the Offload section's tables."""
+    if key in ("procedure", "idiom", "array", "index"):
+        return Cell(str(value), str(value), "text name", key=key)
+    if key in ("line", "loop_line"):
+        return Cell(str(value), str(value), key=key)
+    number_value = _value(value, env)
+    if key == "offload":
+        text = "yes" if number_value else "no"
+        return Cell(text, _plain(number_value), f"text offload-{text}", key=key)
+    if not _finite(number_value):
+        return Cell("n/a", "", key=key)
+    text = f"{number_value:.3g}×" if key == "speedup" else \
+        _seconds(number_value) if key.endswith("_s") else number(number_value)
+    return Cell(text, _plain(number_value), key=key)
+
+
+def _offload(result: ModelResult, env: Env) -> dict[str, Any] | None:
+    """The Offload section (``--accelerator``): per nest and per gather or scatter, the host
+    and device times and the decision, and the program's speedups, from the Offload and
+    Offload idioms tables (None without an accelerator)."""
+    nests = result.tables.get("Offload")
+    if nests is None:
+        return None
+    idioms = result.tables.get("Offload idioms")
+
+    def rows(table: Table | None, keys: tuple[str, ...]) -> list[list[Cell]]:
+        return [[_offload_cell(key, row[key], env) for key in keys]
+                for row in (table.rows if table is not None else [])]
+
+    def speedup(table: Table) -> dict[str, float]:
+        totals = table.totals or {}
+        return {"value": _value(totals["speedup"], env),
+                "offloaded": int(_value(totals["offload"], env))}
+
+    return {"device": nests.title.split(": ", 1)[-1],
+            "nests": rows(nests, ("procedure", "line", "host_s", "compute_s", "memory_s",
+                                  "link_s", "device_s", "offload", "speedup")),
+            "idioms": rows(idioms, ("procedure", "loop_line", "idiom", "array", "index",
+                                    "bw_gs_gbs", "host_s", "memory_s", "link_s", "device_s",
+                                    "offload", "speedup")),
+            "nest_speedup": speedup(nests),
+            "idiom_speedup": speedup(idioms) if idioms is not None else None}
+
+
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
     groups = {"warning": [], "default": [], "assumption": []}
     for n in result.notes:
@@ -681,6 +726,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "sweep": _sweep(result),
         "scenario": _scenario(result),
         "idioms": _idioms(result),
+        "offload": _offload(result, env),
         "notes": _notes(result),
     }
     # Last, so that graphviz had all the rest of the page's time to lay them out.

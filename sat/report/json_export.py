@@ -17,7 +17,7 @@ from sat.ir import Program
 from sat.model.ecm import bound_names, roofline_names
 from sat.model.expr import Env, Quantity
 from sat.model.levels import CONDITIONS
-from sat.model.tables import CellValue, ModelResult
+from sat.model.tables import CellValue, ModelResult, Table
 
 CellOf = Callable[[Quantity], "str | None"]
 
@@ -156,17 +156,29 @@ def to_json_data(
 
 def _offload(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
     """``offload`` (DESIGN §3.2): the accelerator, per nest its host and device times and the
-    decision, and the program's speedup (Amdahl's law over the offloaded nests)."""
+    decision, and the program's speedup (Amdahl's law over the offloaded nests); the same per
+    gather or scatter (``idioms``, ``idioms_speedup``: the idioms alone offloaded)."""
     table = result.tables["Offload"]
-    nests = []
-    for row in table.rows:
-        out = _row(row, env, cell_of)
-        out["offload"] = bool(out["offload"])
-        nests.append(out)
+
+    def rows(of: Table) -> list[dict[str, Any]]:
+        found = []
+        for row in of.rows:
+            out = _row(row, env, cell_of)
+            out["offload"] = bool(out["offload"])
+            found.append(out)
+        return found
+
     speedup = table.totals["speedup"]  # type: ignore[index]
-    return {"device": table.title.split(": ", 1)[-1], "nests": nests,
-            "speedup": _number(speedup.value(env)),  # type: ignore[union-attr]
-            "cells": {"speedup": cell_of(speedup)}}  # type: ignore[arg-type]
+    out: dict[str, Any] = {"device": table.title.split(": ", 1)[-1], "nests": rows(table),
+                           "speedup": _number(speedup.value(env)),  # type: ignore[union-attr]
+                           "cells": {"speedup": cell_of(speedup)}}  # type: ignore[arg-type]
+    idioms = result.tables.get("Offload idioms")
+    if idioms is not None:
+        speedup = idioms.totals["speedup"]  # type: ignore[index]
+        out["idioms"] = rows(idioms)
+        out["idioms_speedup"] = _number(speedup.value(env))  # type: ignore[union-attr]
+        out["cells"]["idioms_speedup"] = cell_of(speedup)  # type: ignore[arg-type]
+    return out
 
 
 def _idioms(result: ModelResult) -> dict[str, Any]:
