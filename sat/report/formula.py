@@ -177,6 +177,9 @@ class ExcelPrinter:
         and its 255 arguments per function.  Terms that are not cells print as sum terms,
         or as numbers when ``numeric``.
         """
+        if len(terms) < _MIN_RANGE:  # too few for a range: the common a+b of a formula
+            return [(self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False)
+                    for term in terms]
         parts: list[tuple[str, bool]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
         cells: list[str] = []  # the run's cells as printed

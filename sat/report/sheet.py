@@ -9,6 +9,11 @@ the same bytes (``tests/test_sheet.py`` compares its files with plain xlsxwriter
 
 from __future__ import annotations
 
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import xlsxwriter.workbook
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format
 from xlsxwriter.worksheet import CellFormulaTuple, CellNumberTuple, CellStringTuple, Worksheet
@@ -148,8 +153,11 @@ class ModelSheet(Worksheet):
                     style = ""
                 name = names.get(col) or column_name(col)
                 if kind is CellFormulaTuple and cell.value.__class__ in _PLAIN_NUMBERS:
+                    text = cell.formula
+                    if "<" in text or ">" in text or "&" in text:  # most formulas have none
+                        text = escape(text)
                     write(f'<c r="{name}{number}"{style}>'
-                          f"<f>{escape(cell.formula)}</f><v>{cell.value}</v></c>")
+                          f"<f>{text}</f><v>{cell.value}</v></c>")
                 elif kind is CellNumberTuple:
                     write(f'<c r="{name}{number}"{style}><v>{cell.number:.16G}</v></c>')
                 elif kind is CellStringTuple:
@@ -172,3 +180,34 @@ def column_name(col: int) -> str:
     if name is None:
         name = _COLUMNS[col] = xl_col_to_name(col)
     return name
+
+
+# zlib's level for the parts of the file: level 1 deflates a big workbook's 12 MB of XML in a
+# quarter of the time of the default level 6 (0.05 s instead of 0.2 s) into a third more
+# bytes (1.6 MB instead of 1.2 MB).
+DEFLATE_LEVEL = 1
+
+
+class _QuickZipInfo(zipfile.ZipInfo):
+    """A member of the file, deflated at :data:`DEFLATE_LEVEL`."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._compresslevel = DEFLATE_LEVEL  # read by ZipFile.writestr (3.13: an alias)
+
+
+@contextmanager
+def quick_deflate() -> Iterator[None]:
+    """While the workbook is closed, its parts are deflated at :data:`DEFLATE_LEVEL`.
+
+    xlsxwriter makes one ``ZipInfo`` per part (and so the zlib level, which ``ZipFile``'s own
+    ``compresslevel`` does not reach), by the name its module imported.
+    """
+    saved = xlsxwriter.workbook.ZipInfo
+    xlsxwriter.workbook.ZipInfo = _QuickZipInfo
+    try:
+        yield
+    finally:
+        xlsxwriter.workbook.ZipInfo = saved

@@ -31,7 +31,7 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
-from sat.report.sheet import ModelSheet, column_name
+from sat.report.sheet import ModelSheet, column_name, quick_deflate
 
 
 class WorkbookError(OutputError):
@@ -480,7 +480,8 @@ class _Writer:
             if location is not None:  # always: unplaced totals live on the Summary
                 self.book.define_name(self.names.name(name), "=" + _address(location))
         summary.activate()
-        self.book.close()
+        with quick_deflate():
+            self.book.close()
         for ws in self.book.worksheets():
             ws.release()
 
