@@ -6,10 +6,14 @@ types (mappings, sequences, strings, numbers, booleans, null) and ``!!omap`` lis
 tag (``!!python/object…``) is refused, as is a file over 1 MiB, nesting deeper than 100, a
 recursive alias, or aliases that expand to more than 100 000 values (an "aliases bomb").
 Mappings and sequences remember the line of each key and item.
+
+:func:`read_plain_yaml` reads the plain subset of YAML the built-in data files are written in
+without PyYAML (start-up time: importing PyYAML costs more than a small run's model).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +181,162 @@ class _Builder:
             result[key] = value
             result.lines[key] = line
         return result
+
+
+# ------------------------------------------------------------ the plain subset, without PyYAML
+
+# "key:" or "key: value" (the value's text, its comments and continuation lines read apart)
+_PLAIN_ENTRY = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_]*):(?: +(.*))?")
+# plain scalars that YAML reads as booleans or null (in any of their spellings) or that start
+# with an indicator: never taken for text here
+_NOT_TEXT = frozenset(("yes", "no", "on", "off", "true", "false", "null"))
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+
+
+class _NotPlain(Exception):
+    """The text uses more of YAML than :func:`read_plain_yaml` reads."""
+
+
+def read_plain_yaml(path: Path) -> Located | None:
+    """The document of a YAML file written in a plain subset of YAML, as :func:`read_yaml`
+    gives it (lines included), read without PyYAML; None for any other file, which is then
+    read with :func:`read_yaml` (that one reports what is wrong with it).
+
+    The subset: a block mapping of ``key: value`` entries and nested block mappings (keys are
+    names), comment lines, values that are plain text (continued on more indented lines),
+    whole numbers, ``true``, ``false``, and one-line flow sequences and mappings of those
+    (``[a, b]``, ``{some: loop, none: [a, b]}``).  Anything that might read otherwise in YAML
+    (quotes, block sequences, trailing comments, other scalars, tabs, ...) is not in it.
+    """
+    try:
+        data = path.read_bytes()
+        # the text as read_yaml sees it: line breaks and a byte order mark included
+        text = data.decode("utf-8") if len(data) <= MAX_FILE_BYTES else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        return _plain_document(text)
+    except _NotPlain:
+        return None
+
+
+def _plain_document(text: str) -> Located:
+    # entries: [line, indentation, key, value text or None (a nested mapping follows)]
+    entries: list[list[Any]] = []
+    continued = False  # whether the last entry's value may go on over the next line
+    for number, raw in enumerate(text.split("\n"), 1):
+        if not raw.isprintable():
+            raise _NotPlain  # also other line breaks, tabs, a byte order mark
+        stripped = raw.strip(" ")
+        if not stripped or stripped.startswith("#"):
+            continued = False  # a blank line would be a line break of the text
+            continue
+        entry = _PLAIN_ENTRY.fullmatch(raw.rstrip(" "))
+        if entry is not None:
+            value = entry.group(3)
+            entries.append([number, len(entry.group(1)), entry.group(2), value])
+            continued = value is not None and value[0] not in "[{"
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        if not continued or indent <= entries[-1][1] or stripped[0] in _INDICATORS:
+            raise _NotPlain
+        entries[-1][3] += " " + stripped
+    if not entries or entries[0][1] != 0:
+        raise _NotPlain
+    document, end = _plain_mapping(entries, 0)
+    if end != len(entries):
+        raise _NotPlain
+    return document
+
+
+def _plain_mapping(entries: list[list[Any]], start: int) -> tuple[Located, int]:
+    """The block mapping whose first entry is ``entries[start]``, and the entry after it."""
+    result = Located()
+    result.line = entries[start][0]
+    result.lines = {}
+    indent = entries[start][1]
+    at = start
+    while at < len(entries) and entries[at][1] == indent:
+        line, _, key, text = entries[at]
+        if _plain_scalar(key) != key or key in result:
+            raise _NotPlain
+        at += 1
+        if text is None:  # a nested mapping (an empty value would be null)
+            if at == len(entries) or entries[at][1] <= indent:
+                raise _NotPlain
+            value, at = _plain_mapping(entries, at)
+        else:
+            value, end = _plain_value(text, 0, line, flow=False)
+            if end != len(text):
+                raise _NotPlain
+        if isinstance(value, (Located, LocatedList)):
+            value.line = line
+        result[key] = value
+        result.lines[key] = line
+    if at < len(entries) and entries[at][1] > indent:
+        raise _NotPlain
+    return result, at
+
+
+def _plain_value(text: str, at: int, line: int, flow: bool) -> tuple[Any, int]:
+    """The value that starts at ``text[at]`` (after spaces) and where it ends; ``flow``:
+    inside a flow sequence or mapping, where a comma or a bracket ends a scalar."""
+    while at < len(text) and text[at] == " ":
+        at += 1
+    if at == len(text):
+        raise _NotPlain
+    if text[at] not in "[{":
+        end = at
+        while end < len(text) and not (flow and text[end] in ",]}"):
+            end += 1
+        return _plain_scalar(text[at:end], flow), end
+    closing = "]" if text[at] == "[" else "}"
+    items: list[Any] = []
+    keys: list[Any] = []
+    at += 1
+    while True:
+        if closing == "}":
+            end = text.find(":", at)
+            if end < 0 or text[end + 1:end + 2] != " ":
+                raise _NotPlain
+            keys.append(_plain_scalar(text[at:end], flow=True))
+            at = end + 1
+        item, at = _plain_value(text, at, line, flow=True)
+        items.append(item)
+        while at < len(text) and text[at] == " ":
+            at += 1
+        if text[at:at + 1] == closing:
+            break
+        if text[at:at + 1] != ",":
+            raise _NotPlain
+        at += 1
+    at += 1
+    for item in items:
+        if isinstance(item, (Located, LocatedList)):
+            item.line = line
+    if closing == "]":
+        sequence = LocatedList(items)
+        sequence.line = line
+        sequence.lines = [line] * len(items)
+        return sequence, at
+    if len(set(keys)) != len(keys) or not all(isinstance(key, str) for key in keys):
+        raise _NotPlain
+    mapping = Located(zip(keys, items, strict=True))
+    mapping.line = line
+    mapping.lines = dict.fromkeys(keys, line)
+    return mapping, at
+
+
+def _plain_scalar(text: str, flow: bool = False) -> str | int | bool:
+    """A plain scalar that YAML reads as text, a whole number, true or false."""
+    text = text.strip(" ")
+    if not text or "#" in text or ":" in text or text[0] in _INDICATORS \
+            or (flow and any(c in text for c in ",[]{}")):
+        raise _NotPlain
+    if text.isascii() and text.isdigit() and (text == "0" or text[0] != "0"):
+        return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    if not (text[0].isascii() and text[0].isalpha()) or text.lower() in _NOT_TEXT:
+        raise _NotPlain  # numbers of other forms, dates, .inf, ~, yes, No, ...
+    return text

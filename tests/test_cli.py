@@ -152,6 +152,20 @@ def test_console_script_runs_without_traceback(tmp_path):
     assert result.stderr.strip() == f"satreport: error: {tmp_path / 'nothing.f90'}: no such file"
 
 
+def test_a_small_c_run_imports_only_what_it_needs():
+    """Start-up time (bench/bench_end_to_end.py): a C kernel without gathers on the default
+    machine (no memory levels) reads neither PyYAML nor the gather and ECM models."""
+    lazy = ("yaml", "sat.model.irregular", "sat.model.ecm")
+    code = ("import sys; from sat.cli import main; main([{}, '-q', '--json', '/dev/null'{}]); "
+            f"print(sorted(m for m in {lazy!r} if m in sys.modules))")
+    for source, machine, imported in (("stencil7.c", "", []),
+                                      ("spmv.c", ", '-m', 'xeon-e5-2680'", sorted(lazy[1:]))):
+        done = subprocess.run(
+            [sys.executable, "-c", code.format(repr(f"examples/c/{source}"), machine)],
+            cwd=ROOT, capture_output=True, text=True, check=True)
+        assert done.stdout.strip().splitlines()[-1] == str(imported), source
+
+
 def test_unknown_option_is_one_line(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--no-such-option", str(LAP)])

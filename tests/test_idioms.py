@@ -23,12 +23,14 @@ from sat.model.build import build_model
 from sat.model.idioms import (
     BUILTIN_FILE,
     IdiomFileError,
+    _read,
     builtin_idioms,
     idiom_tables,
     read_idioms,
     recognise,
 )
 from sat.params import build_parameters
+from sat.safeyaml import read_plain_yaml
 from sat.xmlio import XMLFormatError, program_to_xml, read_program, read_program_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,6 +277,13 @@ def test_builtin_patterns():
                                              "reduction", "stencil", "irregular"]
     assert BUILTIN_FILE.parent.name == "data" and BUILTIN_FILE.parent.parent.name == "sat"
     assert all(i.description and i.source == "built-in" for i in builtin_idioms().idioms.values())
+
+
+def test_builtin_patterns_read_without_pyyaml_are_those_pyyaml_reads():
+    """A run reads the built-in file without PyYAML (start-up time); read as a user's file is,
+    it gives the same idioms, through the same checks."""
+    assert read_plain_yaml(BUILTIN_FILE) is not None, "no longer in the plain subset of YAML"
+    assert _read(BUILTIN_FILE, "built-in") == builtin_idioms().idioms
 
 
 def test_user_defines_histogram_and_csr_row_product(capsys):

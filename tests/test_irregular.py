@@ -38,6 +38,13 @@ def model(*sets: str):
     return result, env, row, values
 
 
+def test_the_model_is_read_for_its_own_idioms():
+    from sat.model.build import _GATHER_IDIOMS
+    from sat.model.irregular import IDIOMS
+
+    assert _GATHER_IDIOMS == IDIOMS
+
+
 def test_default_range_is_the_declared_size_and_fits():
     result, env, _, g = model()
     params = {p.name: p for p in result.parameters}

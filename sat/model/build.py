@@ -26,7 +26,6 @@ from sat.model.comm import comm_table
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
 from sat.model.dependences import dependences_table
-from sat.model.ecm import SCALING_COLUMNS, Core, ecm_columns, nest_ecm, scaling_rows
 from sat.model.flops import (
     KINDS,
     FlopCounter,
@@ -36,8 +35,6 @@ from sat.model.flops import (
     long_sum,
 )
 from sat.model.idioms import IdiomSet, idiom_tables
-from sat.model.irregular import NOTE as GATHER_NOTE
-from sat.model.irregular import gathers_table, nest_gathers, with_gathers
 from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
@@ -215,8 +212,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                 probability)
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
-            gathers, delta = nest_gathers(procedure, loop, shape, space, memory, ctx,
-                                          list(idiom_rows), where)
+            gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,
+                                           idiom_rows, where)
         except ExpressionError as error:
             ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
                      f"{error}", "warning", file, loop.line)
@@ -317,8 +314,33 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                         {k: E.Quantity(("nest", ident, f"{k}_flops"), expr, "flops",
                                        f"{k} per run")
                          for k, expr in per_kind.items()},
-                        with_gathers(memory.array_traffic(ident, ctx, write_cost), gathers))
+                        _with_gathers(memory.array_traffic(ident, ctx, write_cost), gathers))
         yield shape, space, row, memory, work
+
+
+# The idioms the irregular-access model takes up (sat.model.irregular.IDIOMS): that module is
+# imported only for a program that has one (start-up time of the others).
+_GATHER_IDIOMS = ("gather", "scatter")
+
+
+def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
+                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue]
+                  ) -> tuple[list[dict[str, CellValue]], E.Expr]:
+    """The Gathers rows of one nest and the change of its traffic (``nest_gathers``)."""
+    if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
+        return [], E.Num(0)
+    from sat.model.irregular import nest_gathers
+
+    return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where)
+
+
+def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
+    """A nest's traffic per array with its gathers' own model (``with_gathers``)."""
+    if not gathers:
+        return list(traffic)
+    from sat.model.irregular import with_gathers
+
+    return with_gathers(traffic, gathers)
 
 
 def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue]:
@@ -385,7 +407,13 @@ def build_model(program: Program, params: ParameterSet,
     costs = has_cost_parameters(params)  # not in a parameter set made by hand without them
     specs = params.levels
     hierarchy = Hierarchy(specs, ctx)
-    core = Core.of(specs, ctx) if specs else None
+    core = None
+    if specs:
+        # the ECM model needs the machine's memory levels: imported only for such a machine
+        # (start-up time of the others)
+        from sat.model import ecm
+
+        core = ecm.Core.of(specs, ctx)
     geometries = [(spec.name, *known) for spec in specs
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
@@ -418,8 +446,8 @@ def build_model(program: Program, params: ParameterSet,
         alias_checks.extend(nest_checks(shape, E.Ref(space.x_lines), ctx, geometries,
                                         per_level.condition))
         if core is not None:
-            ecm_nests.append(nest_ecm(shape.ident, space, memory, per_level, memory.q, specs, core,
-                                      ctx, specs[-1].link_shared_by, where))
+            ecm_nests.append(ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs,
+                                          core, ctx, specs[-1].link_shared_by, where))
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -459,7 +487,7 @@ def build_model(program: Program, params: ParameterSet,
                                  level_rows, None, "Per nest and cache level, innermost first: "
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
-        tables["ECM"] = Table("ECM", "Execution-Cache-Memory model", ecm_columns(specs),
+        tables["ECM"] = Table("ECM", "Execution-Cache-Memory model", ecm.ecm_columns(specs),
                               [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "
@@ -484,6 +512,9 @@ def build_model(program: Program, params: ParameterSet,
     tables["Dependences"] = dependences_table(program, ctx)
     tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
     if gather_rows:
+        from sat.model.irregular import NOTE as GATHER_NOTE
+        from sat.model.irregular import gathers_table
+
         ctx.note(GATHER_NOTE)
         tables["Gathers"] = gathers_table(gather_rows)
     for warning in idiom_warnings:
@@ -507,8 +538,8 @@ def build_model(program: Program, params: ParameterSet,
         result_totals.update(cost_totals(tables["Costs"], specs, ctx))
     if ecm_nests:
         tables["ECM scaling"] = Table(
-            "ECM scaling", "Program performance against cores (ECM)", SCALING_COLUMNS,
-            scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by),
+            "ECM scaling", "Program performance against cores (ECM)", ecm.SCALING_COLUMNS,
+            ecm.scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by),
             None, "Each nest scales with the cores until the memory interface saturates.")
         # beside the ECM sheet
         names = list(tables)

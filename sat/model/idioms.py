@@ -27,7 +27,6 @@ not one).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -109,7 +108,10 @@ def builtin_idioms() -> IdiomSet:
 
 @cache
 def _builtin() -> tuple[tuple[str, Idiom], ...]:
-    return tuple(_read(BUILTIN_FILE, "built-in").items())
+    from sat.safeyaml import read_plain_yaml
+
+    # read without PyYAML (start-up time of every run), checked as a user's file is
+    return tuple(_read(BUILTIN_FILE, "built-in", data=read_plain_yaml(BUILTIN_FILE)).items())
 
 
 def read_idioms(path: str | Path, base: IdiomSet | None = None) -> IdiomSet:
@@ -125,12 +127,15 @@ def read_idioms(path: str | Path, base: IdiomSet | None = None) -> IdiomSet:
     return IdiomSet(idioms, [*base.files, str(path)])
 
 
-def _read(path: Path, source: str, known: set[str] | None = None) -> dict[str, Idiom]:
+def _read(path: Path, source: str, known: set[str] | None = None,
+          data: Any = None) -> dict[str, Idiom]:
+    """The idioms of the pattern file ``path``; ``data``: its document if already read."""
     from sat.safeyaml import Located, read_yaml
 
     display = str(path)
-    data = read_yaml(path, display, IdiomFileError,
-                     "an idiom pattern file ('idioms:' then NAME: conditions)")
+    if data is None:
+        data = read_yaml(path, display, IdiomFileError,
+                         "an idiom pattern file ('idioms:' then NAME: conditions)")
     if not isinstance(data, Located):
         raise _fail(display, getattr(data, "line", 1), "expected a mapping with 'idioms:'")
     for key in data:
@@ -173,6 +178,8 @@ def _fail(display: str, line: int, message: str) -> IdiomFileError:
 
 
 def _suggest(word: object, choices) -> str:
+    import difflib  # only for an error message: start-up time of every run
+
     close = difflib.get_close_matches(str(word), list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

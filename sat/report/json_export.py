@@ -14,7 +14,6 @@ from typing import Any
 
 from sat import __version__
 from sat.ir import Program
-from sat.model.ecm import bound_names, roofline_names
 from sat.model.expr import Env, Quantity
 from sat.model.levels import CONDITIONS
 from sat.model.tables import CellValue, ModelResult, Table
@@ -117,6 +116,9 @@ def to_json_data(
     for row in result.levels:
         per_nest["levels"].setdefault(_nest(row), []).append(_level(row, env, cell_of))
     if "ECM" in result.tables:
+        # the ECM model's module, only for a machine with memory levels (start-up time)
+        from sat.model.ecm import bound_names, roofline_names
+
         links = [c.key[2:] for c in result.tables["ECM"].columns
                  if c.key.startswith("t_") and "-" in c.key]
         bounds, roofs = bound_names(links), roofline_names(links)
