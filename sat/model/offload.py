@@ -50,6 +50,23 @@ NOTE = ("Offload sheet: per nest, the time on the accelerator (Acc* parameters):
         "indices + gathered values)/LinkGBs + 2 x LinkLatencyUs); the same decision and "
         "Amdahl speedup over the offloaded idioms.")
 
+
+
+def _decision_columns(device: str, per: str) -> list[Column]:
+    """The link, device time and decision columns, alike per nest and per idiom."""
+    return [
+        _c("link_s", "Link", "s", "IF(Resident, 0, link data / LinkGBs + 2 x LinkLatencyUs).",
+           "Link"),
+        _c("device_s", "Device", "s", device, "Decision"),
+        _c("offload", "Offload", "0/1", "1 when the device time is below the host time.",
+           "Decision", "0"),
+        _c("after_s", "After", "s", "MIN(host, device).", "Decision"),
+        _c("gain_s", "Gain", "s", "Host - after.", "Decision"),
+        _c("speedup", "Speedup", "x", f"Per {per}: host / after; total: the program's, "
+           "Amdahl's law, Total_Time_s / (Total_Time_s - the gains).", "Decision", "0.000"),
+    ]
+
+
 OFFLOAD_COLUMNS: list[Column] = [
     *nest_columns(),
     _c("host_s", "Host", "s", "The nest's time on the host: the Loops sheet's time.", "Host"),
@@ -64,15 +81,7 @@ OFFLOAD_COLUMNS: list[Column] = [
     _c("memory_s", "Memory", "s", "Regular / AccGBs + gather time.", "Accelerator"),
     _c("link_gb", "Link data", "GB", "Regular bytes and each gathered range (twice when "
        "scattered) moved over the link.", "Link", "0.000000"),
-    _c("link_s", "Link", "s", "IF(Resident, 0, link data / LinkGBs + 2 x LinkLatencyUs).",
-       "Link"),
-    _c("device_s", "Device", "s", "LaunchUs + MAX(compute, memory) + link.", "Decision"),
-    _c("offload", "Offload", "0/1", "1 when the device time is below the host time.",
-       "Decision", "0"),
-    _c("after_s", "After", "s", "MIN(host, device).", "Decision"),
-    _c("gain_s", "Gain", "s", "Host - after.", "Decision"),
-    _c("speedup", "Speedup", "x", "Per nest: host / after; total: the program's, Amdahl's "
-       "law, Total_Time_s / (Total_Time_s - the gains).", "Decision", "0.000"),
+    *_decision_columns("LaunchUs + MAX(compute, memory) + link.", "nest"),
 ]
 
 
@@ -97,16 +106,9 @@ IDIOM_OFFLOAD_COLUMNS: list[Column] = [
        "when scattered (there and back).", "Link", "0.000000"),
     _c("link_gb", "Link data", "GB", "Range moved + the indices + the gathered values (back "
        "to the host for a gather, to the device for a scatter).", "Link", "0.000000"),
-    _c("link_s", "Link", "s", "IF(Resident, 0, link data / LinkGBs + 2 x LinkLatencyUs).",
-       "Link"),
-    _c("device_s", "Device", "s", "LaunchUs + memory + link.", "Decision"),
-    _c("offload", "Offload", "0/1", "1 when the device time is below the host time.",
-       "Decision", "0"),
-    _c("after_s", "After", "s", "MIN(host, device).", "Decision"),
-    _c("gain_s", "Gain", "s", "Host - after.", "Decision"),
-    _c("speedup", "Speedup", "x", "Per idiom: host / after; total: the program's, Amdahl's "
-       "law, Total_Time_s / (Total_Time_s - the gains).", "Decision", "0.000"),
+    *_decision_columns("LaunchUs + memory + link.", "idiom"),
 ]
+
 
 def gather_bandwidth(range_kb: E.Expr, ctx: ModelContext) -> E.Expr:
     """BW_gs (GB/s) for a range of ``range_kb`` KiB: PIR's piecewise fit."""
