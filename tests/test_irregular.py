@@ -24,9 +24,10 @@ RANGE, CLUSTER = "RangeKB_spmv_23_x", "ClusterElems_spmv_23_x"
 # references to x per run; CacheKB 64 KiB, LineBytes 64, WordBytes 8 (the default machine).
 SETS = ["n=1000", "rowptr_i=1", "rowptr_i_1=11", "Cores=1"]
 REFS = 1000 * 10
-# The nest's other streams, for the reuse case it takes (here the cell working set: a, col,
-# rowptr(i), rowptr(i+1), y, x one element each, 6 x 8 B) less x's own 8 B: 40 B.
-OTHER_KB = 5 * 8 / 1024
+# The nest's other streams, for the reuse case it takes (here the cell working set, the cell
+# being one point of i: a and col the 10 elements of its row each, k being a component loop
+# whose range moves with i; rowptr(i), rowptr(i+1), y one element each): 23 x 8 B = 184 B.
+OTHER_KB = (10 + 10 + 2 + 1) * 8 / 1024
 
 
 def model(*sets: str):
@@ -60,9 +61,15 @@ def test_default_range_is_the_declared_size_and_fits():
     assert g["miss_fraction"] == 0
     assert g["lines"] == pytest.approx(125)
     assert g["traffic_gb"] == pytest.approx(8000e-9)
-    # the ExaSAT count replaced: x read once per point of the nest's grid, ReadCost = 8 B;
-    # the grid is the i loop's 1000 points (k, bounded by rowptr, is no grid axis)
-    assert g["replaced_gb"] == pytest.approx(8000e-9)
+    # the ExaSAT count replaced: x read once per point of the nest's grid and copy of its
+    # component loop k, ReadCost = 8 B: the i loop's 1000 points x 10 = 10,000 x 8 B
+    assert g["replaced_gb"] == pytest.approx(80000e-9)
+    # the nest: a and col 10,000 elements each (k's range moves with i: all nnz of them, not
+    # the 1000 points of i), rowptr 1000 + one line of rowptr(i+1) beyond the last row (8
+    # elements), y read and written (16 B) 1000 times, x's gather 8000 B:
+    # 80,000 + 80,000 + 8,064 + 16,000 + 8,000 = 192,064 B
+    loops = result.tables["Loops"].rows[0]
+    assert loops["traffic_gb"].value(env) == pytest.approx(192064e-9)
 
 
 def test_set_range_beyond_the_cache():

@@ -137,29 +137,23 @@ def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major:
     return found
 
 
-def _moving_ranges(axis_loops: list[list[Loop]]) -> list[str]:
-    """Notes on loops whose range moves with an enclosing loop of the same axis.
+def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
+    """(inner, outer, axis) of each loop whose range moves with an enclosing loop that steps
+    along the same axis: ``do k = rowptr(i), rowptr(i+1) - 1`` inside ``do i`` (a CSR row).
 
-    ``do k = rowptr(i), rowptr(i+1) - 1`` inside ``do i`` (a CSR row): both loops step
-    along X, whose extent is the larger of their trip counts, so an array swept by ``k`` alone
-    counts that many elements per sweep, not one per iteration of the nest.
+    ``k`` covers a new stretch of its arrays for every ``i``: it is not another extent of the
+    axis (whose grid is the larger trip count) but a component loop, whose trips multiply the
+    elements of the arrays it subscripts at each point of ``i``.
     """
-    notes = []
+    found = []
     for axis, on_axis in enumerate(axis_loops):
+        ids = {id(lp) for lp in on_axis}
         for outer in on_axis:
-            var = outer.loopvar.lower()
-            pattern = re.compile(rf"\b{re.escape(var)}\b", re.I)
-            for inner in outer.all_loops():
-                if inner in on_axis and inner is not outer and \
-                        pattern.search(f"{inner.lower} {inner.upper}"):
-                    notes.append(
-                        f"the range of loop {inner.loopvar} (line {inner.line}) moves with "
-                        f"{outer.loopvar} and both step along axis {AXES[axis].upper()}, whose "
-                        "extent is the larger of their trip counts: arrays swept by "
-                        f"{inner.loopvar} alone count that many elements per sweep, not one "
-                        "per iteration (ExaSAT's grid); the flops, and the gathers and "
-                        "scatters of the Gathers sheet, count every iteration")
-    return notes
+            pattern = re.compile(rf"\b{re.escape(outer.loopvar.lower())}\b", re.I)
+            found.extend((inner, outer, axis) for inner in outer.all_loops()
+                         if id(inner) in ids and inner is not outer
+                         and pattern.search(f"{inner.lower} {inner.upper}"))
+    return found
 
 
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
@@ -196,7 +190,17 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     for lp in loops:
         axis = axis_of.get(lp.loopvar.lower(), 3)
         (axis_loops[axis] if axis < 3 else others).append(lp)
-    notes.extend(_moving_ranges(axis_loops))
+    moved: dict[str, int] = {}  # variable of a moving loop -> the axis its arrays step along
+    for inner, outer, axis in _moving_loops(axis_loops):
+        if inner.loopvar.lower() in moved:
+            continue
+        moved[inner.loopvar.lower()] = axis
+        axis_loops[axis] = [lp for lp in axis_loops[axis] if lp is not inner]
+        others.append(inner)
+        notes.append(f"the range of loop {inner.loopvar} (line {inner.line}) moves with "
+                     f"{outer.loopvar}: a component loop of axis {AXES[axis].upper()}, whose "
+                     f"trips multiply the elements of the arrays {inner.loopvar} subscripts "
+                     f"at each point of {outer.loopvar}")
     grid_loops = {id(lp) for a in axis_loops for lp in a}
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
     sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]
@@ -204,6 +208,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     copy_ids = {id(lp) for lp in copy_loops}
     axis_vars = [{lp.loopvar.lower() for lp in axis_loops[a]} for a in range(3)]
     spatial = set().union(*axis_vars)
+    # an array subscripted by a moving loop steps along that loop's axis (col(k): along X)
+    stepping = [axis_vars[a] | {v for v, axis in moved.items() if axis == a} for a in range(3)]
+    streamed = spatial | set(moved)
 
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     types: dict[str, set[str]] = {}
@@ -211,11 +218,11 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
-        if not spatial.intersection(lowered):
+        if not streamed.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
         point = []
         for a in range(3):
-            d = next((d for d, v in enumerate(lowered) if v in axis_vars[a]), None)
+            d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
             point.append(value if isinstance(value, int) else 0)
         key = array.key
