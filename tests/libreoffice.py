@@ -72,6 +72,22 @@ def recalculate(files: Sequence[Path], outdir: Path) -> list[Path]:
     return _convert(files, outdir, 'xlsx:Calc MS Excel 2007 XML')
 
 
+def recalculate_edited(path: Path, edits: dict[str, object], outdir: Path):
+    """The workbook ``path`` with the cells of the defined names in ``edits`` set to their
+    values, recalculated by LibreOffice and read back with its values (openpyxl)."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path)
+    for name, value in edits.items():
+        sheet, cell = next(iter(book.defined_names[name].destinations))
+        book[sheet][cell.replace("$", "")].value = value
+    outdir.mkdir(parents=True, exist_ok=True)
+    edited = outdir / "edited.xlsx"
+    book.save(edited)
+    (recalculated,) = recalculate([edited], outdir / "recalc")
+    return openpyxl.load_workbook(recalculated, data_only=True)
+
+
 def export_pdf(file: Path, outdir: Path) -> Path:
     """The workbook as a PDF (every sheet, after recalculation)."""
     return _convert([file], outdir, "pdf:calc_pdf_Export")[0]
