@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+from test_cli import run
 
 from sat import aspen
-from sat.cli import main
 from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model import expr as E
@@ -30,12 +30,6 @@ LAP = ROOT / "examples" / "lap.f90"
 TRIAD = ROOT / "examples" / "triad.f90"
 COMMITTED = ROOT / "examples" / "aspen" / "lap.aspen"
 REL = 1e-9
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def model_of(source: Path, *sets: str) -> ModelResult:

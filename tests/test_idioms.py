@@ -14,6 +14,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from test_cli import run
 
 from sat import ir
 from sat.cli import main
@@ -40,12 +41,6 @@ SPARSE = EXAMPLES / "idioms" / "sparse.yaml"
 EXASAT_XML = ROOT / "tests" / "data" / "exasat" / "xml"
 TRAPS = ["traps.f90", "traps.c"]
 _LABEL = re.compile(r"(?:!|/\*)\s*((?:\w+:\w+\s*)+)")
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def labels(path: Path) -> set[tuple[int, str, str]]:

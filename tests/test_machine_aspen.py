@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cli import one_error_line, run
 
 from sat import aspen
-from sat.cli import main
 from sat.machine import MACHINE_SPECS, MachineError, list_machines, load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,19 +46,6 @@ CPU_GFLOPS = 2.8 * 2 / 2 * 4
 # memory/ddr3_1066.aspen + ddr3.aspen: ddr3BW = 1066e6 * 3 channels * 8 = 25.584e9 B/s,
 # ddr3Lat = 10 * nano / wmSIMD = 2.5e-9 s.
 CPU_SOCKET_GBS = 1e9 / (10e-9 / 4 + 1e9 / (1066e6 * 3 * 8)) / 1e9  # 25.58399… GB/s
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def one_error_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert "Traceback" not in err and lines[0].startswith("satreport: error: ")
-    return lines[0]
 
 
 def write(tmp_path: Path, text: str, name: str = "m.aspen") -> Path:
