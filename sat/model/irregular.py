@@ -138,6 +138,12 @@ def _all_arrays(body: Body) -> Iterator:
         yield from _all_arrays(loop)
 
 
+def array_datatype(nest: Loop, array: str) -> str:
+    """The datatype of ``array`` as the nest references it (``double`` when not found)."""
+    return next((a.datatype for a in _all_arrays(nest) if a.name.lower() == array.lower()),
+                "double")
+
+
 def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, CellValue]]
                    ) -> list[tuple[Instance, tuple[Loop, ...]]]:
     """The gather/scatter instances of a nest (one per indexed array), with the loops from
@@ -241,9 +247,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
     deltas: list[E.Expr] = []
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows):
-        datatype = next((a.datatype for a in _all_arrays(nest)
-                         if a.name.lower() == instance.array.lower()), "double")
-        words = element_words(datatype)
+        words = element_words(array_datatype(nest, instance.array))
         stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
         declared = _declared_kb(procedure, instance.array, ctx, words)
         prefix = ("gather", shape.ident, instance.array)

@@ -33,6 +33,7 @@ from __future__ import annotations
 from sat.ir import element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.irregular import array_datatype
 from sat.model.memory import GB, KIB
 from sat.model.tables import CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
@@ -118,13 +119,6 @@ def gather_bandwidth(range_kb: E.Expr, ctx: ModelContext) -> E.Expr:
                  + p("GsInterceptGBs"))
 
 
-def _datatype(nest, array: str) -> str:
-    from sat.model.irregular import _all_arrays
-
-    return next((a.datatype for a in _all_arrays(nest) if a.name.lower() == array.lower()),
-                "double")
-
-
 def _decision(quantity, host: E.Expr, device: E.Expr) -> dict[str, E.Quantity]:
     """Offload, after, gain and speedup: offloaded only when the device is faster."""
     offload = quantity("offload", E.if_(E.compare("<", device, host), 1, 0), "0/1",
@@ -156,7 +150,7 @@ def idiom_offload(nest, gather: dict[str, CellValue], ctx: ModelContext
     references = E.Ref(gather["references"])  # type: ignore[arg-type]
     index_gb = quantity("index_gb", E.mul(references, word) / GB, "GB", "index bytes")
     gather_gb = quantity("gather_gb", E.mul(
-        references, element_words(_datatype(nest, str(gather["array"]))), word) / GB, "GB",
+        references, element_words(array_datatype(nest, str(gather["array"]))), word) / GB, "GB",
         "gathered bytes")
     range_kb = E.Ref(gather["range_kb"])  # type: ignore[arg-type]
     bandwidth = quantity("bw_gs_gbs", gather_bandwidth(range_kb, ctx), "GB/s",
