@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sat import __version__
+from sat import __version__, collector
 from sat.ir import Diagnostic
 
 if TYPE_CHECKING:  # imported when needed: start-up time of small runs
@@ -351,9 +351,19 @@ def _run(run: Run) -> int:
     functions = [f.strip() for f in args.functions.split(",") if f.strip()] \
         if args.functions else None
     # a scenario without sources is about the machine alone (the AMM architect's questions)
-    program = read_sources(args.sources, args.defines, args.include_dirs, functions,
-                           progress=run.progress, processes=args.jobs or available_cores()) \
-        if args.sources else _no_program()
+    with collector.frozen():  # what the run keeps, collections leave alone
+        with collector.paused(survivors=True, cycles=True):  # the parse trees hold cycles
+            program = read_sources(args.sources, args.defines, args.include_dirs, functions,
+                                   progress=run.progress,
+                                   processes=args.jobs or available_cores()) \
+                if args.sources else _no_program()
+        return _program_outputs(run, program, workbook, machine, scenario)
+
+
+def _program_outputs(run: Run, program, workbook: str | None, machine: Machine | None,
+                     scenario) -> int:
+    """The code description, the model and every report of a program read."""
+    args = run.args
     run.warn_all([(w.message, w.file, w.line) for w in program.warnings])
     loops = sum(1 for p in program.procedures for _ in p.all_loops())
     run.progress(f"read {len(program.procedures)} procedure(s), {loops} loop(s)")
@@ -489,14 +499,15 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                               args.conds, sets, accelerator)
     validate(params)
     run.progress(f"building the model on machine {machine.name}")
-    result = build_model(program, params, setup_iterations=settings["SetupIterations"],
-                         idioms=run.idioms)
-    unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
-    if unknown:
-        raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
-    validate(params)  # problem parameters now exist too
-    run.progress("evaluating the model")
-    env = result.env()  # one evaluation for the checks and every output
+    with collector.paused(survivors=True):  # the model's expressions
+        result = build_model(program, params, setup_iterations=settings["SetupIterations"],
+                             idioms=run.idioms)
+        unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
+        if unknown:
+            raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
+        validate(params)  # problem parameters now exist too
+        run.progress("evaluating the model")
+        env = result.env()  # one evaluation for the checks and every output
     errors = check(result, env)
     if errors:
         raise UsageError(errors[0])

@@ -16,6 +16,7 @@ diagnostics are always those of a single read.
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import re
@@ -291,6 +292,7 @@ def _stop(workers: list[subprocess.Popen]) -> None:
 
 def _serve() -> None:
     """A worker process: read the share described on stdin, write the result to stdout."""
+    gc.disable()  # the process ends with the read: its garbage goes with it (sat.collector)
     paths, defines, include_dirs, blank = pickle.load(sys.stdin.buffer)
     result = read_share(paths, defines, include_dirs, blank)
     pickle.dump(result, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)

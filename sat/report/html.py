@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import datetime
 import functools
-import gc
 import math
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from sat import __version__
+from sat import __version__, collector
 from sat.ir import Program
 from sat.model.expr import Env, Quantity, sweep
 from sat.model.tables import CellValue, ModelResult, Table
@@ -638,28 +636,11 @@ def html_context(program: Program, result: ModelResult, env: Env,
     if drawings is None:
         drawings = Drawings(program, result, use_dot)
     try:
-        with _model_frozen():
+        with collector.frozen():
             return _page(program, result, env, meta, drawings)
     finally:
         if own:
             drawings.close()
-
-
-@contextmanager
-def _model_frozen() -> Iterator[None]:
-    """Garbage collections leave the objects that exist now (the model's) alone meanwhile.
-
-    The model outlives the page, and one full collection walking its hundreds of thousands
-    of objects can cost more than all the rest of the page.
-    """
-    if gc.get_freeze_count():  # frozen already, by an enclosing call
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
@@ -750,7 +731,7 @@ def _environment() -> jinja2.Environment:
 def render_html(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
                 use_dot: bool | None = None, drawings: Drawings | None = None) -> str:
     """The page as text (``drawings``: see :func:`html_context`)."""
-    with _model_frozen():
+    with collector.frozen():
         context = html_context(program, result, env, meta, use_dot, drawings)
         return _environment().get_template("report.html.j2").render(**context)
 

@@ -8,11 +8,9 @@ Python computed for it, for viewers that do not recalculate.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from operator import itemgetter
@@ -24,6 +22,7 @@ from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.workbook import Format
 
+from sat import collector
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
 from sat.model.parameters import Parameter
@@ -871,26 +870,6 @@ def _lock_file(target: Path) -> Path | None:
     return None
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No garbage collection while the workbook is written.
-
-    Writing a big workbook allocates enough to set off the collector's full passes, and
-    each walks every object of the run (the model's expressions, the front end's program):
-    a fifth of the write time, for nothing, since none of those objects becomes garbage
-    meanwhile.  The write's own objects are freed by reference counting: the writer holds
-    no reference cycle, and :meth:`ModelSheet.release` cuts the cells loose from xlsxwriter's.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
                    env: Env | None = None) -> CellMap:
     """Write the live workbook for ``result`` to ``path`` atomically; return where things are.
@@ -906,7 +885,9 @@ def write_workbook(result: ModelResult, path: str, meta: WorkbookMeta,
         raise WorkbookError(f"{path}: the file is open in another program ({lock.name} exists); "
                             "close it first")
     try:
-        with _collector_paused():
+        # The write's objects are freed by reference counting (the writer holds no cycle,
+        # and ModelSheet.release cuts the cells loose from xlsxwriter's): no collection.
+        with collector.paused():
             return _write(result, os.fspath(target), meta, env or result.env())
     except OutputError as error:
         raise WorkbookError(str(error)) from None
