@@ -162,6 +162,28 @@ def test_fortran_subscript_kinds():
         ("col", 49), ("v", 50), ("x", 50)]
 
 
+
+def test_a_followed_scalar_with_a_symbolic_offset_stays_an_induction(tmp_path):
+    # As in SMC's compact_diffterm_3d: i = lo(1)+1+iface, so q(i-1) and q(i) move with iface
+    # at offsets lo(1) and lo(1)+1; neither is a subscript that cannot be analysed.
+    source = tmp_path / "faces.f90"
+    source.write_text("""subroutine faces(q, lo, n, t)
+  integer, intent(in) :: lo(3), n
+  double precision, intent(in) :: q(0:n)
+  double precision, intent(out) :: t
+  integer :: i, iface
+  t = 0.d0
+  do iface = 0, 1
+     i = lo(1) + 1 + iface
+     t = t + q(i-1) + q(i)
+  end do
+end subroutine faces
+""")
+    program = read_sources([str(source)])
+    assert _subscripts(program, 7, "q") == [(("induction", "iface", 1, "lo(1)", ""),),
+                                            (("induction", "iface", 1, "lo(1) + 1", ""),)]
+    assert recognise(program)[1] == []
+
 def test_c_subscript_kinds():
     program = read_sources([str(DATA / "traps.c")])
     assert _subscripts(program, 15, "a") == [(("invariant", "", 1, 0, "idx"),),

@@ -1207,14 +1207,26 @@ class _ProcedureAnalyser:
             known = self._subscript_kind(self.index_values[name][0], active, depth + 1)
             if known.kind == "invariant":
                 continue
-            if known.kind == "induction" and isinstance(value, Linear) \
-                    and isinstance(known.coeff, int) and isinstance(known.offset, int):
+            followed = self._linear_value(name, known) if isinstance(value, Linear) else None
+            if followed is not None:  # i = lo(1)+1+iface: i-1 is lo(1)+iface
                 scale = dict(value.terms).get(name, 0)
-                value = value - Linear(((name, scale),), 0) + Linear(
-                    ((known.var, scale * known.coeff),), scale * known.offset)
+                value = value - Linear(((name, scale),), 0) + followed * Linear.number(scale)
                 continue
             parts.append(Part("value", name, (known.var,) if known.var else (), known))
         return decide(value, parts, active, text)
+
+    def _linear_value(self, name: str, known: ir.Subscript) -> Linear | None:
+        """The value of the followed scalar ``name`` as a linear form in a loop variable,
+        when it is one (``known``: what that value is as a subscript)."""
+        if known.kind != "induction":
+            return None
+        if isinstance(known.coeff, int) and isinstance(known.offset, int):
+            return Linear(((known.var, known.coeff),), known.offset)
+        value = subscripts.to_linear(self.index_values[name][0])
+        # a symbolic offset (lo(1)+1); a value that follows another scalar stays a part
+        if isinstance(value, Linear) and not value.names & set(self.index_values):
+            return value
+        return None
 
     def _subscript_parts(self, node: object, active: tuple[str, ...],
                          parts: list[Part], names: set[str]) -> None:
