@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from sat.ir import Access, Array, Loop, Procedure, Program  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
-from sat.model.parameters import Parameter, ParameterSet  # noqa: E402
+from sat.parameter import Parameter, ParameterSet  # noqa: E402
 
 MACHINE = dict(Cores=1024, GBsPerCore=1, GflopsPerCore=10, IntRegs=16, FPRegs=16, CacheKB=1024,
                WordBytes=8, LineBytes=64, ReadCost=8, ReadWriteCost=16, WriteCost=16,

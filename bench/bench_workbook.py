@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sat.model import expr as E  # noqa: E402
 from sat.model.expr import Param as P  # noqa: E402
 from sat.model.expr import Quantity  # noqa: E402
-from sat.model.parameters import Parameter  # noqa: E402
 from sat.model.tables import Column, ModelResult, Table  # noqa: E402
+from sat.parameter import Parameter  # noqa: E402
 from sat.report.workbook import WorkbookMeta, write_workbook  # noqa: E402
 
 MACHINE = {"Cores": 1024, "GBsPerCore": 1, "GflopsPerCore": 10, "FPRegs": 16, "CacheKB": 1024,

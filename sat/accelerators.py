@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 
 DATA = Path(__file__).parent / "data" / "accelerators"
 

@@ -465,7 +465,7 @@ def _aspen_machine_report(run: Run) -> int:
 
 
 def _set_parameter(name: str, value: float):
-    from sat.model.parameters import Parameter
+    from sat.parameter import Parameter
 
     return Parameter(name, int(value) if float(value).is_integer() else value, "", "problem",
                      f"Aspen parameter {name}.", "--set")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from sat.model.parameters import Parameter, ParameterSet, ParameterSpec
+from sat.parameter import Parameter, ParameterSet, ParameterSpec
 
 if TYPE_CHECKING:  # the machine reader imports this module: no import back at run time
     from sat.machine import Machine

@@ -25,7 +25,7 @@ import re
 
 from sat.machine import Machine
 from sat.machine_levels import CORE_KEYS, MemoryLevel
-from sat.model.parameters import LevelSpec, Parameter, ParameterSet, ParameterSpec
+from sat.parameter import LevelSpec, Parameter, ParameterSet, ParameterSpec
 
 # Assumed when a machine with several cache levels does not say (a common server core); the
 # field and unit of each are the machine files' (CORE_KEYS).

@@ -108,7 +108,7 @@ from sat.machine_levels import (
     check_hierarchy,
     level_name,
 )
-from sat.model.parameters import ParameterSpec, check_value
+from sat.parameter import ParameterSpec, check_value
 from sat.resources import machines_dir
 from sat.safexml import parse_xml
 

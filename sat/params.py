@@ -38,7 +38,7 @@ from sat.machine import (
     read_xml,
 )
 from sat.model.nests import DEFAULT_SETUP_ITERATIONS
-from sat.model.parameters import Parameter, ParameterSet, symbol_to_name
+from sat.parameter import Parameter, ParameterSet, symbol_to_name
 
 
 class ParameterError(ValueError):

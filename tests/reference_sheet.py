@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 
 DATA = Path(__file__).parent / "data" / "exasat"
 

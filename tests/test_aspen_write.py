@@ -18,8 +18,8 @@ from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model import expr as E
 from sat.model.build import build_model
-from sat.model.parameters import Parameter
 from sat.model.tables import ModelResult
+from sat.parameter import Parameter
 from sat.params import build_parameters
 from sat.report.aspen_model import AspenPrinter, _Folder, aspen_name, program_as_aspen
 

@@ -15,7 +15,7 @@ from reference_sheet import sheet, sheet_parameters
 from sat import ir
 from sat.frontend import read_sources
 from sat.model.build import build_model
-from sat.model.parameters import ParameterSet
+from sat.parameter import ParameterSet
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = 64

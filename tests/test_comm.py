@@ -8,7 +8,7 @@ from sat.ir import Access, Array, Loop, Procedure, Program, Variable
 from sat.model.comm import comm_table, ghost_exchanges
 from sat.model.context import ModelContext
 from sat.model.expr import Env, Num, Quantity
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 
 FUSED = Path(__file__).parent / "data" / "exasat" / "xml" / "hypterm-cns-fused.xml"

@@ -20,7 +20,7 @@ from sat import ir
 from sat.cli import main
 from sat.frontend import intrinsics, read_sources
 from sat.model.build import build_model
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 
 # (adds, multiplies, divides, specials)
 COMPLEX_MUL = (2, 4, 0, 0)

@@ -6,7 +6,7 @@ import pytest
 
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.expr import Env
-from sat.model.parameters import ParameterSet, symbol_to_name
+from sat.parameter import ParameterSet, symbol_to_name
 
 
 @pytest.mark.parametrize("symbol, name", [

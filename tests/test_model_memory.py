@@ -10,8 +10,8 @@ import pytest
 from sat.ir import Access, Array, Branch, Call, Loop, Procedure, Program
 from sat.model.build import build_model
 from sat.model.memory import max_step, pattern_counts, reuse_span, volume_terms
-from sat.model.parameters import Parameter, ParameterSet
 from sat.model.validate import check, empty_nests
+from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 
 DATA = Path(__file__).parent / "data" / "exasat" / "xml"

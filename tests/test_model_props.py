@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sat.model.build import build_model
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 
 DATA = Path(__file__).parent / "data" / "exasat" / "xml"

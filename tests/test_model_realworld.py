@@ -13,7 +13,7 @@ import pytest
 
 from sat.ir import Access, Array, Loop, Procedure, Program
 from sat.model.build import build_model
-from sat.model.parameters import Parameter, ParameterSet
+from sat.parameter import Parameter, ParameterSet
 
 MACHINE = dict(Cores=1024, GBsPerCore=1, GflopsPerCore=10, IntRegs=16, FPRegs=16, CacheKB=1024,
                WordBytes=8, LineBytes=64, ReadCost=8, ReadWriteCost=16, WriteCost=16,

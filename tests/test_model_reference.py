@@ -12,7 +12,7 @@ from lxml import etree
 from reference_sheet import DATA, sheet, sheet_parameters
 
 from sat.model.build import build_model
-from sat.model.parameters import ParameterSet
+from sat.parameter import ParameterSet
 from sat.xmlio import read_program
 
 GIB = 2.0**30

@@ -10,7 +10,7 @@ import pytest
 from sat.cost_parameters import COST_PARAMETERS
 from sat.machine import MACHINE_PARAMETERS, load_machine
 from sat.model.context import ModelContext
-from sat.model.parameters import Parameter
+from sat.parameter import Parameter
 from sat.params import (
     SOFTWARE_PARAMETERS,
     ParameterError,

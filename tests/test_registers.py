@@ -8,8 +8,8 @@ from sat.ir import Access, Array, Loop, Procedure, Program, Scalar
 from sat.model.context import ModelContext
 from sat.model.expr import Env, Quantity
 from sat.model.nests import program_nests
-from sat.model.parameters import Parameter, ParameterSet
 from sat.model.registers import register_counts, registers_table, state_variables
+from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 
 FUSED = Path(__file__).parent / "data" / "exasat" / "xml" / "hypterm-cns-fused.xml"

@@ -17,8 +17,8 @@ import pytest
 from sat.model import expr as E
 from sat.model.expr import Param as P
 from sat.model.expr import Quantity
-from sat.model.parameters import Parameter, ParameterSet
 from sat.model.tables import Column, ModelResult, Note, Table
+from sat.parameter import Parameter, ParameterSet
 from sat.report import workbook as W
 from sat.report.workbook import WorkbookError, WorkbookMeta, write_workbook
 

@@ -37,8 +37,8 @@ from sat.explore.expression import (
     split_comparison,
 )
 from sat.model import expr as E
-from sat.model.parameters import check_value
 from sat.model.tables import ModelResult
+from sat.parameter import check_value
 from sat.params import BUILD_SETTINGS, find_parameter, spec_of
 from sat.safeyaml import Located, LocatedList, read_yaml
 
@@ -235,7 +235,7 @@ class Problem:
 
 def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
     """Resolve the scenario's names against the model's parameters and results."""
-    from sat.model.parameters import ParameterSet
+    from sat.parameter import ParameterSet
 
     parameters = ParameterSet({p.name: p for p in result.parameters})
     totals = {name.lower(): name for name in result.totals}

@@ -24,9 +24,9 @@ import numpy as np
 from sat.explore.compiled import CompiledModel
 from sat.explore.distribute import Mapper, in_process
 from sat.explore.expression import did_you_mean
-from sat.model.parameters import check_value
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
+from sat.parameter import check_value
 from sat.params import find_parameter, spec_of
 
 MAX_AXIS = 10_000  # values per axis
@@ -98,7 +98,7 @@ def parse_axis(spec: str) -> tuple[str, tuple[float, ...]]:
 
 def axes_for(result: ModelResult, specs: list[str]) -> list[Axis]:
     """The axes of ``--sweep`` options, names checked against the model's parameters."""
-    from sat.model.parameters import ParameterSet
+    from sat.parameter import ParameterSet
 
     parameters = ParameterSet({p.name: p for p in result.parameters})
     axes: list[Axis] = []

@@ -32,8 +32,8 @@ from sat.aspen.evaluate import data_set_expression, resource_expression
 from sat.aspen.expr import SI_CONSTANTS, Env, names
 from sat.aspen.runtime import combined_env, runtime_expression
 from sat.model import expr as E
-from sat.model.parameters import Parameter, ParameterSet
 from sat.model.tables import CellValue, ModelResult, Note, Table, column
+from sat.parameter import Parameter, ParameterSet
 
 RESOURCES = ("flops", "loads", "stores", "messages")
 GIGA = 1e9

@@ -48,10 +48,10 @@ from sat.model.nests import (
     setup_reason,
 )
 from sat.model.occupancy import data_bytes, footprint, occupancy_table
-from sat.model.parameters import ParameterSet, symbol_to_name
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
+from sat.parameter import ParameterSet, symbol_to_name
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
               "(10^9 bytes) and bandwidth in GB/s (10^9 bytes/s). The original ExaSAT sheet "

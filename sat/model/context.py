@@ -16,8 +16,8 @@ from typing import Literal
 
 from sat.ir import Constant
 from sat.model import expr as E
-from sat.model.parameters import Parameter, ParameterSet, symbol_to_name
 from sat.model.tables import Note
+from sat.parameter import Parameter, ParameterSet, symbol_to_name
 
 Role = Literal["lower", "upper", "other"]
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from sat.cost_parameters import level_energy_name
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.parameters import LevelSpec
 from sat.model.tables import CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
+from sat.parameter import LevelSpec
 
 PJ_GIGA = 1e-3  # pJ × 10⁹ = 10⁻³ J: an energy per flop or byte in pJ times Gflop or GB
 

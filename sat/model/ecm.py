@@ -32,9 +32,9 @@ from sat.model.flops import long_sum
 from sat.model.iteration import NestSpace
 from sat.model.levels import NestLevels, executed_iterations
 from sat.model.memory import NestMemory
-from sat.model.parameters import LevelSpec
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
+from sat.parameter import LevelSpec
 
 CYCLES = "cycles/unit"
 IN_CORE, LOAD_STORE = "in-core", "load/store"

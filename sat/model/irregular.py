@@ -50,9 +50,9 @@ from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.iteration import NestShape, NestSpace, trip_count
 from sat.model.memory import GB, KIB, NestMemory
-from sat.model.parameters import Parameter, symbol_to_name
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
+from sat.parameter import Parameter, symbol_to_name
 
 IDIOMS = ("gather", "scatter")
 

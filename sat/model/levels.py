@@ -42,9 +42,9 @@ from sat.model.memory import (
     actual_chain,
     layer_condition,
 )
-from sat.model.parameters import LevelSpec
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
+from sat.parameter import LevelSpec
 
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
 CONDITIONS = {1: "planes", 2: "pencils", 3: "within", 4: "none"}

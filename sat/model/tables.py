@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from sat.ir import Program
 from sat.model.expr import Env, Quantity
-from sat.model.parameters import Parameter
+from sat.parameter import Parameter
 
 CellValue = Quantity | str | int | float | bool | None
 

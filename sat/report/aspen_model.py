@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from sat import __version__
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
-from sat.model.parameters import symbol_to_name
 from sat.model.tables import ModelResult, NestWork
+from sat.parameter import symbol_to_name
 
 GB = 1e9
 

@@ -25,9 +25,9 @@ from xlsxwriter.workbook import Format
 from sat import collector
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
-from sat.model.parameters import Parameter
 from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
+from sat.parameter import Parameter
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
 from sat.report.sheet import ModelSheet, column_name, quick_deflate
