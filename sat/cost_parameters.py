@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from sat.parameter import Parameter, ParameterSet, ParameterSpec
 
 if TYPE_CHECKING:  # the machine reader imports this module: no import back at run time
-    from sat.machine import Machine
+    from sat.machine.exasat_xml import Machine
 
 STATIC_SHARE = 0.3  # idle power of a node, as a share of its TDP
 FLOP_SHARE = 0.5  # share of the dynamic power spent on flops at peak (the rest: memory)

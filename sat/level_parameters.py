@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from sat.machine import Machine
-from sat.machine_levels import CORE_KEYS, MemoryLevel
+from sat.machine.exasat_xml import Machine
+from sat.machine.levels import CORE_KEYS, MemoryLevel
 from sat.parameter import LevelSpec, Parameter, ParameterSet, ParameterSpec
 
 # Assumed when a machine with several cache levels does not say (a common server core); the

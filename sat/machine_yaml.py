@@ -49,7 +49,7 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
 
 ``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
 plus the capacity per core of the levels inside it while the outer level is a victim or
-exclusive cache (:func:`sat.machine_levels.on_chip_kib_per_core`).  ``WordBytes`` is 8 (double
+exclusive cache (:func:`sat.machine.levels.on_chip_kib_per_core`).  ``WordBytes`` is 8 (double
 precision), ``ReadCost`` 8 B, ``ReadWriteCost`` 16 B and ``WriteCost`` 16 B (8 B if no cache
 level write-allocates).  Kerncraft files do not describe registers, division and special-function
 costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
@@ -67,8 +67,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sat.machine import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
-from sat.machine_levels import (
+from sat.machine.exasat_xml import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
+from sat.machine.levels import (
     MEMORY,
     CoreThroughput,
     MemoryLevel,

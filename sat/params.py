@@ -29,7 +29,7 @@ from pathlib import Path
 
 from sat.cost_parameters import add_cost_parameters, cost_spec
 from sat.level_parameters import add_level_parameters, level_spec
-from sat.machine import (
+from sat.machine.exasat_xml import (
     MACHINE_SPECS,
     Machine,
     ParameterSpec,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sat.machine import (
+from sat.machine.exasat_xml import (
     MACHINE_PARAMETERS,
     MachineError,
     list_machines,

@@ -12,7 +12,7 @@ import pytest
 
 from sat.accelerators import AcceleratorError, load_accelerator
 from sat.frontend import read_sources
-from sat.machine import load_machine
+from sat.machine.exasat_xml import load_machine
 from sat.model.build import build_model
 from sat.params import build_parameters
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.machine_levels import ON_CHIP
+from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.iteration import NestShape, NestSpace, elements_per_line
@@ -105,7 +105,7 @@ class Hierarchy:
         inner: E.Quantity | None = None
         for spec in specs:
             # an exclusive or victim cache holds what the level inside it does not: their
-            # capacities add (as for CacheKB, sat.machine_levels.on_chip_kib_per_core)
+            # capacities add (as for CacheKB, sat.machine.levels.on_chip_kib_per_core)
             own = ctx.param(spec.capacity)
             capacity = E.add(own, inner) if spec.adds_inner and inner is not None else own
             inner = self.capacity[spec.name] = E.Quantity(

@@ -38,7 +38,7 @@ Kerncraft's YAML format and Aspen's machine models:
         </memory>
       </machine>
 
-  Attributes of a ``<level>`` (all but ``name`` optional; :mod:`sat.machine_levels` has the
+  Attributes of a ``<level>`` (all but ``name`` optional; :mod:`sat.machine.levels` has the
   typed form and the rules):
 
   - ``name``: ``L1``, ``L2``, ``L3``, … in order, or ExaSAT's single ``on-chip`` cache; then
@@ -97,7 +97,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from sat.machine_levels import (
+from sat.machine.levels import (
     CORE_KEYS,
     DUPLEXES,
     EXPECTED_NAMES,

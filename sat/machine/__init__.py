@@ -1,0 +1,1 @@
+"""Machine descriptions: one module per file format, the built-in library, accelerators."""
