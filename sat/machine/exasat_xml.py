@@ -77,7 +77,7 @@ Kerncraft's YAML format and Aspen's machine models:
   source says so).
 
 * **Kerncraft's** YAML machine files (``*.yml``, ``*.yaml``), read as they are:
-  :mod:`sat.machine_yaml` documents the mapping.
+  :mod:`sat.machine.kerncraft_yaml` documents the mapping.
 
 * **Aspen's** abstract machine models (``*.aspen``), one socket type of them (``socket``
   argument of :func:`load_machine`, ``--socket``; default: the machine's first):
@@ -318,7 +318,7 @@ def _load_file(path: Path, display: str, socket: str | None = None) -> Machine:
         return load_aspen_machine(path, display, socket)
     if path.suffix.lower() in _YAML_SUFFIXES:
         # Imported here: PyYAML is only loaded when a YAML file is read (start-up time).
-        from sat.machine_yaml import load_kerncraft
+        from sat.machine.kerncraft_yaml import load_kerncraft
 
         return load_kerncraft(path, display)
     return _load(path, display)
