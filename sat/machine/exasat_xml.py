@@ -81,7 +81,7 @@ Kerncraft's YAML format and Aspen's machine models:
 
 * **Aspen's** abstract machine models (``*.aspen``), one socket type of them (``socket``
   argument of :func:`load_machine`, ``--socket``; default: the machine's first):
-  :mod:`sat.machine_aspen` documents the mapping.
+  :mod:`sat.machine.aspen` documents the mapping.
 
 A key the file does not give takes the default of the exascale node (the ``DEFAULT`` column of
 :data:`MACHINE_SPECS`) and the machine records a note saying so.  Every value remembers where it
@@ -313,7 +313,7 @@ def load_machine(name_or_path: str | None, socket: str | None = None) -> Machine
 def _load_file(path: Path, display: str, socket: str | None = None) -> Machine:
     if path.suffix.lower() == ASPEN_SUFFIX:
         # Imported here: the Aspen reader (and its grammar) only when a model is read.
-        from sat.machine_aspen import load_aspen_machine
+        from sat.machine.aspen import load_aspen_machine
 
         return load_aspen_machine(path, display, socket)
     if path.suffix.lower() in _YAML_SUFFIXES:
