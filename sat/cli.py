@@ -489,7 +489,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     settings, sets = split_build_settings(args.sets)
     accelerator = None
     if getattr(args, "accelerator", None):
-        from sat.accelerators import AcceleratorError, load_accelerator
+        from sat.machine.accelerators import AcceleratorError, load_accelerator
 
         try:
             accelerator = load_accelerator(args.accelerator)

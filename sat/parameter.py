@@ -95,7 +95,7 @@ class ParameterSet:
     # The machine's cache levels, innermost first, when it has more than one (per-level
     # traffic and ECM); empty for ExaSAT's single on-chip cache (CacheKB).
     levels: list[LevelSpec] = field(default_factory=list)
-    # The accelerator of offload what-ifs (sat.accelerators), "" for none: no Offload sheet.
+    # The accelerator of offload what-ifs (sat.machine.accelerators), "" for none: no Offload sheet.
     accelerator: str = ""
 
     def add(self, parameter: Parameter) -> Parameter:

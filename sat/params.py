@@ -257,7 +257,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
                      conds_file: str | Path | None = None,
                      sets: Iterable[str] | None = (), accelerator=None) -> ParameterSet:
     """Machine and software parameters (sheet order), ExaSAT files, then ``--set`` overrides.
-    ``accelerator``: a :class:`sat.accelerators.Accelerator` whose parameters join them."""
+    ``accelerator``: a :class:`sat.machine.accelerators.Accelerator` whose parameters join them."""
     paramset = ParameterSet()
     for spec in MACHINE_SPECS:
         value, source = machine.values[spec.name]
@@ -266,7 +266,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
     add_level_parameters(paramset, machine)
     add_cost_parameters(paramset, machine)
     if accelerator is not None:
-        from sat.accelerators import add_accelerator_parameters
+        from sat.machine.accelerators import add_accelerator_parameters
 
         add_accelerator_parameters(paramset, accelerator)
     for spec in SOFTWARE_SPECS:

@@ -1,7 +1,7 @@
 """Offload what-ifs: each nest on the accelerator of ``--accelerator`` (the Offload sheet).
 
 PIR's simulator ran a gather/scatter on the accelerator only when that gained; so here, per
-nest (live formulas over the Parameters sheet, :mod:`sat.accelerators` for the parameters):
+nest (live formulas over the Parameters sheet, :mod:`sat.machine.accelerators` for the parameters):
 
 - host time: the Loops sheet's ``time_s``;
 - gathers: per gather or scatter instance of the nest (the Gathers sheet), its references x

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sat.parameter import Parameter, ParameterSet
 
-DATA = Path(__file__).parent / "data" / "accelerators"
+DATA = Path(__file__).parent.parent / "data" / "accelerators"
 
 
 class AcceleratorError(ValueError):
