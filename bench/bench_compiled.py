@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from sat.explore.compiled import CompiledModel  # noqa: E402
 from sat.frontend import read_sources  # noqa: E402
-from sat.machine.exasat_xml import load_machine  # noqa: E402
+from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
 from sat.params import build_parameters  # noqa: E402
 

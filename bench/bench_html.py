@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from generate_fortran import generate_module  # noqa: E402
 
 from sat.frontend import read_sources  # noqa: E402
-from sat.machine.exasat_xml import load_machine  # noqa: E402
+from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
 from sat.params import build_parameters  # noqa: E402
 from sat.report import html  # noqa: E402

@@ -24,7 +24,7 @@ from sat.explore.scenario import bind, read_scenario  # noqa: E402
 from sat.explore.solve import MAX_GRID, Evaluator, exhaustive, grid_points, isres  # noqa: E402
 from sat.frontend import read_sources  # noqa: E402
 from sat.ir import Program  # noqa: E402
-from sat.machine.exasat_xml import load_machine  # noqa: E402
+from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
 from sat.params import build_parameters  # noqa: E402
 

@@ -103,7 +103,7 @@ def generated(n_nests: int) -> None:
     from generate_fortran import generate_module
 
     from sat.frontend import read_sources
-    from sat.machine.exasat_xml import load_machine
+    from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.params import build_parameters
 

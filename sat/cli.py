@@ -20,7 +20,7 @@ from sat import __version__, collector
 from sat.ir import Diagnostic
 
 if TYPE_CHECKING:  # imported when needed: start-up time of small runs
-    from sat.machine.exasat_xml import Machine
+    from sat.machine import Machine
 
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn")
 ASPEN_SUFFIXES = (".aspen",)
@@ -235,7 +235,7 @@ class Run:
 
 
 def _list_machines() -> int:
-    from sat.machine.exasat_xml import list_machines
+    from sat.machine import list_machines
 
     for name, description in list_machines():
         print(f"{name:24s} {description}")
@@ -339,7 +339,7 @@ def _run(run: Run) -> int:
     if workbook or args.json or args.html or args.graphs or args.aspen:
         # Read before the sources: a bad machine file stops the run before any output
         # (--xml included) is written, and before the (possibly long) analysis.
-        from sat.machine.exasat_xml import load_machine
+        from sat.machine import load_machine
 
         machine = load_machine(args.machine, args.socket)
 
@@ -751,7 +751,7 @@ def _parameter_unit(result, name: str) -> str:
 def _known_errors() -> tuple[type[BaseException], ...]:
     """Exception types that carry a one-line message for the user (exit status 2)."""
     from sat.frontend import FrontendError
-    from sat.machine.exasat_xml import MachineError
+    from sat.machine import MachineError
     from sat.model.context import ExpressionError
     from sat.outputs import OutputError  # WorkbookError is one too
     from sat.params import ParameterError

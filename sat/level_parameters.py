@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from sat.machine.exasat_xml import Machine
+from sat.machine import Machine
 from sat.machine.levels import CORE_KEYS, MemoryLevel
 from sat.parameter import LevelSpec, Parameter, ParameterSet, ParameterSpec
 

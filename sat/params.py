@@ -29,16 +29,11 @@ from pathlib import Path
 
 from sat.cost_parameters import add_cost_parameters, cost_spec
 from sat.level_parameters import add_level_parameters, level_spec
-from sat.machine.exasat_xml import (
-    MACHINE_SPECS,
-    Machine,
-    ParameterSpec,
-    check_value,
-    parse_number,
-    read_xml,
-)
+from sat.machine import MACHINE_SPECS, Machine
+from sat.machine.spec import parse_number
 from sat.model.nests import DEFAULT_SETUP_ITERATIONS
-from sat.parameter import Parameter, ParameterSet, symbol_to_name
+from sat.parameter import Parameter, ParameterSet, ParameterSpec, check_value, symbol_to_name
+from sat.safexml import read_xml
 
 
 class ParameterError(ValueError):

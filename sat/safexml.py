@@ -8,6 +8,7 @@ byte scan cannot see (e.g. UTF-16).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from lxml import etree
 
@@ -43,3 +44,12 @@ def parse_xml(data: bytes, where: str, error: type[Exception],
     if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
         raise error(f"{where}:1: {refused}")
     return root
+
+
+def read_xml(path: Path, display: str, error: type[Exception]) -> etree._Element:
+    """Parse an XML file safely (no DTD, entities or network); errors as ``display:line: …``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"{display}: cannot read file: {exc.strerror or exc}") from None
+    return parse_xml(data, display, error)

@@ -15,7 +15,7 @@ from test_cli import run
 
 from sat import aspen
 from sat.frontend import read_sources
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model import expr as E
 from sat.model.build import build_model
 from sat.model.tables import ModelResult

@@ -585,7 +585,7 @@ end subroutine
 
 
 def test_the_page_takes_the_dependences_of_the_model(tmp_path):
-    from sat.machine.exasat_xml import load_machine
+    from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.model.dependences import dependences
     from sat.params import build_parameters

@@ -9,7 +9,7 @@ import pytest
 
 from sat.explore.compiled import CHUNK, CompiledModel
 from sat.frontend import read_sources
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model import expr as E
 from sat.model.build import build_model
 from sat.params import build_parameters

@@ -41,7 +41,7 @@ import pytest
 
 from sat.cli import main
 from sat.cost_parameters import COST_PARAMETERS
-from sat.machine.exasat_xml import MachineError, load_machine
+from sat.machine import MachineError, load_machine
 from sat.params import ParameterError, build_parameters
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import lxml.html
 import pytest
 
 from sat.frontend import read_sources
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model.build import build_model
 from sat.model.tables import Note
 from sat.params import build_parameters

@@ -19,7 +19,7 @@ from test_cli import run
 from sat import ir
 from sat.cli import main
 from sat.frontend import read_sources
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model.build import build_model
 from sat.model.idioms import (
     BUILTIN_FILE,

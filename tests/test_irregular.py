@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 
 from sat.frontend import read_sources
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model.build import build_model
 from sat.params import build_parameters
 

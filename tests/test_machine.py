@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sat.machine.exasat_xml import (
+from sat.machine import (
     MACHINE_PARAMETERS,
     MachineError,
     list_machines,

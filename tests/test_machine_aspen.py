@@ -19,7 +19,7 @@ import pytest
 from test_cli import one_error_line, run
 
 from sat import aspen
-from sat.machine.exasat_xml import MACHINE_SPECS, MachineError, list_machines, load_machine
+from sat.machine import MACHINE_SPECS, MachineError, list_machines, load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
 REF = Path(__file__).resolve().parents[2] / "shared" / "reference" / "aspen"
@@ -375,7 +375,7 @@ def test_list_machines_is_unaffected(capsys):
 
 def test_the_aspen_reader_is_only_imported_for_an_aspen_machine(tmp_path):
     path = write(tmp_path, SMALL_MACHINE)
-    code = ("import sys; from sat.machine.exasat_xml import load_machine; import sat.cli; "
+    code = ("import sys; from sat.machine import load_machine; import sat.cli; "
             "load_machine('exascale'); assert 'sat.aspen' not in sys.modules, 'eager'; "
             f"load_machine({str(path)!r}); assert 'sat.aspen' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

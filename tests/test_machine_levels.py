@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sat.cli import main
-from sat.machine.exasat_xml import MachineError, list_machines, load_machine
+from sat.machine import MachineError, list_machines, load_machine
 from sat.machine.levels import CORE_KEYS, on_chip_kib_per_core
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -425,7 +425,7 @@ def test_python_tags_are_never_executed(tmp_path):
 
 
 def test_yaml_is_imported_only_for_yaml_machine_files():
-    code = ("import sys; from sat.machine.exasat_xml import load_machine; import sat.cli; "
+    code = ("import sys; from sat.machine import load_machine; import sat.cli; "
             "load_machine('exascale'); assert 'yaml' not in sys.modules, 'eager'; "
             f"load_machine({str(TOY)!r}); assert 'yaml' in sys.modules")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

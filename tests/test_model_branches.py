@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 from sat.model.build import build_model
 from sat.params import build_parameters
 from sat.xmlio import read_program_text

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sat.cost_parameters import COST_PARAMETERS
-from sat.machine.exasat_xml import MACHINE_PARAMETERS, load_machine
+from sat.machine import MACHINE_PARAMETERS, load_machine
 from sat.model.context import ModelContext
 from sat.parameter import Parameter
 from sat.params import (

@@ -125,7 +125,7 @@ set:
     assert grid["solver"]["method"] == "exhaustive" and grid["solver"]["evaluations"] == 576
     # brute force with the tree evaluator, one model per configuration
     from sat.frontend import read_sources
-    from sat.machine.exasat_xml import load_machine
+    from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.model.validate import check
     from sat.params import build_parameters

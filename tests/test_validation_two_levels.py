@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sat.machine.exasat_xml import load_machine
+from sat.machine import load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATION = ROOT / "bench" / "validation"

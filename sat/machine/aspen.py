@@ -89,8 +89,8 @@ from sat.aspen.machine import (
 )
 from sat.aspen.model import MachineModel, load_machine_model
 from sat.aspen.parser import parse_file
-from sat.machine.exasat_xml import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
 from sat.machine.levels import MEMORY, ON_CHIP, CoreThroughput, MemoryLevel
+from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
 
 _SPECS = {spec.name: spec for spec in MACHINE_SPECS}
 _BILLION = 1e9

@@ -90,84 +90,31 @@ came from: ``"machine file <path>"`` plus the ``source`` attribute, or ``"defaul
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
+from sat.machine.costs import cost_name, cost_spec
 from sat.machine.levels import (
     CORE_KEYS,
     DUPLEXES,
     EXPECTED_NAMES,
     POLICIES,
     CoreThroughput,
-    HierarchyError,
     MemoryLevel,
-    check_hierarchy,
     level_name,
 )
-from sat.parameter import ParameterSpec, check_value
-from sat.resources import machines_dir
-from sat.safexml import parse_xml
-
-DEFAULT_MACHINE = "exascale"
-
-class MachineError(ValueError):
-    """A machine file that cannot be used; the message is one line, ``path:line: …``."""
-
-
-# Sheet order.  Defaults are the exascale node: the ExaSAT paper's Listing 1 (Cores,
-# GflopsPerCore, GBsPerCore, CacheKB, DivCost, SpecialCost, NICGBs) completed with ExaSAT's own
-# reference machine.xml (registers, line, word, scale factors, NIC latency); Overlap = 1 is the
-# paper's T = max(T_cpu, T_dram) (section 3.3).  machines/exascale.xml states each source.
-MACHINE_SPECS: tuple[ParameterSpec, ...] = (
-    ParameterSpec("Cores", "cores", "Number of cores (threads) working on the problem in parallel.",
-                  1000, "positive"),
-    ParameterSpec("GflopsPerCore", "Gflop/s",
-                  "Peak speed of one core, in billions of additions or multiplications per second.",
-                  10, "positive"),
-    ParameterSpec("GBsPerCore", "GB/s",
-                  "Main-memory bandwidth per core: the machine's memory bandwidth divided by its "
-                  "cores.", 1, "positive"),
-    ParameterSpec("CacheKB", "KiB",
-                  "On-chip memory (cache) that one core, or one group of cores working on the same "
-                  "data, can keep data in.", 64, "positive"),
-    ParameterSpec("LineBytes", "B",
-                  "Size of a cache line, the smallest piece of memory the cache moves.",
-                  64, "positive"),
-    ParameterSpec("WordBytes", "B", "Size of one array element (8 for double precision); a "
-                  "double-precision complex element is two words.",
-                  8, "positive"),
-    ParameterSpec("IntRegs", "registers", "Number of integer (general-purpose) registers per core.",
-                  16, "count", "integer"),
-    ParameterSpec("FPRegs", "registers",
-                  "Number of floating-point (vector) registers per core.", 16, "count", "integer"),
-    ParameterSpec("DivCost", "flop-equivalents",
-                  "How many additions' worth of time one division takes.", 39, "nonnegative"),
-    ParameterSpec("SpecialCost", "flop-equivalents",
-                  "How many additions' worth of time one special function (exp, log, sqrt, …) "
-                  "takes.", 125, "nonnegative"),
-    ParameterSpec("ReadCost", "B/element",
-                  "Bytes moved between memory and cache for an array element that is only read.",
-                  8, "nonnegative"),
-    ParameterSpec("ReadWriteCost", "B/element",
-                  "Bytes moved between memory and cache for an array element that is read and then "
-                  "written.", 16, "nonnegative"),
-    ParameterSpec("WriteCost", "B/element",
-                  "Bytes moved for an array element that is only written (its cache line is read "
-                  "first, then written back).", 16, "nonnegative"),
-    ParameterSpec("NICGBs", "GB/s", "Network bandwidth of one node (injection bandwidth).",
-                  100, "positive"),
-    ParameterSpec("NICLatencyUs", "µs",
-                  "Time a message takes to cross the network, whatever its size.",
-                  0.4, "nonnegative"),
-    ParameterSpec("Overlap", "",
-                  "1 if computation and memory transfers overlap (time = the larger of the two), "
-                  "0 if their times add up.", 1, "flag", "integer"),
+from sat.machine.spec import (
+    MACHINE_PARAMETERS,
+    MACHINE_SPECS,
+    Machine,
+    MachineError,
+    checked_hierarchy,
+    parse_number,
 )
-MACHINE_PARAMETERS = tuple(spec.name for spec in MACHINE_SPECS)
+from sat.parameter import check_value
+from sat.safexml import read_xml
+
 _SPECS = {spec.name: spec for spec in MACHINE_SPECS}
 
 # ExaSAT machine.xml keys -> satreport names.
@@ -196,157 +143,13 @@ _LABEL_KEYS = {
 _NAME_KEYS = {name.lower(): name for name in MACHINE_PARAMETERS}
 
 
-@dataclass
-class Machine:
-    """A machine description: every machine parameter with its value and where it came from."""
-
-    name: str
-    description: str
-    source: str  # the file it was read from, as shown to users
-    values: dict[str, tuple[float, str]]  # parameter name -> (value, provenance)
-    memory_levels: list[MemoryLevel] = field(default_factory=list)  # from the core outwards
-    notes: list[str] = field(default_factory=list)  # defaults taken, keys ignored
-    core: CoreThroughput = field(default_factory=CoreThroughput)  # in-core throughput (ECM)
-    # cost parameters the file gives (sat.cost_parameters): name -> (value, provenance)
-    costs: dict[str, tuple[float, str]] = field(default_factory=dict)
-
-    def value(self, name: str) -> float:
-        return self.values[name][0]
-
-    @property
-    def cache_levels(self) -> list[MemoryLevel]:
-        """The cache levels, innermost first (empty when the file lists no levels)."""
-        return [level for level in self.memory_levels if not level.is_memory]
-
-    @property
-    def memory_level(self) -> MemoryLevel | None:
-        return next((level for level in self.memory_levels if level.is_memory), None)
-
-    def link_out(self, name: str) -> MemoryLevel | None:
-        """The level describing the link from level ``name`` to the next level out.
-
-        A level describes the link over which it delivers data inwards, so the L1–L2 link
-        (DESIGN's ``L1GBs``) is described by L2, the last cache's link by memory.  ``None``
-        when nothing lies further out.
-        """
-        names = [level.name for level in self.memory_levels]
-        index = names.index(name)
-        return self.memory_levels[index + 1] if index + 1 < len(names) else None
-
-
-# ------------------------------------------------------------------ safe XML
-
-def read_xml(path: Path, display: str, error: type[Exception]) -> etree._Element:
-    """Parse an XML file safely (no DTD, entities or network); errors as ``display:line: …``."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise error(f"{display}: cannot read file: {exc.strerror or exc}") from None
-    return parse_xml(data, display, error)
-
-
-def parse_number(text: str | None) -> float | None:
-    """A finite number in any float syntax (Fortran ``1.0d3`` too), else ``None``."""
-    if text is None:
-        return None
-    cleaned = text.strip()
-    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)[dD][+-]?\d+", cleaned):
-        cleaned = cleaned.replace("d", "e").replace("D", "e")
-    try:
-        value = float(cleaned)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-# ------------------------------------------------------------------ loading
-
-
-# .yml and .yaml: Kerncraft's format; .aspen: an Aspen abstract machine model
-MACHINE_SUFFIXES = (".xml", ".yml", ".yaml", ".aspen")
-_YAML_SUFFIXES = (".yml", ".yaml")
-ASPEN_SUFFIX = ".aspen"
-
-
-def builtin_path(name: str) -> Path:
-    """The built-in machine file called ``name`` (``machines/<name>.xml`` if none exists)."""
-    for suffix in MACHINE_SUFFIXES:
-        path = machines_dir() / f"{name}{suffix}"
-        if path.is_file():
-            return path
-    return machines_dir() / f"{name}.xml"
-
-
-def _display(path: Path) -> str:
-    """Built-ins are shown as ``machines/<name>.xml``, other files as given."""
-    try:
-        return str(Path("machines") / path.resolve().relative_to(machines_dir().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def load_machine(name_or_path: str | None, socket: str | None = None) -> Machine:
-    """A built-in machine by name (``None``: the exascale node) or a machine file by path.
-
-    ``socket`` chooses the socket type of an Aspen machine model (default: its first); it is
-    an error with any other kind of machine.
-    """
-    if name_or_path is None:
-        name_or_path = DEFAULT_MACHINE
-    text = str(name_or_path)
-    looks_like_path = text.lower().endswith(MACHINE_SUFFIXES) or "/" in text or "\\" in text
-    if not looks_like_path and builtin_path(text).is_file():
-        path = builtin_path(text)
-    else:
-        path = Path(text)
-        if not path.is_file():
-            names = ", ".join(name for name, _ in list_machines())
-            raise MachineError(f"{text}: no such machine file or built-in machine "
-                               f"(built-ins: {names})")
-    display = _display(path)
-    if socket is not None and path.suffix.lower() != ASPEN_SUFFIX:
-        raise MachineError(f"{display}: socket {socket!r}: only an Aspen machine model "
-                           f"({ASPEN_SUFFIX}) has socket types to choose from")
-    return _load_file(path, display, socket)
-
-
-def _load_file(path: Path, display: str, socket: str | None = None) -> Machine:
-    if path.suffix.lower() == ASPEN_SUFFIX:
-        # Imported here: the Aspen reader (and its grammar) only when a model is read.
-        from sat.machine.aspen import load_aspen_machine
-
-        return load_aspen_machine(path, display, socket)
-    if path.suffix.lower() in _YAML_SUFFIXES:
-        # Imported here: PyYAML is only loaded when a YAML file is read (start-up time).
-        from sat.machine.kerncraft_yaml import load_kerncraft
-
-        return load_kerncraft(path, display)
-    return _load(path, display)
-
-
-def list_machines() -> list[tuple[str, str]]:
-    """(name, description) of every built-in machine, for ``--list-machines``."""
-    result = []
-    paths = [p for p in machines_dir().iterdir() if p.suffix.lower() in MACHINE_SUFFIXES]
-    for path in sorted(paths):
-        try:
-            machine = _load_file(path, _display(path))
-        except MachineError as exc:
-            result.append((path.stem, f"(unusable: {exc})"))
-            continue
-        result.append((path.stem, machine.description))
-    return result
-
-
 def _key_name(key: str) -> str | None:
     lowered = " ".join(key.split()).lower()
     return _EXASAT_KEYS.get(lowered) or _NAME_KEYS.get(lowered) or _LABEL_KEYS.get(lowered)
 
 
-def _load(path: Path, display: str) -> Machine:
-    # imported here: sat.cost_parameters builds on this module
-    from sat.cost_parameters import cost_name, cost_spec
-
+def load_exasat_xml(path: Path, display: str) -> Machine:
+    """An ExaSAT or satreport machine file (``<machine>`` of ``<prop>`` elements)."""
     root = read_xml(path, display, MachineError)
     if root.tag != "machine":
         raise MachineError(f"{display}:{root.sourceline}: expected a <machine> root element, "
@@ -480,13 +283,6 @@ def _set_core(core: CoreThroughput, lines: dict[str, int], key: str, value: floa
     lines[attribute] = line
 
 
-def checked_hierarchy(levels: list[MemoryLevel], display: str) -> list[MemoryLevel]:
-    """:func:`check_hierarchy` with its errors as ``display:line: …`` machine errors."""
-    try:
-        check_hierarchy(levels)
-    except HierarchyError as exc:
-        raise MachineError(f"{display}:{exc.line}: {exc}") from None
-    return levels
 
 
 _LEVEL_NUMBERS = ("size_kib", "line_bytes", "shared_by_cores", "bandwidth_gbs",
@@ -566,3 +362,4 @@ def _level_choice(element: etree._Element, attribute: str, allowed: tuple[str, .
         raise MachineError(f"{where}: {attribute} must be {' or '.join(allowed)}, "
                            f"got {raw.strip()!r}")
     return text
+

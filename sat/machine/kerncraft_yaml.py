@@ -67,7 +67,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sat.machine.exasat_xml import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
 from sat.machine.levels import (
     MEMORY,
     CoreThroughput,
@@ -75,6 +74,7 @@ from sat.machine.levels import (
     level_name,
     on_chip_kib_per_core,
 )
+from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
