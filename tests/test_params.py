@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sat.cost_parameters import COST_PARAMETERS
 from sat.machine import MACHINE_PARAMETERS, load_machine
 from sat.model.context import ModelContext
 from sat.parameter import Parameter
-from sat.params import (
+from sat.parameters.costs import COST_PARAMETERS
+from sat.parameters.registry import (
     SOFTWARE_PARAMETERS,
     ParameterError,
     build_parameters,

@@ -39,7 +39,7 @@ from sat.explore.expression import (
 from sat.model import expr as E
 from sat.model.tables import ModelResult
 from sat.parameter import check_value
-from sat.params import BUILD_SETTINGS, find_parameter, spec_of
+from sat.parameters.registry import BUILD_SETTINGS, find_parameter, spec_of
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 SOLVERS = ("auto", "exhaustive", "isres")

@@ -72,7 +72,7 @@ Kerncraft's YAML format and Aspen's machine models:
   Costs, as ``<prop>`` elements too: ``Nodes``, ``RackUnitsPerNode``, ``TDPW``,
   ``StaticPowerW``, ``FlopEnergyPJ``, ``MemByteEnergyPJ``, ``L1ByteEnergyPJ``, …,
   ``ProcessorPriceUSD``, ``MemoryGiB``, ``MemoryPriceUSDPerGiB``, ``CoreAreaMM2``,
-  ``CacheAreaMM2PerMiB`` (:mod:`sat.cost_parameters`).  They go to :attr:`Machine.costs`; the
+  ``CacheAreaMM2PerMiB`` (:mod:`sat.parameters.costs`).  They go to :attr:`Machine.costs`; the
   ones a file leaves out are assumed when the parameters are built, without a note (their
   source says so).
 

@@ -84,7 +84,7 @@ class Machine:
     memory_levels: list[MemoryLevel] = field(default_factory=list)  # from the core outwards
     notes: list[str] = field(default_factory=list)  # defaults taken, keys ignored
     core: CoreThroughput = field(default_factory=CoreThroughput)  # in-core throughput (ECM)
-    # cost parameters the file gives (sat.cost_parameters): name -> (value, provenance)
+    # cost parameters the file gives (sat.parameters.costs): name -> (value, provenance)
     costs: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def value(self, name: str) -> float:

@@ -8,7 +8,6 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
-from sat.cost_parameters import has_cost_parameters
 from sat.ir import Program
 from sat.model import expr as E
 from sat.model.aliasing import geometry, nest_checks
@@ -52,6 +51,7 @@ from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 from sat.parameter import ParameterSet, symbol_to_name
+from sat.parameters.costs import has_cost_parameters
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "
               "(10^9 bytes) and bandwidth in GB/s (10^9 bytes/s). The original ExaSAT sheet "

@@ -13,17 +13,17 @@ memory traffic and, on a machine with several cache levels, the Levels sheet's t
 The program totals (defined names): ``Energy_J``, ``Power_W`` (average power of the run), and
 the machine's own figures: ``Price_USD``, ``Peak_GFlops``, ``Peak_Power_W``, ``Die_Area_mm2``,
 ``Rack_Units``, ``Memory_Bandwidth_GBs``.  Only these use ``Nodes``: the application model runs
-on one node.  The parameters are :mod:`sat.cost_parameters`.
+on one node.  The parameters are :mod:`sat.parameters.costs`.
 """
 
 from __future__ import annotations
 
-from sat.cost_parameters import level_energy_name
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.tables import CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
+from sat.parameters.costs import level_energy_name
 
 PJ_GIGA = 1e-3  # pJ × 10⁹ = 10⁻³ J: an energy per flop or byte in pJ times Gflop or GB
 

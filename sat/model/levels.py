@@ -1,7 +1,7 @@
 """Traffic at every level of the memory hierarchy: the layer condition per cache level.
 
 ExaSAT's model (:mod:`~sat.model.memory`) has one cache, ``CacheKB``.  A machine with several
-cache levels (``L1KB``, ``L2KB``, …; :mod:`sat.level_parameters`) gets, per nest and level, the
+cache levels (``L1KB``, ``L2KB``, …; :mod:`sat.parameters.levels`) gets, per nest and level, the
 reuse case that holds at that level (the layer condition: planes, pencils, within pencils or
 none, ExaSAT's cases) and the bytes moved between that level and the next one out, loads plus
 write-backs.  The last cache level's traffic is the memory traffic of the hierarchy.

@@ -27,12 +27,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sat.cost_parameters import add_cost_parameters, cost_spec
-from sat.level_parameters import add_level_parameters, level_spec
 from sat.machine import MACHINE_SPECS, Machine
 from sat.machine.spec import parse_number
 from sat.model.nests import DEFAULT_SETUP_ITERATIONS
 from sat.parameter import Parameter, ParameterSet, ParameterSpec, check_value, symbol_to_name
+from sat.parameters.costs import add_cost_parameters, cost_spec
+from sat.parameters.levels import add_level_parameters, level_spec
 from sat.safexml import read_xml
 
 
