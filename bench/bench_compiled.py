@@ -23,7 +23,7 @@ from sat.explore.compiled import CompiledModel  # noqa: E402
 from sat.frontend import read_sources  # noqa: E402
 from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
-from sat.parameters.registry import build_parameters  # noqa: E402
+from sat.parameters import build_parameters  # noqa: E402
 
 KERNELS = ROOT.parent / "shared" / "reference" / "exasat" / "inputs" / "smc-kernels.f90"
 TARGET = 1e6  # nest · configurations per second

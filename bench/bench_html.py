@@ -25,7 +25,7 @@ from generate_fortran import generate_module  # noqa: E402
 from sat.frontend import read_sources  # noqa: E402
 from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
-from sat.parameters.registry import build_parameters  # noqa: E402
+from sat.parameters import build_parameters  # noqa: E402
 from sat.report import html  # noqa: E402
 
 

@@ -26,7 +26,7 @@ from sat.frontend import read_sources  # noqa: E402
 from sat.ir import Program  # noqa: E402
 from sat.machine import load_machine  # noqa: E402
 from sat.model.build import build_model  # noqa: E402
-from sat.parameters.registry import build_parameters  # noqa: E402
+from sat.parameters import build_parameters  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 SCENARIOS = EXAMPLES / "scenarios"

@@ -105,7 +105,7 @@ def generated(n_nests: int) -> None:
     from sat.frontend import read_sources
     from sat.machine import load_machine
     from sat.model.build import build_model
-    from sat.parameters.registry import build_parameters
+    from sat.parameters import build_parameters
 
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "generated.f90"

@@ -389,7 +389,8 @@ def _aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     from sat.ir import Program
     from sat.model.aspen_app import AspenModelError, build_aspen_model
     from sat.model.tables import Note
-    from sat.parameters.registry import build_parameters, split_build_settings, validate
+    from sat.parameters import build_parameters, validate
+    from sat.parameters.registry import split_build_settings
 
     args = run.args
     if len(args.sources) != 1:
@@ -483,12 +484,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     from sat.model.build import build_model
     from sat.model.tables import Note
     from sat.model.validate import check, empty_nests
-    from sat.parameters.registry import (
-        build_parameters,
-        split_build_settings,
-        unknown_sets,
-        validate,
-    )
+    from sat.parameters import build_parameters, validate
+    from sat.parameters.registry import split_build_settings, unknown_sets
 
     args = run.args
     settings, sets = split_build_settings(args.sets)
@@ -759,7 +756,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from sat.machine import MachineError
     from sat.model.context import ExpressionError
     from sat.outputs import OutputError  # WorkbookError is one too
-    from sat.parameters.registry import ParameterError
+    from sat.parameters import ParameterError
     from sat.xmlio import XMLFormatError
 
     return (UsageError, OutputError, FrontendError, XMLFormatError, MachineError,

@@ -12,9 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations unless --set gives another
+
 Group = Literal["machine", "problem", "software"]
 Kind = Literal["number", "integer", "boolean"]
 Rule = Literal["positive", "nonnegative", "count", "positive count", "flag"]
+
+
+class ParameterError(ValueError):
+    """A parameter file, ``--set`` or value that cannot be used; the message is one line."""
 
 
 @dataclass

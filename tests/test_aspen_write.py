@@ -20,7 +20,7 @@ from sat.model import expr as E
 from sat.model.build import build_model
 from sat.model.tables import ModelResult
 from sat.parameter import Parameter
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 from sat.report.aspen_model import AspenPrinter, _Folder, aspen_name, program_as_aspen
 
 ROOT = Path(__file__).resolve().parent.parent

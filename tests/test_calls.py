@@ -588,7 +588,7 @@ def test_the_page_takes_the_dependences_of_the_model(tmp_path):
     from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.model.dependences import dependences
-    from sat.parameters.registry import build_parameters
+    from sat.parameters import build_parameters
     from sat.report.drawings import model_dependences
 
     path = tmp_path / "prog.f90"

@@ -12,7 +12,7 @@ from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model import expr as E
 from sat.model.build import build_model
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*")

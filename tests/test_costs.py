@@ -41,8 +41,8 @@ import pytest
 
 from sat.cli import main
 from sat.machine import MachineError, load_machine
+from sat.parameters import ParameterError, build_parameters
 from sat.parameters.costs import COST_PARAMETERS
-from sat.parameters.registry import ParameterError, build_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIAD = ROOT / "examples" / "triad.f90"

@@ -13,7 +13,7 @@ from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model.build import build_model
 from sat.model.tables import Note
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 from sat.report.html import LOOP_COLUMNS, render_html, write_html
 from sat.report.json_export import to_json_data
 from sat.report.svg import BarRow, LineChart, Series, paired_bars

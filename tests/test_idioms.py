@@ -30,7 +30,7 @@ from sat.model.idioms import (
     read_idioms,
     recognise,
 )
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 from sat.safeyaml import read_plain_yaml
 from sat.xmlio import XMLFormatError, program_to_xml, read_program, read_program_text
 

@@ -15,7 +15,7 @@ import pytest
 from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model.build import build_model
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 SPMV = ROOT / "examples" / "spmv.f90"

@@ -13,7 +13,7 @@ from sat.machine import (
     list_machines,
     load_machine,
 )
-from sat.parameters.registry import build_parameters, validate
+from sat.parameters import build_parameters, validate
 from sat.resources import machines_dir
 
 DATA = Path(__file__).parent / "data" / "exasat"

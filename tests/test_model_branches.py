@@ -6,7 +6,7 @@ import pytest
 
 from sat.machine import load_machine
 from sat.model.build import build_model
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 from sat.xmlio import read_program_text
 
 # The original tool's form: a whole nest inside <if>; 3 adds, 1 multiply, 4 divides and

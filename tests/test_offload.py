@@ -14,7 +14,7 @@ from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.machine.accelerators import AcceleratorError, load_accelerator
 from sat.model.build import build_model
-from sat.parameters.registry import build_parameters
+from sat.parameters import build_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [str(ROOT / "examples" / "spmv.f90"), str(ROOT / "examples" / "histogram.f90")]

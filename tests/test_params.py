@@ -10,19 +10,16 @@ import pytest
 from sat.machine import MACHINE_PARAMETERS, load_machine
 from sat.model.context import ModelContext
 from sat.parameter import Parameter
+from sat.parameters import ParameterError, build_parameters, validate
 from sat.parameters.costs import COST_PARAMETERS
-from sat.parameters.registry import (
-    SOFTWARE_PARAMETERS,
-    ParameterError,
-    build_parameters,
+from sat.parameters.files import (
     read_block_params,
     read_conds,
     read_namesubs,
     read_params,
     read_symsubs,
-    unknown_sets,
-    validate,
 )
+from sat.parameters.registry import SOFTWARE_PARAMETERS, unknown_sets
 
 CONFIG = Path(__file__).parent / "data" / "exasat" / "config"
 

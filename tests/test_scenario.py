@@ -128,7 +128,7 @@ set:
     from sat.machine import load_machine
     from sat.model.build import build_model
     from sat.model.validate import check
-    from sat.parameters.registry import build_parameters
+    from sat.parameters import build_parameters
 
     program = read_sources([LAP])
     params = build_parameters(load_machine(None), sets=["hi_1=64", "hi_2=64", "hi_3=64",

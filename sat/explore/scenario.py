@@ -39,7 +39,8 @@ from sat.explore.expression import (
 from sat.model import expr as E
 from sat.model.tables import ModelResult
 from sat.parameter import check_value
-from sat.parameters.registry import BUILD_SETTINGS, find_parameter, spec_of
+from sat.parameters import find_parameter, spec_of
+from sat.parameters.registry import BUILD_SETTINGS
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 SOLVERS = ("auto", "exhaustive", "isres")

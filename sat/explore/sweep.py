@@ -27,7 +27,7 @@ from sat.explore.expression import did_you_mean
 from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
 from sat.parameter import check_value
-from sat.parameters.registry import find_parameter, spec_of
+from sat.parameters import find_parameter, spec_of
 
 MAX_AXIS = 10_000  # values per axis
 CHUNK = 65_536  # configurations evaluated at once

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sat.parameter import Parameter, ParameterSet
-
 DATA = Path(__file__).parent.parent / "data" / "accelerators"
 
 
@@ -88,11 +86,3 @@ def load_accelerator(name_or_file: str) -> Accelerator:
     if missing:
         raise AcceleratorError(f"{path}: missing accelerator parameters: {', '.join(missing)}")
     return Accelerator(str(doc.get("name", path.stem)), source, values)
-
-
-def add_accelerator_parameters(paramset: ParameterSet, accelerator: Accelerator) -> None:
-    paramset.accelerator = accelerator.name
-    for name, (unit, label, kind) in SPECS.items():
-        value, source = accelerator.values[name]
-        value = int(value) if float(value).is_integer() else value
-        paramset.add(Parameter(name, value, unit, "machine", label, source, kind))  # type: ignore

@@ -38,7 +38,6 @@ from sat.model.iteration import analyse_nest, nest_space
 from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
 from sat.model.nests import (
-    DEFAULT_SETUP_ITERATIONS,
     bounds_assigned_inside,
     enclosing_branches,
     levels,
@@ -50,7 +49,7 @@ from sat.model.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
-from sat.parameter import ParameterSet, symbol_to_name
+from sat.parameter import DEFAULT_SETUP_ITERATIONS, ParameterSet, symbol_to_name
 from sat.parameters.costs import has_cost_parameters
 
 UNITS_NOTE = ("Units: working sets and cache sizes in KiB (1024 bytes); traffic in GB "

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from sat.ir import Body, Branch, Loop, Procedure, Program
 
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
-DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations unless --set gives another
 
 
 def outermost_loops(body: Body) -> Iterator[Loop]:
