@@ -303,7 +303,7 @@ def _run(run: Run) -> int:
             if given and not args.sources:
                 raise UsageError(f"{option}: give the SOURCE to describe")
     if args.idioms:
-        from sat.model.idioms import IdiomFileError, read_idioms
+        from sat.model.irregular.idioms import IdiomFileError, read_idioms
 
         try:  # checked before the (possibly long) analysis
             run.idioms = read_idioms(args.idioms)
@@ -480,8 +480,8 @@ def _no_program():
 
 def _model_and_reports(run: Run, program, workbook: str | None,
                        machine: Machine, scenario=None) -> int:
-    from sat.model.aliasing import aliasing_warnings
     from sat.model.build import build_model
+    from sat.model.hierarchy.aliasing import aliasing_warnings
     from sat.model.tables import Note
     from sat.model.validate import check, empty_nests
     from sat.parameters import build_parameters, validate

@@ -34,7 +34,8 @@ def element_words(datatype: str) -> int:
 
 @dataclass(frozen=True)
 class Subscript:
-    """What one subscript of an access is, for recognising idioms (:mod:`sat.model.idioms`).
+    """What one subscript of an access is, for recognising idioms
+    (:mod:`sat.model.irregular.idioms`).
 
     - ``induction``: ``coeff*var + offset`` in the loop variable ``var`` (``a(i-1)``: coeff 1,
       offset -1; ``a(2*i)``: coeff 2, a strided access). ``coeff`` and ``offset`` are text

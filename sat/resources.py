@@ -32,6 +32,11 @@ def templates_dir() -> Path:
     return _folder("sat.templates")
 
 
+def data_dir() -> Path:
+    """The package's own data files (``sat/data``): idioms, accelerators, C headers."""
+    return _folder("sat") / "data"
+
+
 def c_include_dir() -> Path:
     """Stand-in system headers for the C front end (``<math.h>``, ``<stdio.h>``, …)."""
-    return _folder("sat") / "data" / "c_include"
+    return data_dir() / "c_include"

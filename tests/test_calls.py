@@ -96,7 +96,7 @@ def test_dependences_follow_writes_through_calls(capsys, tmp_path):
     data, err = run_json(capsys, tmp_path, PROGRAM, "--html", str(tmp_path / "p.html"))
     assert "calls procedures that are not in the sources" not in err
     program = inline_calls(read_sources([str(tmp_path / "prog.f90")])).program
-    from sat.model.dependences import dependences
+    from sat.model.exasat.dependences import dependences
 
     edges = {(e.source_line, e.sink_line, e.kind) for e in dependences(program)}
     # p is written in the first nest (inside 'pressure') and read in the third: flow 22 → 30
@@ -587,7 +587,7 @@ end subroutine
 def test_the_page_takes_the_dependences_of_the_model(tmp_path):
     from sat.machine import load_machine
     from sat.model.build import build_model
-    from sat.model.dependences import dependences
+    from sat.model.exasat.dependences import dependences
     from sat.parameters import build_parameters
     from sat.report.drawings import model_dependences
 

@@ -155,7 +155,7 @@ def test_console_script_runs_without_traceback(tmp_path):
 def test_a_small_c_run_imports_only_what_it_needs():
     """Start-up time (bench/bench_end_to_end.py): a C kernel without gathers on the default
     machine (no memory levels) reads neither PyYAML nor the gather and ECM models."""
-    lazy = ("yaml", "sat.model.irregular", "sat.model.ecm")
+    lazy = ("yaml", "sat.model.irregular.gathers", "sat.model.hierarchy.ecm")
     code = ("import sys; from sat.cli import main; main([{}, '-q', '--json', '/dev/null'{}]); "
             f"print(sorted(m for m in {lazy!r} if m in sys.modules))")
     for source, machine, imported in (("stencil7.c", "", []),

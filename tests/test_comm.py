@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from sat.ir import Access, Array, Loop, Procedure, Program, Variable
-from sat.model.comm import comm_table, ghost_exchanges
 from sat.model.context import ModelContext
+from sat.model.exasat.comm import comm_table, ghost_exchanges
 from sat.model.expr import Env, Num, Quantity
 from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from sat.ir import Access, Array, Branch, Loop, Procedure, Program
 from sat.model.context import ModelContext
-from sat.model.dependences import Dependence, dependences, dependences_table
+from sat.model.exasat.dependences import Dependence, dependences, dependences_table
 from sat.parameter import ParameterSet
 from sat.xmlio import read_program
 

@@ -255,7 +255,7 @@ def test_cli_writes_html_and_graphs_with_the_numbers_of_its_json(tmp_path: Path,
     assert same(headline["time_s"], data["totals"]["time_s"])
     # No workbook when only other outputs are asked for; one DOT file per procedure with edges.
     assert not list(tmp_path.glob("*.xlsx")) and not Path("hypterm-cns-fused.xlsx").exists()
-    from sat.model.dependences import dependences
+    from sat.model.exasat.dependences import dependences
 
     with_edges = {d.procedure for d in dependences(read_program(str(FUSED)))}
     assert with_edges == {"hypterm"}  # advance has a single nest: nothing to depend on

@@ -21,7 +21,7 @@ from sat.cli import main
 from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model.build import build_model
-from sat.model.idioms import (
+from sat.model.irregular.idioms import (
     BUILTIN_FILE,
     IdiomFileError,
     _read,

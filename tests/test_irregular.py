@@ -1,4 +1,4 @@
-"""The gather/scatter model (sat.model.irregular, the Gathers sheet), worked out by hand on
+"""The gather/scatter model (sat.model.irregular.gathers, the Gathers sheet), worked out by hand on
 examples/spmv.f90 (x(col(k)) in the k loop at line 23, x declared x(n)), and small
 cachegrind and callgrind checks of bench/validation/gather.py (its gather and scatter)."""
 
@@ -41,7 +41,7 @@ def model(*sets: str):
 
 def test_the_model_is_read_for_its_own_idioms():
     from sat.model.build import _GATHER_IDIOMS
-    from sat.model.irregular import IDIOMS
+    from sat.model.irregular.gathers import IDIOMS
 
     assert _GATHER_IDIOMS == IDIOMS
 

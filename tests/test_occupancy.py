@@ -6,8 +6,8 @@ import pytest
 
 from sat.ir import Access, Array, Loop, Procedure, Program, Variable
 from sat.model.context import ModelContext
+from sat.model.exasat.occupancy import footprint, occupancy_table
 from sat.model.expr import Env, Quantity
-from sat.model.occupancy import footprint, occupancy_table
 from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 

@@ -1,4 +1,4 @@
-"""Offload what-ifs (sat.model.offload, the Offload sheet), worked out by hand on
+"""Offload what-ifs (sat.model.irregular.offload, the Offload sheet), worked out by hand on
 examples/spmv.f90 and examples/histogram.f90 with the built-in accelerators (hc1, h100-pcie) and
 the Xeon E5-2680 host (machines/xeon-e5-2680.xml of this tree, by path)."""
 

@@ -6,9 +6,9 @@ import pytest
 
 from sat.ir import Access, Array, Loop, Procedure, Program, Scalar
 from sat.model.context import ModelContext
+from sat.model.exasat.registers import register_counts, registers_table, state_variables
 from sat.model.expr import Env, Quantity
 from sat.model.nests import program_nests
-from sat.model.registers import register_counts, registers_table, state_variables
 from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program
 

@@ -2,7 +2,7 @@
 
 An accelerator file is YAML: ``name``, ``source`` and ``parameters``, each parameter a mapping
 ``{value: NUMBER, source: TEXT}``. Its parameters join the Parameters sheet (machine group),
-``--set``-able and live in the workbook (see :mod:`sat.model.offload`):
+``--set``-able and live in the workbook (see :mod:`sat.model.irregular.offload`):
 
 - ``AccGflops`` (Gflop/s) and ``AccGBs`` (GB/s): the device's peak flop rate and memory
   bandwidth;
@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-DATA = Path(__file__).parent.parent / "data" / "accelerators"
+from sat.resources import data_dir
+
+DATA = data_dir() / "accelerators"
 
 
 class AcceleratorError(ValueError):

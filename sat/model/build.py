@@ -1,8 +1,9 @@
 """Build the model of a program: the tables of the workbook, every number an expression.
 
-The pipeline per reported nest: iteration space (:mod:`~sat.model.iteration`), flops
-(:mod:`~sat.model.flops`), working sets and traffic (:mod:`~sat.model.memory`), times; then
-the alternative block scheme (:mod:`~sat.model.blocking`) and the tables of the other
+The pipeline per reported nest: iteration space (:mod:`~sat.model.exasat.iteration`), flops
+(:mod:`~sat.model.exasat.flops`), working sets and traffic
+(:mod:`~sat.model.exasat.memory`), times; then
+the alternative block scheme (:mod:`~sat.model.exasat.blocking`) and the tables of the other
 analyses (registers, occupancy, communication, dependences).
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 from sat.ir import Program
 from sat.model import expr as E
-from sat.model.aliasing import geometry, nest_checks
-from sat.model.blocking import (
+from sat.model.calls import array_callees, calls_summary, inline_calls
+from sat.model.context import ExpressionError, ModelContext
+from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
+from sat.model.exasat.blocking import (
     ALT_COLUMNS,
     FLOP_COLUMNS,
     SPACE_COLUMNS,
@@ -20,12 +23,9 @@ from sat.model.blocking import (
     overlap_time,
     procedure_rows,
 )
-from sat.model.calls import array_callees, calls_summary, inline_calls
-from sat.model.comm import comm_table
-from sat.model.context import ExpressionError, ModelContext
-from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
-from sat.model.dependences import dependences_table
-from sat.model.flops import (
+from sat.model.exasat.comm import comm_table
+from sat.model.exasat.dependences import dependences_table
+from sat.model.exasat.flops import (
     KINDS,
     FlopCounter,
     branch_probability,
@@ -33,10 +33,19 @@ from sat.model.flops import (
     gflop_exprs,
     long_sum,
 )
-from sat.model.idioms import IdiomSet, idiom_tables
-from sat.model.iteration import analyse_nest, nest_space
-from sat.model.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
-from sat.model.memory import ARRAY_COLUMNS, GB, TRAFFIC_CASES, effective_write_cost, nest_memory
+from sat.model.exasat.iteration import analyse_nest, nest_space
+from sat.model.exasat.memory import (
+    ARRAY_COLUMNS,
+    GB,
+    TRAFFIC_CASES,
+    effective_write_cost,
+    nest_memory,
+)
+from sat.model.exasat.occupancy import data_bytes, footprint, occupancy_table
+from sat.model.exasat.registers import register_counts, registers_table
+from sat.model.hierarchy.aliasing import geometry, nest_checks
+from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
+from sat.model.irregular.idioms import IdiomSet, idiom_tables
 from sat.model.nests import (
     bounds_assigned_inside,
     enclosing_branches,
@@ -45,8 +54,6 @@ from sat.model.nests import (
     program_nests,
     setup_reason,
 )
-from sat.model.occupancy import data_bytes, footprint, occupancy_table
-from sat.model.registers import register_counts, registers_table
 from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 from sat.parameter import DEFAULT_SETUP_ITERATIONS, ParameterSet, symbol_to_name
@@ -186,7 +193,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                gather_rows: list[dict[str, CellValue]] | None = None):
     """Yield (shape, space, loop row dict, memory, the nest's work) for each reported nest; add a
     row to ``call_rows`` for each procedure a nest calls, and to ``gather_rows`` for each
-    gather or scatter (:mod:`sat.model.irregular`) of a nest."""
+    gather or scatter (:mod:`sat.model.irregular.gathers`) of a nest."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
@@ -232,7 +239,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         ident = shape.ident
         q = memory.q
         if gathers and gather_rows is not None:
-            # the gathers' bytes replace the ExaSAT count of their arrays (sat.model.irregular)
+            # the gathers' bytes replace the ExaSAT count of their arrays
+            # (sat.model.irregular.gathers)
             gather_rows.extend(gathers)
             regular = q["traffic_gb"]
             regular.key = ("loop", ident, "traffic_regular_gb")
@@ -328,7 +336,7 @@ def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
     """The Gathers rows of one nest and the change of its traffic (``nest_gathers``)."""
     if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
         return [], E.Num(0)
-    from sat.model.irregular import nest_gathers
+    from sat.model.irregular.gathers import nest_gathers
 
     return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where)
 
@@ -337,7 +345,7 @@ def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
     """A nest's traffic per array with its gathers' own model (``with_gathers``)."""
     if not gathers:
         return list(traffic)
-    from sat.model.irregular import with_gathers
+    from sat.model.irregular.gathers import with_gathers
 
     return with_gathers(traffic, gathers)
 
@@ -377,7 +385,7 @@ def build_model(program: Program, params: ParameterSet,
 
     A nest with literal bounds and fewer than ``setup_iterations`` iterations is set-up work
     (see :mod:`sat.model.nests`). ``idioms``: the loop idioms to recognise (default: the
-    built-in ones, :mod:`sat.model.idioms`).
+    built-in ones, :mod:`sat.model.irregular.idioms`).
     """
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
@@ -410,7 +418,7 @@ def build_model(program: Program, params: ParameterSet,
     if specs:
         # the ECM model needs the machine's memory levels: imported only for such a machine
         # (start-up time of the others)
-        from sat.model import ecm
+        from sat.model.hierarchy import ecm
 
         core = ecm.Core.of(specs, ctx)
     geometries = [(spec.name, *known) for spec in specs
@@ -427,7 +435,7 @@ def build_model(program: Program, params: ParameterSet,
         nests.append(work)
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
-            from sat.model.offload import idiom_offload, nest_offload
+            from sat.model.irregular.offload import idiom_offload, nest_offload
 
             q = memory.q
             own = [g for g in gather_rows if g["procedure"] == row["procedure"]
@@ -511,16 +519,16 @@ def build_model(program: Program, params: ParameterSet,
     tables["Dependences"] = dependences_table(program, ctx)
     tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
     if gather_rows:
-        from sat.model.irregular import NOTE as GATHER_NOTE
-        from sat.model.irregular import gathers_table
+        from sat.model.irregular.gathers import NOTE as GATHER_NOTE
+        from sat.model.irregular.gathers import gathers_table
 
         ctx.note(GATHER_NOTE)
         tables["Gathers"] = gathers_table(gather_rows)
     for warning in idiom_warnings:
         ctx.note(warning.message, "warning", warning.file, warning.line)
     if offload_rows:
-        from sat.model.offload import NOTE as OFFLOAD_NOTE
-        from sat.model.offload import idiom_offload_table, offload_table
+        from sat.model.irregular.offload import NOTE as OFFLOAD_NOTE
+        from sat.model.irregular.offload import idiom_offload_table, offload_table
 
         ctx.note(OFFLOAD_NOTE)
         total_time = result_totals["Total_Time_s"]

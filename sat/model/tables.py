@@ -71,7 +71,7 @@ class Note:
 class ArrayTraffic:
     """One array-component pair's share of a nest's memory traffic (the Loops sheet's actual
     case): ``loads_gb`` plus ``stores_gb`` is the pair's traffic for the reuse case the nest
-    takes (see :meth:`sat.model.memory.NestMemory.array_traffic`)."""
+    takes (see :meth:`sat.model.exasat.memory.NestMemory.array_traffic`)."""
 
     key: str  # name.component
     name: str  # the array
@@ -107,7 +107,7 @@ class ModelResult:
     program: Program | None = None
     # per nest and cache level (the Levels sheet's rows when the machine has several levels)
     levels: list[dict[str, CellValue]] = field(default_factory=list)
-    # cache-set aliasing checks, made once the parameters are known (sat.model.aliasing)
+    # cache-set aliasing checks, made once the parameters are known (sat.model.hierarchy.aliasing)
     alias_checks: list = field(default_factory=list)
     # the answer to --scenario (sat.explore.explain.answer): the JSON's scenario object
     scenario: dict | None = None
@@ -118,7 +118,7 @@ class ModelResult:
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     # every modelled nest as a whole, in the Loops sheet's order (sat.report.aspen_model)
     nests: list[NestWork] = field(default_factory=list)
-    # the bytes of each distinct array (sat.model.occupancy's sizes), by array name
+    # the bytes of each distinct array (sat.model.exasat.occupancy's sizes), by array name
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:

@@ -17,7 +17,7 @@ model is exact as long as those tests come out the same; otherwise run satreport
 
 Traffic: the Loops sheet's actual memory traffic (ExaSAT's reuse case the nest takes), per
 array-component pair, split into loads and stores by
-:meth:`sat.model.memory.NestMemory.array_traffic`: a read-only pair's bytes are loads, a
+:meth:`sat.model.exasat.memory.NestMemory.array_traffic`: a read-only pair's bytes are loads, a
 written pair's write-backs (one word per element) are stores and the rest (the read of a
 read-write element, the read for ownership of a written one) loads.  The loads and stores of
 a nest add up to its traffic, those of the program to ``Total_Traffic_GB``.

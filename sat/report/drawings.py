@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from sat.ir import Program
-from sat.model.dependences import Dependence, dependences
+from sat.model.exasat.dependences import Dependence, dependences
 from sat.model.tables import ModelResult
 from sat.report import callgraph
 from sat.report import graph as graphs

@@ -30,7 +30,7 @@ from html import escape
 from pathlib import Path
 
 from sat.ir import Procedure, Program
-from sat.model.dependences import Dependence, dependences
+from sat.model.exasat.dependences import Dependence, dependences
 from sat.model.nests import program_nests
 from sat.outputs import OutputError, atomic_write_text
 from sat.report.dot import dot_svg, prefix_ids

@@ -15,7 +15,7 @@ from typing import Any
 from sat import __version__
 from sat.ir import Program
 from sat.model.expr import Env, Quantity
-from sat.model.levels import CONDITIONS
+from sat.model.hierarchy.levels import CONDITIONS
 from sat.model.tables import CellValue, ModelResult, Table
 
 CellOf = Callable[[Quantity], "str | None"]
@@ -117,7 +117,7 @@ def to_json_data(
         per_nest["levels"].setdefault(_nest(row), []).append(_level(row, env, cell_of))
     if "ECM" in result.tables:
         # the ECM model's module, only for a machine with memory levels (start-up time)
-        from sat.model.ecm import bound_names, roofline_names
+        from sat.model.hierarchy.ecm import bound_names, roofline_names
 
         links = [c.key[2:] for c in result.tables["ECM"].columns
                  if c.key.startswith("t_") and "-" in c.key]

@@ -16,14 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sat.model import expr as E
-from sat.model.iteration import (
+from sat.model.exasat.iteration import (
     BLOCK_PARAMS,
     NestShape,
     NestSpace,
     copies_expr,
     round_to_lines,
 )
-from sat.model.memory import GB, KIB, footprint, volume_terms
+from sat.model.exasat.memory import GB, KIB, footprint, volume_terms
 from sat.model.tables import Column
 from sat.model.tables import column as _c
 

@@ -37,8 +37,9 @@ from typing import Any
 from sat.ir import Access, Body, Diagnostic, Loop, Procedure, Program, Scalar, Subscript
 from sat.model.tables import Column, Table
 from sat.model.tables import column as _c
+from sat.resources import data_dir
 
-BUILTIN_FILE = Path(__file__).resolve().parent.parent / "data" / "idioms.yaml"
+BUILTIN_FILE = data_dir() / "idioms.yaml"
 
 #: What a subscript is, seen from a loop (the module docstring), and the groups of them.
 KINDS = ("loop", "outer", "indirect", "constant", "irregular")

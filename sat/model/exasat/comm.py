@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from sat.ir import Array, Loop, Procedure, Program, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import element_bytes
+from sat.model.exasat.iteration import element_bytes
+from sat.model.exasat.occupancy import trip_count, walk
 from sat.model.nests import program_nests
-from sat.model.occupancy import trip_count, walk
 from sat.model.tables import CellValue, Column, Table
 
 _AXES = "XYZ"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from sat.ir import Body, Branch, InlinedCall, Loop, Program
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import trip_count
+from sat.model.exasat.iteration import trip_count
 
 KINDS = ("adds", "multiplies", "divides", "specials")
 

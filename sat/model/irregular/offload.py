@@ -33,8 +33,8 @@ from __future__ import annotations
 from sat.ir import element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.irregular import array_datatype
-from sat.model.memory import GB, KIB
+from sat.model.exasat.memory import GB, KIB
+from sat.model.irregular.gathers import array_datatype
 from sat.model.tables import CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sat.ir import Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
-from sat.model.iteration import NestShape, element_bytes
+from sat.model.exasat.iteration import NestShape, element_bytes
 
 PENCILS = 2  # the layer-condition code of reuse between pencils (1, planes, keeps rows too)
 MAX_PAD_LINES = 16  # padding suggestions are searched up to this many cache lines

@@ -11,8 +11,8 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
   array written, ``VectorBytes / WordBytes`` elements per access, at ``LoadsPerCycle`` and
   ``StoresPerCycle`` (the slower of the two ports sets the time);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
-  traffic, :mod:`~sat.model.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``; the memory
-  link at the whole memory interface's bandwidth.
+  traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
+  the memory link at the whole memory interface's bandwidth.
 
 The machine's overlap hypothesis combines them: ``T_ECM = max(T_OL, T_nOL + sum of the
 transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps).
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.flops import long_sum
-from sat.model.iteration import NestSpace
-from sat.model.levels import NestLevels, executed_iterations
-from sat.model.memory import NestMemory
+from sat.model.exasat.flops import long_sum
+from sat.model.exasat.iteration import NestSpace
+from sat.model.exasat.memory import NestMemory
+from sat.model.hierarchy.levels import NestLevels, executed_iterations
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec

@@ -1,6 +1,6 @@
 """Traffic at every level of the memory hierarchy: the layer condition per cache level.
 
-ExaSAT's model (:mod:`~sat.model.memory`) has one cache, ``CacheKB``.  A machine with several
+ExaSAT's model (:mod:`~sat.model.exasat.memory`) has one cache, ``CacheKB``.  A machine with several
 cache levels (``L1KB``, ``L2KB``, …; :mod:`sat.parameters.levels`) gets, per nest and level, the
 reuse case that holds at that level (the layer condition: planes, pencils, within pencils or
 none, ExaSAT's cases) and the bytes moved between that level and the next one out, loads plus
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import NestShape, NestSpace, elements_per_line
-from sat.model.memory import (
+from sat.model.exasat.iteration import NestShape, NestSpace, elements_per_line
+from sat.model.exasat.memory import (
     CASES,
     GB,
     KIB,

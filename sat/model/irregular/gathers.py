@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from sat.ir import Body, Loop, Procedure, element_words
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
-from sat.model.iteration import NestShape, NestSpace, trip_count
-from sat.model.memory import GB, KIB, NestMemory
+from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
+from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -188,7 +188,7 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
 
 def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
                  ) -> float | None:
-    from sat.model.occupancy import _declared_size, _variables
+    from sat.model.exasat.occupancy import _declared_size, _variables
 
     try:
         size = _declared_size(_variables(procedure).get(array.lower()), ctx)

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.iteration import (
+from sat.model.exasat.iteration import (
     NestShape,
     NestSpace,
     copies_expr,

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from sat.ir import Array, Body, Loop, Procedure, Program, Variable, element_words
 from sat.model import expr as E
-from sat.model import iteration
 from sat.model.context import ExpressionError, ModelContext
-from sat.model.iteration import element_bytes
+from sat.model.exasat import iteration
+from sat.model.exasat.iteration import element_bytes
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
 

@@ -1,0 +1,1 @@
+"""Irregular codes: loop idioms, gathers and scatters, and offload to an accelerator."""
