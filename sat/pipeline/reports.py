@@ -1,0 +1,102 @@
+"""A run's outputs of a built model: the workbook, the JSON, the Aspen model, HTML and graphs."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from sat import __version__
+from sat.pipeline.explore import solve_scenario, sweep
+from sat.pipeline.session import Run
+
+if TYPE_CHECKING:  # imported when needed: start-up time of small runs
+    from sat.machine import Machine
+
+
+def write_reports(run: Run, program, result, env, workbook: str | None, machine: Machine,
+             scenario) -> int:
+    """The scenario, the sweep, then every output asked for."""
+    args = run.args
+    if scenario is not None:
+        solve_scenario(run, result, scenario)
+        env = result.env()  # the model at the optimum
+    sweep_rows = sweep(run, result) if args.sweeps else None
+
+    drawings = None
+    if args.html:
+        from sat.report.drawings import Drawings
+
+        # graphviz lays out the page's graphs in processes of its own from now on, while the
+        # workbook and the JSON are written: a big dependency graph can take seconds
+        drawings = Drawings(result.program or program, result)
+    cell_of = parameter_cell = lambda _: None  # noqa: E731
+    if workbook:
+        from sat.report.workbook import WorkbookMeta, write_workbook
+
+        run.progress(f"writing {workbook}")
+        meta = WorkbookMeta(sources=list(args.sources), machine_name=machine.name,
+                            machine_source=machine.source, version=__version__,
+                            created=_today())
+        cells = write_workbook(result, workbook, meta, env)
+        cell_of, parameter_cell = cells.cell, cells.parameter_cell
+        run.progress(f"wrote {workbook}")
+    if args.json:
+        from sat.outputs import atomic_write_text
+        from sat.report.json_export import dumps, to_json_data
+
+        run.progress(f"writing {'the JSON' if args.json == '-' else args.json}")
+        data = to_json_data(program, result, env,
+                            {"name": machine.name, "source": machine.source},
+                            cell_of, parameter_cell)
+        if sweep_rows is not None:
+            data["sweep"] = sweep_rows
+        if result.scenario is not None:
+            data["scenario"] = result.scenario
+        if args.json == "-":
+            sys.stdout.write(dumps(data))
+        else:
+            atomic_write_text(args.json, dumps(data))
+            run.progress(f"wrote {args.json}")
+    if args.aspen:
+        _write_aspen(run, program, result, env, machine)
+    if args.html:
+        from sat.report.html import write_html
+
+        run.progress(f"writing {args.html}")
+        write_html(result.program or program, result, env, args.html,
+                   {"sources": list(args.sources), "version": __version__,
+                    "machine": {"name": machine.name, "source": machine.source},
+                    "created": _today()}, drawings)
+        run.progress(f"wrote {args.html}")
+    if args.graphs:
+        from sat.report.graph import write_graphs
+
+        run.progress(f"writing graphs to {args.graphs}")
+        written = write_graphs(result.program or program, args.graphs)
+        run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
+    return 0
+
+
+def _today() -> str:
+    """The date the outputs say they were created on (ISO 8601)."""
+    import datetime  # only for the outputs that carry it: start-up time of small runs
+
+    return datetime.date.today().isoformat()
+
+
+def _write_aspen(run: Run, program, result, env, machine: Machine) -> None:
+    """``--aspen``: the program as an Aspen application model."""
+    from sat.outputs import atomic_write_text
+    from sat.report.aspen_model import program_as_aspen
+
+    path = run.args.aspen
+    run.progress(f"writing {'the Aspen model' if path == '-' else path}")
+    where = f" ({machine.source})" if machine.source and machine.source != machine.name else ""
+    text = program_as_aspen(program, result, env, sources=list(run.args.sources),
+                            machine=machine.name + where,
+                            created=_today())
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(path, text)
+        run.progress(f"wrote {path}")
