@@ -21,14 +21,13 @@ from sat.cli import main
 from sat.frontend import read_sources
 from sat.machine import load_machine
 from sat.model.build import build_model
-from sat.model.irregular.idioms import (
+from sat.model.irregular.idioms import idiom_tables, recognise
+from sat.model.irregular.patterns import (
     BUILTIN_FILE,
     IdiomFileError,
     _read,
     builtin_idioms,
-    idiom_tables,
     read_idioms,
-    recognise,
 )
 from sat.parameters import build_parameters
 from sat.safeyaml import read_plain_yaml

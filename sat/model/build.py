@@ -45,7 +45,8 @@ from sat.model.exasat.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.exasat.registers import register_counts, registers_table
 from sat.model.hierarchy.aliasing import geometry, nest_checks
 from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
-from sat.model.irregular.idioms import IdiomSet, idiom_tables
+from sat.model.irregular.idioms import idiom_tables
+from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
     bounds_assigned_inside,
     enclosing_branches,

@@ -81,7 +81,7 @@ def _run(run: Run) -> int:
             if given and not args.sources:
                 raise UsageError(f"{option}: give the SOURCE to describe")
     if args.idioms:
-        from sat.model.irregular.idioms import IdiomFileError, read_idioms
+        from sat.model.irregular.patterns import IdiomFileError, read_idioms
 
         try:  # checked before the (possibly long) analysis
             run.idioms = read_idioms(args.idioms)
