@@ -37,6 +37,7 @@ from sat.model.exasat.iteration import analyse_nest, nest_space
 from sat.model.exasat.memory import (
     ARRAY_COLUMNS,
     GB,
+    REUSE_LEVELS,
     TRAFFIC_CASES,
     effective_write_cost,
     nest_memory,
@@ -133,7 +134,8 @@ LOOP_COLUMNS: list[Column] = [
     _c("traffic_gb", "Actual", "GB", "Traffic for the reuse the cache allows: the least of "
        "the cases whose working sets fit in CacheKB.", "Memory traffic", "0.000000"),
     _c("reuse", "Reuse", "level", "1 planes, 2 pencils, 3 within pencils, 4 none: the best "
-       "reuse whose actual working set is below CacheKB."),
+       "reuse whose actual working set is below CacheKB.",
+       words=tuple(REUSE_LEVELS[level] for level in sorted(REUSE_LEVELS))),
     *TIME_COLUMNS,
     _c("cpu_bound", "CPU-bound", "0/1", "1 when the nest's CPU time is at least its DRAM time "
        "(compute-bound), 0 when memory-bound. Totals row: the share of the total time spent "

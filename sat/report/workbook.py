@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
@@ -264,6 +264,43 @@ def _header_text(column: Column) -> str:
     return f"{column.header} ({column.unit})" if column.unit else column.header
 
 
+@dataclass(frozen=True)
+class _Word:
+    """The word a code means, written as ``=CHOOSE(code cell, "planes", …)``: it follows the
+    code when an edit changes it."""
+
+    code: Quantity
+    words: tuple[str, ...]
+
+    def text(self, env: Env) -> str:
+        code = self.code.value(env)
+        inside = math.isfinite(code) and code.is_integer() and 1 <= code <= len(self.words)
+        return self.words[int(code) - 1] if inside else ""
+
+
+def _with_words(table: Table) -> Table:
+    """``table`` with, after each column of codes, a column of the words they mean."""
+    if not any(column.words for column in table.columns):
+        return table
+    columns: list[Column] = []
+    rows = [dict(row) for row in table.rows]
+    for column in table.columns:
+        columns.append(column)
+        if not column.words:
+            continue
+        meaning = ", ".join(f"{k} {word}" for k, word in enumerate(column.words, start=1))
+        key = f"{column.key}_word"
+        columns.append(Column(key, column.header, "", f"What the code beside it means: "
+                              f"{meaning}.", band=column.band))
+        for row in rows:
+            code = row.get(column.key)
+            if isinstance(code, Quantity):
+                row[key] = _Word(code, column.words)
+            elif isinstance(code, (int, float)) and 1 <= code <= len(column.words):
+                row[key] = column.words[int(code) - 1]
+    return replace(table, columns=columns, rows=rows)
+
+
 @dataclass
 class _TableLayout:
     sheet: str
@@ -325,6 +362,7 @@ class _Writer:
         self.workings.sheet = _sheet_name("Workings", taken)
 
     def _layout_table(self, sheet: str, table: Table) -> None:
+        table = _with_words(table)
         has_band = any(c.band for c in table.columns)
         header_row = 3 if has_band else 2
         first = header_row + 1
@@ -447,6 +485,11 @@ class _Writer:
                 ws.write_table_number(row, col, value, fmt)
         elif isinstance(value, str):
             ws.write_table_string(row, col, value, fmt)
+        elif isinstance(value, _Word):
+            code = self._formula(E.Ref(value.code), what)[1:]
+            words = ",".join('"' + word.replace('"', '""') + '"' for word in value.words)
+            ws.write_model_formula(row, col, f"=CHOOSE({code},{words})", fmt,
+                                   value.text(self.env))  # type: ignore[arg-type]
         elif value is not None:
             ws.write_string(row, col, str(value), fmt)
 
@@ -665,7 +708,11 @@ class _Writer:
         values: list[list[Any]] = [[] for _ in layout.table.columns]
         for cells in [*layout.cells, layout.totals]:
             for col, value in cells:
-                values[col].append(self._value(value) if isinstance(value, Quantity) else value)
+                if isinstance(value, Quantity):
+                    value = self._value(value)
+                elif isinstance(value, _Word):
+                    value = value.text(self.env)
+                values[col].append(value)
         return values
 
     def _column_format(self, column: Column, values: list[Any]) -> tuple[Format, Format]:

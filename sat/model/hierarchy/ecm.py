@@ -77,7 +77,8 @@ def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
              "ECM contributions", "0.00") for spec in specs],
         _c("t_ecm", "T_ECM", CYCLES, "One core's time per unit of work: MAX(T_OL, T_nOL + "
            "the transfers that do not overlap, those that do).", "ECM prediction", "0.00"),
-        _c("bound", "Bound", "code", f"Largest contribution: {bounds}.", "ECM prediction"),
+        _c("bound", "Bound", "code", f"Largest contribution: {bounds}.", "ECM prediction",
+           words=tuple(bound_names(links))),
         _c("saturation_cores", "Saturation", "cores", "Cores at which the memory interface "
            "saturates: CEILING(T_ECM / T_memory).", "ECM prediction"),
         _c("time_single_core_s", "1 core", "s", "Time of the nest on one core: units of work "
@@ -90,7 +91,7 @@ def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
         _c("roofline_time_s", "Time", "s", "The slowest of the CPU time (Loops sheet) and "
            "each link's time for Cores cores (Levels sheet).", "Roofline"),
         _c("roofline_bound", "Bound", "code", f"What sets the Roofline time: {roofs}.",
-           "Roofline"),
+           "Roofline", words=tuple(roofline_names(links))),
     ]
 
 

@@ -63,7 +63,8 @@ LEVEL_COLUMNS: list[Column] = [
        "cache lines per pencil touched (ExaSAT's words on a one-level machine).",
        "Working set"),
     _c("layer_condition", "Condition", "case", "The reuse case that holds at this level: "
-       "1 planes, 2 pencils, 3 within pencils, 4 none."),
+       "1 planes, 2 pencils, 3 within pencils, 4 none.",
+       words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS))),
     _c("traffic_gb", "Traffic", "GB", "Bytes moved between this level and the next one out "
        "per run of the nest (loads plus write-backs).", "Transfer", "0.000000"),
     _c("bytes_per_iteration", "Per iteration", "B", "The same per iteration of the nest.",
