@@ -73,3 +73,30 @@ def test_fused_hypterm_and_the_table():
     assert [(r["source_line"], r["sink_line"], r["kind"]) for r in table.rows] == [
         (76, 81, "flow")]
     assert any("nearest" in n.message for n in ctx.notes)
+
+
+def test_an_unknown_callee_s_array_arguments_carry_dependences(tmp_path, capsys):
+    """``call foo(a)`` in a nest: ``a`` counts as read and written there (one assumption, said
+    where the call is read), so the next nest reading ``a`` depends on it (flow); the
+    dependence warning only adds what goes unseen, data foo reaches otherwise."""
+    from test_cli import run
+
+    source = tmp_path / "u.f90"
+    source.write_text("subroutine s(a, b, n)\n  integer :: n, i\n  real(8) :: a(n), b(n)\n"
+                      "  do i = 1, n\n    call foo(a)\n  end do\n"
+                      "  do i = 1, n\n    b(i) = a(i)\n  end do\nend subroutine\n")
+    status, out, err = run(capsys, str(source), "--json", "-", "-q")
+    assert status == 0
+    import json
+
+    notes = [n["message"] for n in json.loads(out)["notes"]]
+    assert any("its array arguments are assumed read and written" in n for n in notes)
+    dependence = [n for n in notes if n.startswith("Dependences: the loop nest at line 4")]
+    assert len(dependence) == 1 and "other than through their arguments" in dependence[0]
+    assert not any("not counted as written" in n for n in notes)
+    book = tmp_path / "u.xlsx"
+    assert run(capsys, str(source), "-o", str(book), "-q")[0] == 0
+    import openpyxl
+
+    rows = list(openpyxl.load_workbook(book)["Dependences"].iter_rows(values_only=True))
+    assert ("s", 4, 7, "a", "flow") in [row[:5] for row in rows]

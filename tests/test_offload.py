@@ -297,3 +297,31 @@ def test_html_section():
     slow_result, env, _ = model("h100-pcie", "LinkGBs=4")
     slow = render_html(read_sources(SOURCES), slow_result, env, {}, use_dot=False)
     assert '<section id="offload">' in slow and ">yes</td>" not in slow
+
+
+def test_the_totals_row_sums_times_not_decisions(tmp_path):
+    """The Offload sheet's Total row adds times; under the 0/1 decisions it is empty (a sum
+    of decisions read as one). Both nests go to the H100 here: the HTML's count says 2."""
+    from sat.report.html import _offload
+
+    result, cells, path = _workbook(tmp_path)
+    book = openpyxl.load_workbook(path)
+    for name in ("Offload", "Offload idioms"):
+        table = result.tables[name]
+        assert "offload" not in table.totals and "host_s" in table.totals
+        ws = book[name]
+        header = next(r for r in range(1, 6) if ws.cell(r, 1).value == "Procedure")
+        col = [ws.cell(header, c).value for c in range(1, ws.max_column + 1)].index(
+            "Offload (0/1)")
+        assert ws.cell(ws.max_row, 1).value == "Total"
+        assert ws.cell(ws.max_row, col + 1).value is None
+    section = _offload(result, result.env())
+    assert section["nest_speedup"]["offloaded"] == 2
+
+
+def test_accelerator_units_read_as_the_machine_s():
+    """Latencies in µs like NICLatencyUs; Resident a TRUE/FALSE switch without a 0/1 unit."""
+    result, _, _ = model("h100-pcie")
+    units = {p.name: (p.unit, p.kind) for p in result.parameters}
+    assert units["LinkLatencyUs"][0] == units["LaunchUs"][0] == units["NICLatencyUs"][0] == "µs"
+    assert units["Resident"] == ("", "boolean")

@@ -11,7 +11,7 @@ An accelerator file is YAML: ``name``, ``source`` and ``parameters``, each param
   GsSlope * MAX(RangeKB, GsLowKB) * 1024 + GsInterceptGBs)`` (GB/s, the range in bytes in
   the slope term, as in the PIR fit for the Convey HC-1);
 - ``LinkGBs``, ``LinkLatencyUs``: the host link; ``LaunchUs``: the launch overhead;
-- ``Resident`` (0/1): 1 when the data stays on the device (no transfer over the link).
+- ``Resident`` (TRUE/FALSE): TRUE when the data stays on the device (no transfer over the link).
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ SPECS: dict[str, tuple[str, str, str]] = {
                  "GsHighGBs", "number"),
     "GsHighGBs": ("GB/s", "accelerator gather/scatter bandwidth beyond GsHighKB", "number"),
     "LinkGBs": ("GB/s", "host-accelerator link bandwidth (one way)", "number"),
-    "LinkLatencyUs": ("us", "host-accelerator link latency per transfer", "number"),
-    "LaunchUs": ("us", "accelerator launch overhead per run of a nest", "number"),
-    "Resident": ("0/1", "1: the data stays on the accelerator (no link transfer)", "boolean"),
+    "LinkLatencyUs": ("µs", "host-accelerator link latency per transfer", "number"),
+    "LaunchUs": ("µs", "accelerator launch overhead per run of a nest", "number"),
+    "Resident": ("", "TRUE if the data stays on the accelerator (no link transfer).",
+                 "boolean"),
 }
 
 

@@ -599,7 +599,7 @@ def _offload(result: ModelResult, env: Env) -> dict[str, Any] | None:
     def speedup(table: Table) -> dict[str, float]:
         totals = table.totals or {}
         return {"value": _value(totals["speedup"], env),
-                "offloaded": int(_value(totals["offload"], env))}
+                "offloaded": int(_value(totals["offloaded"], env))}
 
     return {"device": nests.title.split(": ", 1)[-1],
             "nests": rows(nests, ("procedure", "line", "host_s", "compute_s", "memory_s",

@@ -160,9 +160,12 @@ def dependences_table(program: Program, ctx: ModelContext) -> Table:
     for procedure, nests in _nests_by_procedure(program):
         for loop in nests:
             if nest_data(loop).calls:
+                # Their array arguments count as read and written (the front end says so
+                # where it reads the call): only what they reach otherwise goes unseen.
                 ctx.note(f"Dependences: the loop nest at line {loop.line} of "
                          f"'{procedure.name}' calls procedures that are not in the sources; "
-                         "arrays they may modify are not counted as written.", "warning",
+                         "data they reach other than through their arguments (module or "
+                         "common variables) is not seen.", "warning",
                          loop.file or procedure.file, loop.line)
     columns = [
         Column("procedure", "Procedure", comment="Procedure holding both loop nests."),
