@@ -11,7 +11,7 @@
   its nonlocals.
 - Every procedure has ``layout="row-major"``: the last subscript of ``a[k][j][i]`` is the
   unit-stride one. The counting rules are those of the Fortran front end (see
-  :mod:`sat.frontend.c_visitors`).
+  :mod:`sat.frontend.c.analyser`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pycparser import c_ast, c_parser
 from sat import ir
 from sat.frontend import FrontendError
 from sat.frontend.bodies import run_with_deep_stack
-from sat.frontend.c_visitors import FRAGMENT_FUNCTION, analyse_translation_unit
+from sat.frontend.c.analyser import FRAGMENT_FUNCTION, analyse_translation_unit
 from sat.resources import c_include_dir
 
 __all__ = ["CSourceError", "STUB_INCLUDE_DIR", "read_c"]
