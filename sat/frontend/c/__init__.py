@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from pycparser import c_ast, c_parser
 
 from sat import ir
-from sat.frontend import FrontendError
 from sat.frontend.bodies import run_with_deep_stack
 from sat.frontend.c.analyser import FRAGMENT_FUNCTION, analyse_translation_unit
+from sat.frontend.c.errors import CSourceError
 from sat.resources import c_include_dir
 
 __all__ = ["CSourceError", "STUB_INCLUDE_DIR", "read_c"]
@@ -48,14 +48,6 @@ _CPP_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?erro
 _PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<msg>.*)$",
                           re.S)
 _MAX_MISSING_HEADERS = 50
-
-
-class CSourceError(FrontendError):
-    """A C file that cannot be read, preprocessed or parsed: one ``file:line: message``."""
-
-    def __init__(self, message: str, file: str, line: int = 0):
-        super().__init__(message)
-        self.diagnostic = ir.Diagnostic(message, file, line)
 
 
 def read_c(path: str, defines: Sequence[str] = (),
