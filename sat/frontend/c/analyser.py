@@ -61,15 +61,13 @@ from sat import ir
 from sat.frontend import intrinsics
 from sat.frontend.affine import Affine
 from sat.frontend.bodies import Arm, Level
+from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.kinds import Part, decide, mentioned
 
 # sympy is imported inside the functions that need it: most C sources never do (their bounds,
 # extents and subscripts are Affine), and importing it costs more than analysing a kernel.
 if TYPE_CHECKING:
     import sympy
-
-#: Name of the function a kernel fragment is wrapped in before parsing.
-FRAGMENT_FUNCTION = "__satreport_fragment__"
 
 _INTEGER_RESULT = frozenset(
     "abs labs llabs lround lroundf lroundl lrint lrintf lrintl ilogb ilogbf ilogbl".split())
