@@ -55,12 +55,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from sat import ir
 from sat.frontend import intrinsics
 from sat.frontend.affine import Affine
 from sat.frontend.bodies import Arm, Level
+from sat.frontend.c.algebra import (
+    NotAffine,
+    c_text,
+    compact_text,
+    constant_value,
+    expr_text,
+    extent_text,
+    flatten_ref,
+    mentions,
+    shape_of,
+    sstr,
+    to_affine,
+    to_sympy,
+)
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.symbols import CSymbol, Types
 from sat.frontend.kinds import Part, decide, mentioned
@@ -77,145 +91,9 @@ _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
 _BINARY_OPERATORS = frozenset("+-*/")
 _QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert,
           c_ast.Typedef)
-_GENERATOR = c_generator.CGenerator()
 #: Most stencil points one access may stand for (``?:`` arms and index variables set on
 #: several if arms, multiplied together); beyond it the access is taken as written.
 _MAX_CHOICES = 16
-
-
-class NotAffine(ValueError):
-    """A C expression that is not arithmetic over names and numbers."""
-
-
-def _text(node: c_ast.Node | None) -> str:
-    return _GENERATOR.visit(node) if node is not None else ""
-
-
-# --------------------------------------------------------------------------- sympy
-
-
-def _int_literal(text: str) -> int:
-    digits = text.rstrip("uUlL")
-    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXbB":
-        return int(digits, 8)
-    return int(digits, 0)
-
-
-def constant_value(node: c_ast.Constant) -> int | float | None:
-    """The value of a numeric literal (``2``, ``0x10``, ``2.5f``, ``'a'``)."""
-    text = node.value
-    try:
-        if node.type in ("char",) and len(text) >= 3:
-            return ord(text[1]) if text[1] != "\\" else None
-        if any(word in node.type for word in ("double", "float")):
-            return float(text.rstrip("fFlL"))
-        if "int" in node.type or "long" in node.type or "unsigned" in node.type:
-            return _int_literal(text)
-    except ValueError:
-        return None
-    return None
-
-
-def to_affine(node: c_ast.Node) -> Affine | None:
-    """An integer expression ``coeff*name + const`` without sympy; None for anything else.
-
-    Where it is not None it is :func:`to_sympy` of the same node, in a simpler form.
-    """
-    if isinstance(node, c_ast.ID):
-        return Affine.symbol(node.name)
-    if isinstance(node, c_ast.Constant):
-        value = constant_value(node)
-        return Affine.number(value) if isinstance(value, int) else None
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        operand = to_affine(node.expr)
-        return -operand if operand is not None and node.op == "-" else operand
-    if isinstance(node, c_ast.Cast):
-        return to_affine(node.expr)
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
-        a = to_affine(node.left)
-        b = to_affine(node.right) if a is not None else None
-        if b is None:
-            return None
-        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
-    return None
-
-
-def sstr(value: Affine | sympy.Expr) -> str:
-    """``sympy.sstr`` of a value from :func:`to_affine` or :func:`to_sympy`."""
-    if isinstance(value, Affine):
-        return value.text()
-    import sympy
-
-    return sympy.sstr(value)
-
-
-def to_sympy(node: c_ast.Node) -> sympy.Expr:
-    """A C expression as sympy; array elements and calls become placeholder symbols ``a(1)``."""
-    import sympy
-
-    if isinstance(node, c_ast.ID):
-        return sympy.Symbol(node.name)
-    if isinstance(node, c_ast.Constant):
-        value = constant_value(node)
-        if value is None:
-            raise NotAffine(node.value)
-        return sympy.Integer(value) if isinstance(value, int) else sympy.Float(value)
-    if isinstance(node, c_ast.UnaryOp):
-        if node.op == "-":
-            return -to_sympy(node.expr)
-        if node.op == "+":
-            return to_sympy(node.expr)
-        if node.op == "sizeof":
-            return sympy.Symbol(_compact(node))
-        raise NotAffine(node.op)
-    if isinstance(node, c_ast.Cast):
-        return to_sympy(node.expr)
-    if isinstance(node, c_ast.BinaryOp):
-        a, b = to_sympy(node.left), to_sympy(node.right)
-        if node.op == "+":
-            return a + b
-        if node.op == "-":
-            return a - b
-        if node.op == "*":
-            return a * b
-        if node.op == "/":
-            return a / b
-        raise NotAffine(node.op)
-    if isinstance(node, c_ast.ArrayRef):
-        name, subs = flatten_ref(node)
-        if isinstance(name, c_ast.ID):
-            return sympy.Symbol(f"{name.name}({','.join(_compact(s) for s in subs)})")
-    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
-        args = node.args.exprs if node.args is not None else []
-        return sympy.Symbol(f"{node.name.name}({','.join(_compact(a) for a in args)})")
-    raise NotAffine(type(node).__name__)
-
-
-def _compact(node: c_ast.Node) -> str:
-    try:
-        return sstr(to_affine(node) or to_sympy(node)).replace(" ", "")
-    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return _text(node).replace(" ", "")
-
-
-def expr_text(node: c_ast.Node | sympy.Expr) -> str:
-    """Normalised text of a bound, stride or extent (``N - 1``); C text if not arithmetic."""
-    if not isinstance(node, c_ast.Node):  # already sympy
-        return sstr(node)
-    try:
-        return sstr(to_affine(node) or to_sympy(node))
-    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return _text(node)
-
-
-def flatten_ref(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
-    """``a[k][j][i]`` -> ``(a, [k, j, i])``."""
-    subs: list[c_ast.Node] = []
-    while isinstance(node, c_ast.ArrayRef):
-        subs.append(node.subscript)
-        node = node.name
-    subs.reverse()
-    return node, subs
 
 
 def _extent_kind(ratio: sympy.Expr) -> str | None:
@@ -363,7 +241,7 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
     if any(not _integral(part) for part in offsets):
         return "its constant part is not a whole number of elements"
     origins = _by_strides(origin, chain)
-    extents = ["*"] + [_extent_text(sympy.cancel(chain[d + 1] / chain[d]))
+    extents = ["*"] + [extent_text(sympy.cancel(chain[d + 1] / chain[d]))
                        for d in range(len(chain) - 2, -1, -1)]
     ordered = list(reversed(range(len(chain))))
     return Split([int(offsets[d]) if offsets[d].is_Integer else sympy.sstr(offsets[d])
@@ -403,7 +281,7 @@ def index_parts(node: c_ast.Node, loopvars: Sequence[str]) -> tuple[sympy.Expr,
     """
     import sympy
 
-    if not any(_mentions(node, var) for var in loopvars):
+    if not any(mentions(node, var) for var in loopvars):
         value = to_sympy(node)
         return (value, []) if value.is_number else (sympy.Integer(0), [value])
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
@@ -413,7 +291,7 @@ def index_parts(node: c_ast.Node, loopvars: Sequence[str]) -> tuple[sympy.Expr,
         return left + sign * right, left_origin + [sign * t for t in right_origin]
     if isinstance(node, c_ast.BinaryOp) and node.op == "*":
         for factor, other in ((node.left, node.right), (node.right, node.left)):
-            if not any(_mentions(factor, var) for var in loopvars):
+            if not any(mentions(factor, var) for var in loopvars):
                 scale = to_sympy(factor)
                 inner, origin = index_parts(other, loopvars)
                 return scale * inner, [scale * t for t in origin]
@@ -452,7 +330,7 @@ def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, st
     try:
         expr = to_sympy(node)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return _compact(node), ""
+        return compact_text(node), ""
     free = {s.name for s in expr.free_symbols}
     for var in reversed(loopvars):
         if var in free:
@@ -538,7 +416,7 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
                              stub_dir: str, warnings: list[ir.Diagnostic]) -> list[ir.Procedure]:
     """Every function of a whole file, or the one procedure of a kernel fragment."""
     unit = CUnit(path, stub_dir, warnings)
-    extent = _extent_text
+    extent = extent_text
     functions: list[c_ast.FuncDef] = []
     for node in tree.ext or ():
         if isinstance(node, c_ast.FuncDef):
@@ -565,36 +443,6 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
             unit.warn(f"function '{name}' skipped: cannot analyse ({type(exc).__name__}: "
                       f"{str(exc)[:80]})", path, line)
     return procedures
-
-
-_EXTENTS: dict[str, Affine | sympy.Expr] = {}  # extent text -> its algebra, for shapes
-
-
-def _extent_text(node: c_ast.Node | sympy.Expr) -> str:
-    """Text of an array extent, remembering its algebra for :func:`_shape`."""
-    try:
-        value = (to_affine(node) or to_sympy(node)) if isinstance(node, c_ast.Node) else node
-    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return _text(node)
-    text = sstr(value)
-    if len(_EXTENTS) > 10000:  # bounded: a run never needs more than a few hundred
-        _EXTENTS.clear()
-    _EXTENTS[text] = value
-    return text
-
-
-def _shape(dims: list[str]) -> tuple[str, ...]:
-    """Declared extents as ``"0:upper"`` per dimension (``"0:*"`` when unknown)."""
-    shape = []
-    for extent in dims:
-        value = _EXTENTS.get(extent)
-        if extent == "*":
-            shape.append("0:*")
-        elif value is not None:
-            shape.append("0:" + sstr(value - 1).replace(" ", ""))
-        else:  # an extent that is not arithmetic: keep it readable
-            shape.append(f"0:({extent})-1".replace(" ", ""))
-    return tuple(shape)
 
 
 # --------------------------------------------------------------------------- procedures
@@ -655,7 +503,7 @@ class _ProcedureAnalyser:
         for param in (args.params if args is not None else ()):
             if not isinstance(param, c_ast.Decl) or param.name is None:
                 continue  # (void) or ...
-            sym = self.unit.declare(param, "param", _extent_text)
+            sym = self.unit.declare(param, "param", extent_text)
             if sym is not None:
                 sym.is_constant = False
                 self.scopes[-1][sym.name] = sym
@@ -667,7 +515,7 @@ class _ProcedureAnalyser:
                 if isinstance(item, (c_ast.Decl, c_ast.Typedef)) and (
                         self.unit.is_system(item) or isinstance(item, c_ast.Typedef)
                         or _is_function_decl(item)):
-                    sym = self.unit.declare(item, "file", _extent_text)
+                    sym = self.unit.declare(item, "file", extent_text)
                     if sym is not None and sym.name not in self.unit.symbols:
                         self.unit.symbols[sym.name] = sym
                     continue
@@ -683,7 +531,7 @@ class _ProcedureAnalyser:
 
     def _variables(self) -> None:
         def variable(sym: CSymbol) -> ir.Variable:
-            shape = self.derived_shapes.get(sym.name) or (_shape(sym.dims) if sym.dims else ())
+            shape = self.derived_shapes.get(sym.name) or (shape_of(sym.dims) if sym.dims else ())
             return ir.Variable(sym.name, sym.datatype, shape, sym.intent)
 
         seen: set[str] = set()
@@ -716,7 +564,7 @@ class _ProcedureAnalyser:
 
     def _declaration(self, node: c_ast.Decl, storage: str = "local") -> None:
         self.at(node)
-        sym = self.unit.declare(node, storage, _extent_text)
+        sym = self.unit.declare(node, storage, extent_text)
         if sym is None:
             return
         if node.storage and "extern" in node.storage and storage == "local":
@@ -757,7 +605,7 @@ class _ProcedureAnalyser:
             handler(node)
         elif isinstance(node, _QUIET):
             if isinstance(node, c_ast.Typedef):
-                self.unit.declare(node, "local", _extent_text)
+                self.unit.declare(node, "local", extent_text)
         else:
             self.expr(node)  # an expression statement
 
@@ -808,7 +656,7 @@ class _ProcedureAnalyser:
             self.at(where)
             if condition is not None:
                 self.expr(condition)
-            text = _text(condition) if condition is not None else "else"
+            text = c_text(condition) if condition is not None else "else"
             with Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
                 self.statement(body)
 
@@ -820,7 +668,7 @@ class _ProcedureAnalyser:
         total = len(cases) + (0 if has_default else 1)
         for index, case in enumerate(cases):
             self.at(case)
-            text = "else" if isinstance(case, c_ast.Default) else f"case {_text(case.expr)}"
+            text = "else" if isinstance(case, c_ast.Default) else f"case {c_text(case.expr)}"
             with Arm(self, ir.Branch(condition=text, line=self.line, arm=index, arms=total)):
                 self._block(case.stmts)
 
@@ -879,7 +727,7 @@ class _ProcedureAnalyser:
 
     def _declaration_without_init(self, decl: c_ast.Decl) -> None:
         """Declare a for-loop variable; its initialiser is a loop bound, counted separately."""
-        sym = self.unit.declare(decl, "local", _extent_text)
+        sym = self.unit.declare(decl, "local", extent_text)
         if sym is None:
             return
         self.scopes[-1][sym.name] = sym
@@ -943,7 +791,7 @@ class _ProcedureAnalyser:
             # "T *p = a;" with T unknown reads as the expression (T * p) = a
             name = node.left.name
             hint = f" (unknown type name '{name}'? define it, e.g. -D {name}=double)"
-        self.warn(f"assignment to '{_text(node)}' not understood: counted as a read{hint}",
+        self.warn(f"assignment to '{c_text(node)}' not understood: counted as a read{hint}",
                   node)
         return self.expr(node)
 
@@ -964,7 +812,7 @@ class _ProcedureAnalyser:
             name, datatype, rank, element = _compact_member(base), "double", len(subs), "real"
             self._member_bases(base)
         else:
-            self.warn(f"array reference '{_text(node)}' not understood: counted as a read of "
+            self.warn(f"array reference '{c_text(node)}' not understood: counted as a read of "
                       "its parts", node)
             self.expr(base)
             return "real"
@@ -983,7 +831,7 @@ class _ProcedureAnalyser:
         combos: list[tuple[c_ast.Node, ...]] = []
         seen: set[str] = set()
         for combo in itertools.product(*(self._choices(sub) for sub in subs)):
-            text = "][".join(_text(sub) for sub in combo)
+            text = "][".join(c_text(sub) for sub in combo)
             if text not in seen:
                 seen.add(text)
                 combos.append(combo)
@@ -1041,26 +889,26 @@ class _ProcedureAnalyser:
                 value = to_sympy(sub)
             except (NotAffine, TypeError, ValueError, ZeroDivisionError):
                 value = None
-        return decide(value, parts, active, _text(sub).replace(" ", ""))
+        return decide(value, parts, active, c_text(sub).replace(" ", ""))
 
     def _subscript_parts(self, node: c_ast.Node, active: tuple[str, ...],
                          parts: list[Part]) -> None:
         """The index arrays, function results and dereferences inside a subscript."""
         if isinstance(node, c_ast.ArrayRef):
             base, _subs = flatten_ref(node)
-            used = mentioned(_text(node), active)
+            used = mentioned(c_text(node), active)
             if isinstance(base, c_ast.ID) and self.lookup(base.name).is_array:
                 parts.append(Part("array", base.name, used))
             elif isinstance(base, c_ast.StructRef):
                 parts.append(Part("array", _compact_member(base), used))
             else:
-                parts.append(Part("pointer", _text(base), used))
+                parts.append(Part("pointer", c_text(base), used))
             return
         if isinstance(node, c_ast.FuncCall):
-            parts.append(Part("call", _text(node.name), mentioned(_text(node), active)))
+            parts.append(Part("call", c_text(node.name), mentioned(c_text(node), active)))
             return
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
-            parts.append(Part("pointer", _text(node.expr), mentioned(_text(node), active)))
+            parts.append(Part("pointer", c_text(node.expr), mentioned(c_text(node), active)))
             return
         for _name, child in node.children():
             self._subscript_parts(child, active, parts)
@@ -1098,14 +946,14 @@ class _ProcedureAnalyser:
         result = delinearise(index, list(active), origin)
         if isinstance(result, str):
             self.warn_once(("unsplit", name),
-                           f"linearised index '{_text(sub)}' of '{name}' cannot be split into "
+                           f"linearised index '{c_text(sub)}' of '{name}' cannot be split into "
                            f"dimensions ({result}): treated as a one-dimensional access", node)
             return None
         if result.assumed or any(result.origin):
             self.warn_once(("split", name), _split_note(name, result), node)
         sym = self.lookup(name) if name.isidentifier() else None
         if sym is not None and sym.dims in (["*"], None) and name not in self.derived_shapes:
-            self.derived_shapes[name] = _shape(result.extents)
+            self.derived_shapes[name] = shape_of(result.extents)
         return result.offsets, result.loopvars
 
     # -------------------------------------------------- values chosen at run time
@@ -1156,19 +1004,19 @@ class _ProcedureAnalyser:
         if value is None or sym.base != "int" or sym.is_array or name in self.loopvars:
             return
         choices = list(known)
-        texts = {_text(choice) for choice in choices}
+        texts = {c_text(choice) for choice in choices}
         for choice in self._choices(value):
-            if _text(choice) not in texts:
-                texts.add(_text(choice))
+            if c_text(choice) not in texts:
+                texts.add(c_text(choice))
                 choices.append(choice)
         if len(choices) <= _MAX_CHOICES and any(
-                _mentions(choice, var) for choice in choices for var in self.loopvars):
+                mentions(choice, var) for choice in choices for var in self.loopvars):
             self.index_values[name] = choices
 
     def _forget_loop(self, var: str) -> None:
         """After a loop, values computed from its variable no longer hold."""
         for name in [n for n, values in self.index_values.items()
-                     if any(_mentions(v, var) for v in values)]:
+                     if any(mentions(v, var) for v in values)]:
             del self.index_values[name]
 
     def _deref(self, node: c_ast.UnaryOp, reads: int, writes: int) -> str:
@@ -1177,7 +1025,7 @@ class _ProcedureAnalyser:
         pointers = [(sign, term) for sign, term in terms if sign == "+"
                     and isinstance(term, c_ast.ID) and self.lookup(term.name).is_array]
         if len(pointers) != 1:
-            self.warn(f"pointer dereference '{_text(node)}' not understood: counted as a read "
+            self.warn(f"pointer dereference '{c_text(node)}' not understood: counted as a read "
                       "of its operands", node)
             self.expr(node.expr)
             return "real"
@@ -1225,7 +1073,7 @@ class _ProcedureAnalyser:
     def _call(self, node: c_ast.FuncCall) -> str:
         args = list(node.args.exprs) if node.args is not None else []
         if not isinstance(node.name, c_ast.ID):
-            self.warn(f"call through '{_text(node.name)}' not followed: its arguments are "
+            self.warn(f"call through '{c_text(node.name)}' not followed: its arguments are "
                       "counted as reads", node)
             for arg in args:
                 self.expr(arg)
@@ -1238,14 +1086,14 @@ class _ProcedureAnalyser:
             return self._math(name, args)
         if defined or (sym is not None and sym.storage == "library"):
             if defined:
-                self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+                self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
             for arg in args:
                 self._argument(arg, conservative=False)
             if defined:
                 return self.unit.types.resolve(self.unit.defined[name].decl.type.type,
-                                               _extent_text).base
+                                               extent_text).base
             return sym.base
-        self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+        self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
         variable = any(name in scope for scope in self.scopes)
         what = f"call through function pointer '{name}' (its target is not followed)" \
             if variable else f"call to unknown function '{name}'"
@@ -1397,7 +1245,7 @@ class _ProcedureAnalyser:
         if op in ("p++", "p--", "++", "--"):
             operand = node.expr
             if isinstance(operand, c_ast.ID) and self.lookup(operand.name).is_array:
-                self.warn(f"pointer arithmetic '{_text(node)}': accesses through "
+                self.warn(f"pointer arithmetic '{c_text(node)}': accesses through "
                           f"'{operand.name}' are counted relative to where it points", node)
                 return "ptr"
             kind = self.target(operand, read=True)
@@ -1413,7 +1261,7 @@ class _ProcedureAnalyser:
 
     def _e_cast(self, node: c_ast.Cast) -> str:
         self.expr(node.expr)
-        info = self.unit.types.resolve(node.to_type.type, _extent_text)
+        info = self.unit.types.resolve(node.to_type.type, extent_text)
         if info.dims or info.function:
             return "ptr"
         return info.base
@@ -1434,7 +1282,7 @@ class _ProcedureAnalyser:
 
     def _e_ternary(self, node: c_ast.TernaryOp) -> str:
         self.expr(node.cond)
-        text = _text(node.cond)
+        text = c_text(node.cond)
         kinds = []
         with Arm(self, ir.Branch(condition=text, line=self.line, arm=0, arms=2)):
             kinds.append(self.expr(node.iftrue))
@@ -1468,7 +1316,7 @@ def _signed(offset: int | str) -> str:
 
 
 def _compact_member(node: c_ast.StructRef) -> str:
-    return _text(node).replace(" ", "")
+    return c_text(node).replace(" ", "")
 
 
 def _is_function_decl(node: c_ast.Decl) -> bool:
@@ -1516,7 +1364,7 @@ def _canonical_for(node: c_ast.For, declared: str | None):
         op, end = flip[cond.op], cond.left
     else:
         return f"without a bound test on '{var}'"
-    if _mentions(end, var) or _mentions(start, var):
+    if mentions(end, var) or mentions(start, var):
         return f"with bounds that depend on '{var}'"
     step = _step(step_node, var)
     if step is None:
@@ -1540,15 +1388,15 @@ def _step(node: c_ast.Node | None, var: str) -> c_ast.Node | None:
             and node.lvalue.name == var:
         value = node.rvalue
         if node.op == "+=":
-            return None if _mentions(value, var) else value
+            return None if mentions(value, var) else value
         if node.op == "-=":
-            return None if _mentions(value, var) else c_ast.UnaryOp("-", value, value.coord)
+            return None if mentions(value, var) else c_ast.UnaryOp("-", value, value.coord)
         if node.op == "=" and isinstance(value, c_ast.BinaryOp) and value.op in ("+", "-"):
             left, right = value.left, value.right
-            if isinstance(left, c_ast.ID) and left.name == var and not _mentions(right, var):
+            if isinstance(left, c_ast.ID) and left.name == var and not mentions(right, var):
                 return right if value.op == "+" else c_ast.UnaryOp("-", right, right.coord)
             if value.op == "+" and isinstance(right, c_ast.ID) and right.name == var \
-                    and not _mentions(left, var):
+                    and not mentions(left, var):
                 return left
     return None
 
@@ -1561,21 +1409,13 @@ def _additive_terms(node: c_ast.Node, sign: str) -> list[tuple[str, c_ast.Node]]
     return [(sign, node)]
 
 
-def _mentions(node: c_ast.Node | None, name: str) -> bool:
-    if node is None:
-        return False
-    if isinstance(node, c_ast.ID):
-        return node.name == name
-    return any(_mentions(child, name) for _n, child in node.children())
-
-
 def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
                  step: c_ast.Node) -> tuple[str, str, str] | str:
     """Fortran-style ``(lower, upper, stride)`` text of ``for (v = start; v op end; v += step)``."""
     try:
         step_expr = to_affine(step) or to_sympy(step)
     except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return f"with a step '{_text(step)}' that is not arithmetic"
+        return f"with a step '{c_text(step)}' that is not arithmetic"
     if isinstance(step_expr, Affine) and not step_expr.is_constant:
         step_expr = to_sympy(step)  # a symbolic step: its sign needs sympy
     if isinstance(step_expr, Affine):
@@ -1590,7 +1430,7 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
         # A symbolic step: its sign is taken from the test (i < n counts up).
         positive = op in ("<", "<=") or (op == "!=" and not step_expr.could_extract_minus_sign())
     if op in ("<", "<=") and not positive or op in (">", ">=") and positive:
-        return f"whose test '{op}' and step '{_text(step)}' go different ways (never runs or " \
+        return f"whose test '{op}' and step '{c_text(step)}' go different ways (never runs or " \
                "never ends)"
     lower = expr_text(start)
     try:
@@ -1601,6 +1441,6 @@ def _loop_bounds(start: c_ast.Node, end: c_ast.Node, op: str,
     if end_expr is not None:
         upper = sstr(end_expr + shift)
     else:
-        text = _text(end)
+        text = c_text(end)
         upper = text if shift == 0 else f"({text}) {'+' if shift > 0 else '-'} 1"
     return lower, upper, sstr(step_expr)
