@@ -61,7 +61,6 @@ from sat.frontend.bodies import Arm, Level
 from sat.frontend.c.algebra import (
     NotAffine,
     c_text,
-    compact_text,
     constant_value,
     expr_text,
     extent_text,
@@ -73,6 +72,7 @@ from sat.frontend.c.algebra import (
     to_sympy,
 )
 from sat.frontend.c.delinearise import delinearise, index_parts, split_note
+from sat.frontend.c.offsets import classify, signed_offset
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.symbols import CSymbol, Types
 from sat.frontend.kinds import Part, decide, mentioned
@@ -87,43 +87,6 @@ _QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast
 #: Most stencil points one access may stand for (``?:`` arms and index variables set on
 #: several if arms, multiplied together); beyond it the access is taken as written.
 _MAX_CHOICES = 16
-
-
-def classify(node: c_ast.Node, loopvars: tuple[str, ...]) -> tuple[int | str, str]:
-    """Offset and dependent loop variable of one subscript (as :func:`subscripts.classify`)."""
-    if isinstance(node, c_ast.ID):
-        return (0, node.name) if node.name in loopvars else (node.name, "")
-    if isinstance(node, c_ast.Constant):
-        value = constant_value(node)
-        if isinstance(value, int):
-            return value, ""
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-") \
-            and isinstance(node.left, c_ast.ID) and node.left.name in loopvars \
-            and isinstance(node.right, c_ast.Constant):
-        value = constant_value(node.right)
-        if isinstance(value, int):
-            return (value if node.op == "+" else -value), node.left.name
-    affine = to_affine(node)
-    if affine is not None:
-        if affine.name in loopvars:  # the part beyond the variable: a number or text
-            rest = affine - Affine.symbol(affine.name)
-            return (rest.const if rest.is_constant else rest.text()), affine.name
-        return (affine.const if affine.is_constant else affine.text()), ""
-    import sympy
-
-    from sat.frontend import subscripts
-
-    try:
-        expr = to_sympy(node)
-    except (NotAffine, TypeError, ValueError, ZeroDivisionError):
-        return compact_text(node), ""
-    free = {s.name for s in expr.free_symbols}
-    for var in reversed(loopvars):
-        if var in free:
-            return subscripts.difference(expr, sympy.Symbol(var)), var
-    if expr.is_Integer:
-        return int(expr), ""
-    return sympy.sstr(expr), ""
 
 
 # --------------------------------------------------------------------------- levels
@@ -635,7 +598,7 @@ class _ProcedureAnalyser:
             if split is not None:
                 offsets, loopvars = split
                 kinds = tuple(ir.Subscript("induction", var, 1, offset,
-                                           text=var + _signed(offset)) if var else
+                                           text=var + signed_offset(offset)) if var else
                               ir.Subscript("invariant", text=str(offset))
                               for offset, var in zip(offsets, loopvars, strict=True))
                 self.level.array(name, "", datatype, tuple(offsets), tuple(loopvars), reads,
@@ -1092,13 +1055,6 @@ class _ProcedureAnalyser:
 
     def _e_typename(self, node: c_ast.Node) -> str:
         return "int"
-
-
-def _signed(offset: int | str) -> str:
-    """``+1``, ``-1``, ``""`` for 0, ``+(n)`` for a symbol: an offset after its loop variable."""
-    if isinstance(offset, int):
-        return f"{offset:+d}" if offset else ""
-    return f"+({offset})"
 
 
 def _compact_member(node: c_ast.StructRef) -> str:
