@@ -73,6 +73,7 @@ from sat.frontend.c.for_loops import canonical_for, loop_bounds
 from sat.frontend.c.offsets import classify, signed_offset
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.symbols import CSymbol
+from sat.frontend.c.walk import FunctionWalk
 from sat.frontend.kinds import Part, decide, mentioned
 
 _INTEGER_RESULT = frozenset(
@@ -138,53 +139,8 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
 # --------------------------------------------------------------------------- procedures
 
 
-class _ProcedureAnalyser:
+class _ProcedureAnalyser(FunctionWalk):
     """Walks one function's statements once and fills its IR."""
-
-    def __init__(self, unit: CUnit, node: c_ast.FuncDef, name: str, fragment: bool, line: int):
-        self.unit = unit
-        self.node = node
-        self.fragment = fragment
-        self.file, self.line = unit.path, line
-        file = unit.path if fragment or node.coord is None else (node.coord.file or unit.path)
-        self.proc = ir.Procedure(name=name, file=file, line=line, layout="row-major")
-        self.levels: list[Level] = [Level(self.proc)]
-        self.loopvars: list[str] = []
-        self.scopes: list[dict[str, CSymbol]] = []
-        self.params: list[CSymbol] = []
-        self.fragment_globals: list[CSymbol] = []
-        self.locals: list[CSymbol] = []
-        self.nonlocal_used: dict[str, CSymbol] = {}
-        self.undeclared: dict[str, CSymbol] = {}
-        self.derived_shapes: dict[str, tuple[str, ...]] = {}
-        # integer scalars set from loop variables (donor = j + 1): their possible values
-        self.index_values: dict[str, list[c_ast.Node]] = {}
-
-    @property
-    def level(self) -> Level:
-        return self.levels[-1]
-
-    def _scalar(self, sym: CSymbol, write: bool) -> None:
-        self.level.scalar(sym.name, sym.datatype, sym.is_constant, write, self.line)
-
-    def warn(self, message: str, node: c_ast.Node | None = None) -> None:
-        self.unit.warn(message, *self._place(node))
-
-    def warn_once(self, key: tuple, message: str, node: c_ast.Node | None = None) -> None:
-        """A warning given once per ``key`` in the file (the first place it applies)."""
-        self.unit.warn(message, *self._place(node), key=key)
-
-    def _place(self, node: c_ast.Node | None) -> tuple[str, int]:
-        file, line = self.file, self.line
-        if node is not None and node.coord is not None:
-            file, line = node.coord.file or file, node.coord.line
-        return file, line
-
-    def at(self, node: c_ast.Node) -> None:
-        if node.coord is not None and node.coord.line:
-            self.file, self.line = node.coord.file or self.file, node.coord.line
-
-    # ------------------------------------------------------------------ driver
 
     def run(self) -> ir.Procedure:
         self.scopes.append({})
@@ -233,24 +189,6 @@ class _ProcedureAnalyser:
             if sym.name not in seen:
                 seen.add(sym.name)
                 self.proc.locals.append(variable(sym))
-
-    # --------------------------------------------------------------- symbols
-
-    def lookup(self, name: str) -> CSymbol:
-        """The symbol of a name; undeclared names are integer constants (``N`` in fragments)."""
-        for scope in reversed(self.scopes):
-            sym = scope.get(name)
-            if sym is not None:
-                return sym
-        sym = self.unit.symbols.get(name)
-        if sym is not None:
-            if sym.storage == "file":
-                self.nonlocal_used.setdefault(name, sym)
-            return sym
-        sym = self.undeclared.get(name)
-        if sym is None:
-            sym = self.undeclared[name] = CSymbol(name, "int", "int", None, True, "undeclared")
-        return sym
 
     def _declaration(self, node: c_ast.Decl, storage: str = "local") -> None:
         self.at(node)
