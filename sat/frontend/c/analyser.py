@@ -48,7 +48,6 @@ Counting rules (the contract with the model, tested in ``tests/test_c_*.py``):
 
 from __future__ import annotations
 
-import copy
 import itertools
 
 from pycparser import c_ast
@@ -61,11 +60,11 @@ from sat.frontend.c.algebra import (
     constant_value,
     extent_text,
     flatten_ref,
-    mentions,
     shape_of,
     to_affine,
     to_sympy,
 )
+from sat.frontend.c.choices import MAX_CHOICES, RuntimeChoices
 from sat.frontend.c.delinearise import delinearise, index_parts, split_note
 from sat.frontend.c.expressions import Expressions
 from sat.frontend.c.file_scope import CUnit
@@ -77,9 +76,6 @@ from sat.frontend.kinds import Part, decide, mentioned
 
 _QUIET = (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma, c_ast.StaticAssert,
           c_ast.Typedef)
-#: Most stencil points one access may stand for (``?:`` arms and index variables set on
-#: several if arms, multiplied together); beyond it the access is taken as written.
-_MAX_CHOICES = 16
 
 
 def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str | None,
@@ -118,7 +114,7 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
 # --------------------------------------------------------------------------- procedures
 
 
-class _ProcedureAnalyser(Expressions):
+class _ProcedureAnalyser(RuntimeChoices, Expressions):
     """Walks one function's statements once and fills its IR."""
 
     def run(self) -> ir.Procedure:
@@ -442,7 +438,7 @@ class _ProcedureAnalyser(Expressions):
             if text not in seen:
                 seen.add(text)
                 combos.append(combo)
-            if len(combos) > _MAX_CHOICES:
+            if len(combos) > MAX_CHOICES:
                 combos = [tuple(subs)]
                 break
         for combo in combos:
@@ -562,69 +558,6 @@ class _ProcedureAnalyser(Expressions):
         if sym is not None and sym.dims in (["*"], None) and name not in self.derived_shapes:
             self.derived_shapes[name] = shape_of(result.extents)
         return result.offsets, result.loopvars
-
-    # -------------------------------------------------- values chosen at run time
-
-    def _choices(self, node: c_ast.Node) -> list[c_ast.Node]:
-        """The expressions a subscript may stand for: ``?:`` arms and tracked index variables.
-
-        ``(v > 0) ? j : j + 1`` is ``[j, j + 1]``; ``upwind + 1`` after ``upwind = j`` or
-        ``upwind = j - 1`` on two arms of an if is ``[j + 1, j - 1 + 1]``. Only arithmetic is
-        looked through; more than :data:`_MAX_CHOICES` choices give up (the expression as
-        written).
-        """
-        if isinstance(node, c_ast.TernaryOp):
-            found = self._choices(node.iftrue) + self._choices(node.iffalse)
-        elif isinstance(node, c_ast.ID):
-            return list(self.index_values.get(node.name, (node,)))
-        elif isinstance(node, c_ast.BinaryOp):
-            lefts, rights = self._choices(node.left), self._choices(node.right)
-            if lefts == [node.left] and rights == [node.right]:
-                return [node]
-            found = [c_ast.BinaryOp(node.op, left, right, node.coord)
-                     for left, right in itertools.product(lefts, rights)]
-        elif isinstance(node, (c_ast.UnaryOp, c_ast.Cast)) and (
-                isinstance(node, c_ast.Cast) or node.op in ("-", "+")):
-            inner = self._choices(node.expr)
-            if inner == [node.expr]:
-                return [node]
-            found = []
-            for choice in inner:
-                clone = copy.copy(node)
-                clone.expr = choice
-                found.append(clone)
-        else:
-            return [node]
-        return found if len(found) <= _MAX_CHOICES else [node]
-
-    def _track(self, name: str, value: c_ast.Node | None) -> None:
-        """Remember the values an integer scalar is given from loop variables (``donor = j+1``).
-
-        An assignment in an if or switch arm adds to the values the variable may hold; one
-        outside any arm replaces them. A variable whose values do not involve a loop variable
-        is not tracked (its subscripts stay symbolic, as written).
-        """
-        sym = self.lookup(name)
-        in_arm = isinstance(self.level.body, ir.Branch)
-        known = self.index_values.pop(name, []) if in_arm else []
-        self.index_values.pop(name, None)
-        if value is None or sym.base != "int" or sym.is_array or name in self.loopvars:
-            return
-        choices = list(known)
-        texts = {c_text(choice) for choice in choices}
-        for choice in self._choices(value):
-            if c_text(choice) not in texts:
-                texts.add(c_text(choice))
-                choices.append(choice)
-        if len(choices) <= _MAX_CHOICES and any(
-                mentions(choice, var) for choice in choices for var in self.loopvars):
-            self.index_values[name] = choices
-
-    def _forget_loop(self, var: str) -> None:
-        """After a loop, values computed from its variable no longer hold."""
-        for name in [n for n, values in self.index_values.items()
-                     if any(mentions(v, var) for v in values)]:
-            del self.index_values[name]
 
     def _deref(self, node: c_ast.UnaryOp, reads: int, writes: int) -> str:
         """``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]``; other forms are not modelled."""
