@@ -12,6 +12,23 @@
 - Every procedure has ``layout="row-major"``: the last subscript of ``a[k][j][i]`` is the
   unit-stride one. The counting rules are those of the Fortran front end (see
   :mod:`sat.frontend.c.analyser`).
+
+Modules, each importing only modules after it in this list:
+
+- ``preprocessor``: the run of the C preprocessor with the stub headers.
+- ``analyser``: the counting rules; a walk per function, made of the mixins below.
+- ``statements``: declarations, statements and loops.
+- ``accesses``: array, pointer and member accesses (with ``delinearise`` and ``offsets``).
+- ``delinearise``: linearised indices split into dimensions.
+- ``offsets``: one subscript as an offset on a loop variable.
+- ``choices``: subscripts chosen at run time.
+- ``expressions``: the flops, reads and calls of expressions.
+- ``walk``: the state the mixins share.
+- ``file_scope``, ``symbols``: the file's names and their types.
+- ``for_loops``: for-loop headers as Fortran-style bounds.
+- ``algebra``: expressions as numbers, affine forms, sympy and text.
+- ``parser``, ``syntax_errors``: parsing, and syntax errors a user can act on.
+- ``errors``: :class:`CSourceError`.
 """
 
 from __future__ import annotations
