@@ -11,8 +11,8 @@ import pytest
 import sympy
 from pycparser import c_parser
 
-from sat.frontend import c_visitors
 from sat.frontend.affine import Affine
+from sat.frontend.c import algebra
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,10 +39,10 @@ def test_arithmetic() -> None:
 ])
 def test_to_affine_agrees_with_to_sympy(text: str) -> None:
     node = c_parser.CParser().parse(f"int x = {text};").ext[0].init
-    affine = c_visitors.to_affine(node)
+    affine = algebra.to_affine(node)
     if affine is not None:
-        assert affine.text() == sympy.sstr(c_visitors.to_sympy(node))
-    assert c_visitors.expr_text(node) == sympy.sstr(c_visitors.to_sympy(node))
+        assert affine.text() == sympy.sstr(algebra.to_sympy(node))
+    assert algebra.expr_text(node) == sympy.sstr(algebra.to_sympy(node))
 
 
 def test_c_run_imports_neither_sympy_nor_fparser() -> None:
