@@ -51,6 +51,7 @@ from sat.frontend import intrinsics, subscripts
 from sat.frontend.affine import Linear
 from sat.frontend.bodies import Arm, Level, run_with_deep_stack
 from sat.frontend.constants import settle_constants, symbols_used
+from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of, type_of
 from sat.frontend.kinds import Part, decide, mentioned, mentions
 from sat.frontend.preprocess import (
     Preprocessed,
@@ -59,7 +60,6 @@ from sat.frontend.preprocess import (
     preprocess,
 )
 from sat.frontend.shares import ShareResult, Started, blank_lines, start
-from sat.frontend.symbols import Scope, Symbol, datatype_of, type_of
 
 _DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
 _QUIET = frozenset("""Comment Continue_Stmt End_Do_Stmt Return_Stmt Stop_Stmt Error_Stop_Stmt
