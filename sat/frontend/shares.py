@@ -85,7 +85,7 @@ class Share:
 
 def eligible(path: str) -> bool:
     """Whether a file's procedures may be shared out (free form, no preprocessing)."""
-    from sat.frontend.preprocess import needs_preprocessing
+    from sat.frontend.fortran.preprocess import needs_preprocessing
 
     return (os.path.splitext(path)[1].lower() in _FREE_FORM and not needs_preprocessing(path)
             and os.path.isfile(path))

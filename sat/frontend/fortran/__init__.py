@@ -51,14 +51,14 @@ from sat.frontend import intrinsics, subscripts
 from sat.frontend.affine import Linear
 from sat.frontend.bodies import Arm, Level, run_with_deep_stack
 from sat.frontend.constants import settle_constants, symbols_used
-from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of, type_of
-from sat.frontend.kinds import Part, decide, mentioned, mentions
-from sat.frontend.preprocess import (
+from sat.frontend.fortran.preprocess import (
     Preprocessed,
     PreprocessError,
     needs_preprocessing,
     preprocess,
 )
+from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of, type_of
+from sat.frontend.kinds import Part, decide, mentioned, mentions
 from sat.frontend.shares import ShareResult, Started, blank_lines, start
 
 _DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
