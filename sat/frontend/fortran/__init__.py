@@ -48,10 +48,16 @@ from sat.frontend.bodies import Arm, Level, run_with_deep_stack
 from sat.frontend.constants import settle_constants, symbols_used
 from sat.frontend.fortran.parse import ParseFailure, Source, fortran_parser, parse_file
 from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of, type_of
+from sat.frontend.fortran.tree import (
+    DO_STATEMENTS,
+    first_child,
+    opening_statement,
+    subscript_list,
+    text_of,
+)
 from sat.frontend.kinds import Part, decide, mentioned, mentions
 from sat.frontend.shares import ShareResult, Started, start
 
-_DO_STMTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
 _QUIET = frozenset("""Comment Continue_Stmt End_Do_Stmt Return_Stmt Stop_Stmt Error_Stop_Stmt
 Exit_Stmt Cycle_Stmt Format_Stmt Write_Stmt Print_Stmt Read_Stmt Open_Stmt Close_Stmt
 Allocate_Stmt Deallocate_Stmt Nullify_Stmt Inquire_Stmt Rewind_Stmt Backspace_Stmt Endfile_Stmt
@@ -143,10 +149,10 @@ class FortranProgram:
             self.warn("no procedures found in this file", source.path, 0)
 
     def _add_module(self, node: object, source: Source) -> None:
-        stmt = _head(node)
+        stmt = opening_statement(node)
         name = _stmt_name(stmt) or "module"
         scope = Scope(name, "module", None, self.modules)
-        spec = _child(node, F.Specification_Part)
+        spec = first_child(node, F.Specification_Part)
         uses = [str(u.items[2]).lower() for u in walk(spec, F.Use_Stmt)] if spec else []
         if name in self._module_units:
             self.warn(f"module '{name}' is defined twice: the first definition is used",
@@ -154,13 +160,13 @@ class FortranProgram:
             return
         self.modules[name] = scope
         self._module_units[name] = _Module(name, node, scope, source, uses=uses)
-        part = _child(node, F.Module_Subprogram_Part)
+        part = first_child(node, F.Module_Subprogram_Part)
         for sub in (part.content if part is not None else ()):
             if isinstance(sub, (F.Subroutine_Subprogram, F.Function_Subprogram)):
                 self._add_unit(sub, source, scope)
 
     def _add_unit(self, node: object, source: Source, host: Scope | None) -> None:
-        stmt = _head(node)
+        stmt = opening_statement(node)
         if isinstance(node, F.Main_Program0) or not hasattr(stmt, "items"):
             name, kind = "main", "program"
         elif isinstance(node, F.Main_Program):
@@ -185,7 +191,7 @@ class FortranProgram:
         else:
             self.procedures[name] = unit
         self.units.append(unit)
-        inner = _child(node, F.Internal_Subprogram_Part)
+        inner = first_child(node, F.Internal_Subprogram_Part)
         for sub in (inner.content if inner is not None else ()):
             if isinstance(sub, (F.Subroutine_Subprogram, F.Function_Subprogram)):
                 self._add_unit(sub, source, scope)
@@ -221,11 +227,11 @@ class FortranProgram:
         for used in module.uses:
             self._declare_module(used, visiting)
         module.declared = True
-        self._declare_spec(module.scope, _child(module.node, F.Specification_Part),
+        self._declare_spec(module.scope, first_child(module.node, F.Specification_Part),
                            module.source)
 
     def _declare_unit(self, unit: Unit) -> None:
-        stmt = _head(unit.node)
+        stmt = opening_statement(unit.node)
         scope = unit.scope
         if unit.kind == "function":
             prefix = next(iter(walk(stmt, F.Prefix)), None)
@@ -235,7 +241,7 @@ class FortranProgram:
             if spec is not None:
                 base, datatype = type_of(spec, scope)
                 scope.symbols[unit.result] = Symbol(unit.result, base, datatype)
-        self._declare_spec(scope, _child(unit.node, F.Specification_Part), unit.source)
+        self._declare_spec(scope, first_child(unit.node, F.Specification_Part), unit.source)
         for dummy in scope.dummies:
             sym = scope.symbols.get(dummy)
             if sym is None:
@@ -331,18 +337,6 @@ def _type_mismatch(scope: Scope, signatures: list[tuple]) -> str:
     return ""
 
 
-def _child(node: object, cls: type) -> object | None:
-    for sub in getattr(node, "content", ()) or ():
-        if isinstance(sub, cls):
-            return sub
-    return None
-
-
-def _head(node: object) -> object:
-    """A construct's opening statement: fparser may put comments and blank lines before it."""
-    return next(c for c in node.content if not isinstance(c, F.Comment))
-
-
 def _stmt_name(stmt: object) -> str:
     for item in getattr(stmt, "items", ()) or ():
         if isinstance(item, F.Name):
@@ -399,7 +393,7 @@ class _ProcedureAnalyser:
     # ------------------------------------------------------------------ driver
 
     def run(self) -> ir.Procedure:
-        execution = _child(self.unit.node, F.Execution_Part)
+        execution = first_child(self.unit.node, F.Execution_Part)
         if execution is not None:
             self._block(execution.content)
         self.level.finish()
@@ -471,7 +465,7 @@ class _ProcedureAnalyser:
 
     def _block(self, nodes: Sequence[object]) -> None:
         for index, node in enumerate(nodes):
-            if isinstance(node, _DO_STMTS):
+            if isinstance(node, DO_STATEMENTS):
                 # A DO statement not wrapped in a construct: shared-label DO loops in fixed
                 # form come out flat; the rest of the block is this loop's body.
                 self._loop(node, list(nodes[index + 1:]))
@@ -509,7 +503,7 @@ class _ProcedureAnalyser:
                     and not self.loopvars and sym.name != self.unit.result:
                 # f(x) = expr on a scalar: a statement function definition, not work.
                 sym.procedure = True
-                sym.definition = (tuple(subscripts.compact(a) for a in _subscript_list(lhs)),
+                sym.definition = (tuple(subscripts.compact(a) for a in subscript_list(lhs)),
                                   rhs)
                 return
         section = self._section_dims(lhs)
@@ -552,7 +546,7 @@ class _ProcedureAnalyser:
     def _s_If_Stmt(self, node: object) -> None:
         condition, action = node.items
         self.expr(condition)
-        with Arm(self, ir.Branch(condition=_text(condition), line=self.line, arm=0, arms=2)):
+        with Arm(self, ir.Branch(condition=text_of(condition), line=self.line, arm=0, arms=2)):
             self._statement_inline(action)
 
     def _statement_inline(self, node: object) -> None:
@@ -579,7 +573,7 @@ class _ProcedureAnalyser:
             self.line = line or self.line
             if condition is not None:
                 self.expr(condition)
-            text = _text(condition) if kind == "if" else "else"
+            text = text_of(condition) if kind == "if" else "else"
             branch = ir.Branch(condition=text, line=self.line, arm=index, arms=total)
             with Arm(self, branch):
                 self._block(body)
@@ -597,7 +591,7 @@ class _ProcedureAnalyser:
                 if is_default:
                     arms.append(("else", None, [], line))
                 else:
-                    arms.append(("case", "case " + _text(selector), [], line))
+                    arms.append(("case", "case " + text_of(selector), [], line))
             elif isinstance(sub, F.End_Select_Stmt):
                 break
             elif arms:
@@ -628,12 +622,12 @@ class _ProcedureAnalyser:
     def _s_Where_Stmt(self, node: object) -> None:
         mask, action = node.items
         self.expr(mask)
-        with Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0, arms=2)):
+        with Arm(self, ir.Branch(condition=text_of(mask), line=self.line, arm=0, arms=2)):
             self._statement_inline(action)
 
     def _s_Associate_Construct(self, node: object) -> None:
         saved = dict(self._lookups)
-        for association in walk(_head(node), F.Association):
+        for association in walk(opening_statement(node), F.Association):
             name = str(association.items[0]).lower()
             target = association.items[2]
             if isinstance(target, F.Name):  # an alias: accesses go to the target
@@ -647,7 +641,7 @@ class _ProcedureAnalyser:
             self._lookups = saved
 
     def _s_Block_Construct(self, node: object) -> None:
-        spec = _child(node, F.Specification_Part)
+        spec = first_child(node, F.Specification_Part)
         if spec is not None:
             self.program._declare_spec(self.scope, spec, self.source)
         self._block([n for n in node.content[1:-1] if not isinstance(n, F.Specification_Part)])
@@ -664,7 +658,7 @@ class _ProcedureAnalyser:
 
     def _do_construct(self, node: object) -> None:
         content = list(node.content)
-        start = next((i for i, n in enumerate(content) if isinstance(n, _DO_STMTS)), None)
+        start = next((i for i, n in enumerate(content) if isinstance(n, DO_STATEMENTS)), None)
         if start is None:
             self.warn("DO construct without a DO statement: body counted once")
             self._block(content)
@@ -719,7 +713,7 @@ class _ProcedureAnalyser:
         if len(specs) == 1 and mask is not None:
             def inner() -> None:
                 self.expr(mask)
-                with Arm(self, ir.Branch(condition=_text(mask), line=self.line, arm=0,
+                with Arm(self, ir.Branch(condition=text_of(mask), line=self.line, arm=0,
                                           arms=2)):
                     self._block(body)
             self._open_loop(var, lower, upper, stride, kind, None, run=inner)
@@ -728,7 +722,7 @@ class _ProcedureAnalyser:
                         run=lambda: self._nest(specs[1:], body, kind, mask))
 
     def _s_Forall_Construct(self, node: object) -> None:
-        header = next(iter(walk(_head(node), F.Forall_Header)))
+        header = next(iter(walk(opening_statement(node), F.Forall_Header)))
         self._concurrent(header, list(node.content[1:-1]), "concurrent")
 
     def _s_Forall_Stmt(self, node: object) -> None:
@@ -770,7 +764,7 @@ class _ProcedureAnalyser:
             return None
         if isinstance(lhs, F.Part_Ref):
             sym, _ = self.lookup(str(lhs.items[0]).lower())
-            subs = _subscript_list(lhs)
+            subs = subscript_list(lhs)
             if sym.is_array and any(isinstance(s, F.Subscript_Triplet) for s in subs):
                 return sym, subs
         return None
@@ -834,9 +828,9 @@ class _ProcedureAnalyser:
             name = str(lhs.items[0]).lower()
             sym, _ = self.lookup(name)
             if sym.is_array:
-                self._array_ref(sym, _subscript_list(lhs), reads=0, writes=1)
+                self._array_ref(sym, subscript_list(lhs), reads=0, writes=1)
             else:  # a character substring, or a statement we do not understand
-                for sub in _subscript_list(lhs):
+                for sub in subscript_list(lhs):
                     self.expr(sub)
                 self._scalar(name, sym, True)
         elif isinstance(lhs, F.Data_Ref):
@@ -1022,14 +1016,14 @@ class _ProcedureAnalyser:
             sym, _ = self.lookup(str(head.items[0]).lower())
         for part in parts[:-1]:
             if isinstance(part, F.Part_Ref):
-                for sub in _subscript_list(part):
+                for sub in subscript_list(part):
                     if not isinstance(sub, F.Subscript_Triplet):
                         self.expr(sub)
         name = "%".join(names)
         last = parts[-1]
         component = Symbol(name, "real", "double")
         if isinstance(last, F.Part_Ref):
-            subs = _subscript_list(last)
+            subs = subscript_list(last)
             component.dims = [("1", "")] * len(subs)
             self._array_ref(component, subs, reads, writes)
         else:
@@ -1052,7 +1046,7 @@ class _ProcedureAnalyser:
             # Fortran 77 codes do (double precision dabs, dsqrt), or a compiler extension it
             # does not know (dcmplx, dconjg, cdabs, ...)
             return self._intrinsic(name, args)
-        self.level.body.calls.append(ir.Call(name, self.line, [_text(a) for a in args]))
+        self.level.body.calls.append(ir.Call(name, self.line, [text_of(a) for a in args]))
         if known:
             mismatch = _type_mismatch(self.program.procedures[name].scope,
                                       [(self._keyword(a), *self._signature(a)) for a in args])
@@ -1078,7 +1072,7 @@ class _ProcedureAnalyser:
             elif not known:
                 self._array_argument(value)
             elif isinstance(value, F.Part_Ref) and not any(
-                    isinstance(sub, F.Subscript_Triplet) for sub in _subscript_list(value)):
+                    isinstance(sub, F.Subscript_Triplet) for sub in subscript_list(value)):
                 self.expr(value)  # an element passed by reference: read here
             # A whole array or a section passed to a known procedure: the callee's own
             # description counts what it does with it.
@@ -1122,7 +1116,7 @@ class _ProcedureAnalyser:
                 return None, None, None
             if isinstance(value, F.Name) or not sym.is_array:
                 return sym.base, sym.rank, sym.datatype
-            subscripts = _subscript_list(value)
+            subscripts = subscript_list(value)
             return (sym.base, sum(isinstance(s, F.Subscript_Triplet) for s in subscripts),
                     sym.datatype)
         literal = _LITERAL_BASES.get(type(value).__name__)
@@ -1171,7 +1165,7 @@ class _ProcedureAnalyser:
                 self._whole_array(sym, reads=1, writes=1)
             else:
                 sym, _ = self.lookup(str(node.items[0]).lower())
-                self._array_ref(sym, _subscript_list(node), reads=1, writes=1)
+                self._array_ref(sym, subscript_list(node), reads=1, writes=1)
         finally:
             self.array_ctx = saved
 
@@ -1201,17 +1195,17 @@ class _ProcedureAnalyser:
         # an array declared here is data, even when a procedure elsewhere has its name
         if sym is None or sym.procedure or (name in self.program.procedures
                                             and not sym.is_array):
-            return self._call(name, _subscript_list(node), "function")
+            return self._call(name, subscript_list(node), "function")
         sym, _ = self.lookup(name)  # records a module/host variable as used
         if sym.is_array:
-            self._array_ref(sym, _subscript_list(node), reads=1, writes=0)
+            self._array_ref(sym, subscript_list(node), reads=1, writes=0)
             return sym.base
         if sym.base == "char" and not sym.procedure and not self.is_function_name(name):
-            for sub in _subscript_list(node):  # a substring s(1:3)
+            for sub in subscript_list(node):  # a substring s(1:3)
                 self.expr(sub)
             self._scalar(name, sym, False)
             return "char"
-        return self._call(name, _subscript_list(node), "function")
+        return self._call(name, subscript_list(node), "function")
 
     def _e_structure_constructor(self, node: object) -> str:
         name = str(node.items[0]).lower()
@@ -1391,17 +1385,6 @@ def _expression_handler(cls: type):
     handler = _HANDLERS_BY_NAME.get(cls.__name__, _ProcedureAnalyser._e_generic)
     _EXPRESSIONS[cls] = handler
     return handler
-
-
-def _subscript_list(node: object) -> list[object]:
-    subs = node.items[1] if len(node.items) > 1 else None
-    if subs is None:
-        return []
-    return list(getattr(subs, "items", (subs,)))
-
-
-def _text(node: object) -> str:
-    return str(node).lower() if node is not None else ""
 
 
 def _readable(kind: str) -> str:
