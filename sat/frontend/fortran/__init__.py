@@ -108,7 +108,7 @@ class _Module:
 
 
 class FortranProgram:
-    """All Fortran sources of one run: modules, procedures and their analysis."""
+    """All Fortran sources of one run: their modules and procedures."""
 
     def __init__(self) -> None:
         self.sources: list[Source] = []
@@ -270,24 +270,6 @@ class FortranProgram:
             return "real"
         sym = unit.scope.symbols.get(unit.result)
         return sym.base if sym is not None else "real"
-
-    # -------------------------------------------------------------- analysis
-
-    def analyse_units(self) -> Iterator[tuple[Unit, ir.Procedure | None, list[ir.Diagnostic]]]:
-        """Each unit, its procedure (``None`` if it was skipped) and the warnings it raised."""
-        for unit in self.units:
-            start = len(self.warnings)
-            procedure = None
-            try:
-                procedure = _ProcedureAnalyser(self, unit).run()
-            except RecursionError:
-                self.warn(f"procedure '{unit.name}' skipped: expressions nested too deeply",
-                          unit.source.path, unit.line)
-            except Exception as exc:  # a bug or an unforeseen construct: skip, say so
-                self.warn(f"procedure '{unit.name}' skipped: cannot analyse "
-                          f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
-                          unit.line)
-            yield unit, procedure, self.warnings[start:]
 
 
 _LITERAL_BASES = {"Int_Literal_Constant": "int", "Signed_Int_Literal_Constant": "int",
@@ -1396,6 +1378,24 @@ def _variable(sym: Symbol) -> ir.Variable:
                        sym.intent)
 
 
+def analyse_units(program: FortranProgram
+                  ) -> Iterator[tuple[Unit, ir.Procedure | None, list[ir.Diagnostic]]]:
+    """Each unit, its procedure (``None`` if it was skipped) and the warnings it raised."""
+    for unit in program.units:
+        start = len(program.warnings)
+        procedure = None
+        try:
+            procedure = _ProcedureAnalyser(program, unit).run()
+        except RecursionError:
+            program.warn(f"procedure '{unit.name}' skipped: expressions nested too deeply",
+                         unit.source.path, unit.line)
+        except Exception as exc:  # a bug or an unforeseen construct: skip, say so
+            program.warn(f"procedure '{unit.name}' skipped: cannot analyse "
+                         f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
+                         unit.line)
+        yield unit, procedure, program.warnings[start:]
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -1469,7 +1469,7 @@ def read_units(paths: Sequence[str], defines: Sequence[str], include_dirs: Seque
     progress("analysing the Fortran procedures")
     program.declare()
     result.prefix = list(program.warnings)
-    for unit, procedure, warnings in program.analyse_units():
+    for unit, procedure, warnings in analyse_units(program):
         result.units.append((unit.source.path, unit.line))
         result.procedures.append(procedure)
         result.unit_warnings.append(warnings)
