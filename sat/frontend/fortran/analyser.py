@@ -1,0 +1,1153 @@
+"""Analysing one procedure's statements into :mod:`sat.ir`: flops and accesses per loop level."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from fparser.two import Fortran2003 as F
+from fparser.two.utils import walk
+
+from sat import ir
+from sat.frontend import intrinsics, subscripts
+from sat.frontend.affine import Linear
+from sat.frontend.bodies import Arm, Level
+from sat.frontend.constants import symbols_used
+from sat.frontend.fortran.program import FortranProgram, Unit
+from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of
+from sat.frontend.fortran.tree import (
+    DO_STATEMENTS,
+    first_child,
+    opening_statement,
+    subscript_list,
+    text_of,
+)
+from sat.frontend.kinds import Part, decide, mentioned, mentions
+
+_QUIET = frozenset("""Comment Continue_Stmt End_Do_Stmt Return_Stmt Stop_Stmt Error_Stop_Stmt
+Exit_Stmt Cycle_Stmt Format_Stmt Write_Stmt Print_Stmt Read_Stmt Open_Stmt Close_Stmt
+Allocate_Stmt Deallocate_Stmt Nullify_Stmt Inquire_Stmt Rewind_Stmt Backspace_Stmt Endfile_Stmt
+Flush_Stmt Wait_Stmt Data_Stmt Entry_Stmt Sync_All_Stmt Sync_Images_Stmt Sync_Memory_Stmt
+Lock_Stmt Unlock_Stmt Event_Post_Stmt Event_Wait_Stmt Fail_Image_Stmt End_If_Stmt End_Select_Stmt
+End_Where_Stmt End_Forall_Stmt""".split())
+_GOTO = frozenset("Goto_Stmt Computed_Goto_Stmt Assigned_Goto_Stmt Arithmetic_If_Stmt".split())
+_CPP = ("Cpp_If_Stmt", "Cpp_Elif_Stmt", "Cpp_Else_Stmt", "Cpp_Endif_Stmt", "Cpp_Macro_Stmt",
+        "Cpp_Undef_Stmt", "Cpp_Line_Stmt", "Cpp_Error_Stmt", "Cpp_Warning_Stmt",
+        "Cpp_Null_Stmt", "Cpp_Include_Stmt")
+
+
+_LITERAL_BASES = {"Int_Literal_Constant": "int", "Signed_Int_Literal_Constant": "int",
+                  "Real_Literal_Constant": "real", "Signed_Real_Literal_Constant": "real",
+                  "Complex_Literal_Constant": "complex", "Logical_Literal_Constant": "logical",
+                  "Char_Literal_Constant": "char"}
+
+
+def _takes(scope: Scope, signatures: list[tuple]) -> bool:
+    """Whether a specific procedure's dummies take arguments of these (keyword, base type,
+    rank, datatype) signatures."""
+    dummies = scope.dummies
+    if len(signatures) > len(dummies):
+        return False
+    for position, (keyword, base, rank, datatype) in enumerate(signatures):
+        dummy = keyword or dummies[position]
+        if dummy not in dummies:
+            return False
+        sym = scope.symbols.get(dummy)
+        if sym is None:
+            continue
+        if not _same_type(sym, base, datatype):
+            return False
+        if rank is not None and rank != sym.rank:
+            return False
+    return True
+
+
+def _same_type(dummy: Symbol, base: str | None, datatype: str | None) -> bool:
+    """Whether a dummy has an actual argument's type (``None``: unknown, which any takes); the
+    kind counts for reals and complexes."""
+    if base is None:
+        return True
+    return base == dummy.base and not (datatype and dummy.datatype and base in ("real", "complex")
+                                       and datatype != dummy.datatype)
+
+
+def _type_mismatch(scope: Scope, signatures: list[tuple]) -> str:
+    """The first actual argument whose type the procedure's dummy does not have ("" if none;
+    ranks are not compared: an element may start an array dummy)."""
+    for position, (keyword, base, _rank, datatype) in enumerate(signatures):
+        dummy = keyword or (scope.dummies[position] if position < len(scope.dummies) else "")
+        sym = scope.symbols.get(dummy)
+        if sym is not None and not _same_type(sym, base, datatype):
+            return (f"argument {position + 1} is {datatype or base} but dummy '{dummy}' is "
+                    f"{sym.datatype or sym.base}")
+    return ""
+
+
+# --------------------------------------------------------------------------- levels
+
+
+@dataclass
+class _ArrayContext:
+    """The implicit loop nest of an array-syntax statement."""
+
+    loopvars: list[str]
+    lowers: list[subscripts.Algebra]
+    outer: Level  # where section bounds are evaluated
+    position: int = 0
+
+
+# --------------------------------------------------------------------------- analyser
+
+
+class _ProcedureAnalyser:
+    """Walks one procedure's statements once and fills its IR (visitor: ``_s_<Node>``)."""
+
+    def __init__(self, program: FortranProgram, unit: Unit):
+        self.program = program
+        self.unit = unit
+        self.scope = unit.scope
+        self.source = unit.source
+        self.file, self.line = unit.source.path, unit.line
+        self.proc = ir.Procedure(name=unit.name, file=unit.source.path, line=unit.line)
+        self.levels: list[Level] = [Level(self.proc)]
+        self.loopvars: list[str] = []
+        self.array_ctx: _ArrayContext | None = None
+        self.nonlocal_used: dict[str, Symbol] = {}
+        self._lookups: dict[str, tuple[Symbol, str]] = {}
+        self._expanding: set[str] = set()
+        # integer scalars set from loop variables (j = col(k)): value and loop depth, so that
+        # x(j) is seen as x(col(k)) by idiom recognition (the offsets stay as written)
+        self.index_values: dict[str, tuple[object, int]] = {}
+
+    @property
+    def level(self) -> Level:
+        return self.levels[-1]
+
+    def _scalar(self, name: str, sym: Symbol, write: bool) -> None:
+        self.level.scalar(name, sym.datatype, sym.is_parameter, write, self.line)
+
+    def warn(self, message: str, line: int | None = None) -> None:
+        self.program.warn(message, self.file, self.line if line is None else line)
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> ir.Procedure:
+        execution = first_child(self.unit.node, F.Execution_Part)
+        if execution is not None:
+            self._block(execution.content)
+        self.level.finish()
+        self._variables()
+        self.proc.constants = self._constants()
+        self.proc.dummies = list(self.scope.dummies)
+        return self.proc
+
+    def _constants(self) -> list[ir.Constant]:
+        """The named constants (local, host, module or included) that the procedure's loop
+        bounds, array extents and symbolic offsets use, with their values."""
+        constants = []
+        for name in sorted(symbols_used(self.proc)):
+            sym, _ = self.scope.lookup(name)
+            if (sym is not None and sym.is_parameter and not sym.is_array
+                    and isinstance(sym.value, int | float) and not isinstance(sym.value, bool)):
+                constants.append(ir.Constant(name, float(sym.value), *sym.defined_at))
+        return constants
+
+    def _variables(self) -> None:
+        scope = self.scope
+        by_name = scope.symbols
+        for dummy in scope.dummies:
+            sym = by_name.get(dummy)
+            if sym is not None and not sym.procedure:
+                self.proc.nonlocals.append(_variable(sym))
+        seen = set(scope.dummies)
+        for name, sym in by_name.items():
+            if name in seen or sym.procedure or sym.is_parameter:
+                continue
+            seen.add(name)
+            if sym.common or (sym.unknown and scope.has_unknown_modules()):
+                self.proc.nonlocals.append(_variable(sym))
+            else:
+                self.proc.locals.append(_variable(sym))
+        for name, sym in self.nonlocal_used.items():
+            if name not in seen and not sym.is_parameter and not sym.procedure:
+                seen.add(name)
+                self.proc.nonlocals.append(_variable(sym))
+
+    # --------------------------------------------------------------- symbols
+
+    def lookup(self, name: str) -> tuple[Symbol, str]:
+        """Symbol and origin (``local``/``module``/``host``), declaring undeclared names."""
+        hit = self._lookups.get(name)
+        if hit is not None:
+            return hit
+        sym, origin = self.scope.lookup(name)
+        if sym is None:
+            sym = self.scope.implicit_symbol(name)
+            origin = "local"
+            if self.scope.has_unknown_modules():
+                # Probably a name from a module we cannot see (warned once per use statement).
+                origin = "module"
+                if sym.unknown:
+                    sym.base, sym.datatype = "real", "double"
+                sym.unknown = True
+            elif sym.unknown:
+                self.warn(f"'{name}' is not declared (implicit none): assumed real")
+        if origin != "local" and not sym.is_parameter and not sym.procedure:
+            self.nonlocal_used.setdefault(name, sym)
+        self._lookups[name] = (sym, origin)
+        return sym, origin
+
+    def is_function_name(self, name: str) -> bool:
+        return name in self.program.procedures
+
+    # ------------------------------------------------------------ statements
+
+    def _block(self, nodes: Sequence[object]) -> None:
+        for index, node in enumerate(nodes):
+            if isinstance(node, DO_STATEMENTS):
+                # A DO statement not wrapped in a construct: shared-label DO loops in fixed
+                # form come out flat; the rest of the block is this loop's body.
+                self._loop(node, list(nodes[index + 1:]))
+                return
+            self._statement(node)
+
+    def _statement(self, node: object) -> None:
+        kind = type(node).__name__
+        if getattr(node, "item", None) is not None:
+            self.file, self.line = self.source.where(node)
+        self.level.statement()
+        handler = getattr(self, "_s_" + kind, None)
+        if handler is not None:
+            handler(node)
+        elif kind in _QUIET:
+            return
+        elif kind in _GOTO:
+            self.warn(f"{_readable(kind)}: jumps are not followed (a GO TO loop is not seen as a "
+                      "loop); statements are counted once, as written")
+        elif kind in _CPP:  # already reported once for the file
+            return
+        elif kind == "Include_Stmt":
+            self.warn(f"include file {str(node.items[0])!r} not found: its statements are not "
+                      "counted")
+        elif kind.endswith("_Construct") and hasattr(node, "content"):
+            self._block(node.content[1:-1])
+        else:
+            self.warn(f"statement not analysed ({_readable(kind)})")
+
+    def _s_Assignment_Stmt(self, node: object) -> None:
+        lhs, _op, rhs = node.items
+        if isinstance(lhs, F.Part_Ref):
+            sym, _ = self.scope.lookup(str(lhs.items[0]).lower())
+            if sym is not None and not sym.is_array and sym.base != "char" \
+                    and not self.loopvars and sym.name != self.unit.result:
+                # f(x) = expr on a scalar: a statement function definition, not work.
+                sym.procedure = True
+                sym.definition = (tuple(subscripts.compact(a) for a in subscript_list(lhs)),
+                                  rhs)
+                return
+        section = self._section_dims(lhs)
+        if section is not None:
+            self._array_assignment(node, lhs, rhs, *section)
+            return
+        self.expr(rhs)
+        self.target(lhs)
+        if isinstance(lhs, F.Name):
+            self._track(str(lhs).lower(), rhs)
+
+    def _track(self, name: str, value: object) -> None:
+        """Remember an integer scalar's value when it depends on a loop variable (or on such a
+        scalar): ``j = col(k)``; forget it otherwise."""
+        self.index_values.pop(name, None)
+        if not self.loopvars or name in self.loopvars:
+            return
+        sym, _ = self.lookup(name)
+        if sym.base != "int" or sym.is_array:
+            return
+        text = subscripts.compact(value)
+        if any(mentions(text, var) for var in [*self.loopvars, *self.index_values]):
+            self.index_values[name] = (value, len(self.loopvars))
+
+    def _s_Pointer_Assignment_Stmt(self, node: object) -> None:
+        self.warn("pointer assignment: aliasing is not modelled, the statement is ignored")
+
+    def _s_Call_Stmt(self, node: object) -> None:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        if name in intrinsics.INTRINSIC_SUBROUTINES:
+            return
+        if intrinsics.is_comm_call(name):
+            arrays = [str(a).lower() for a in args
+                      if isinstance(a, F.Name) and self.lookup(str(a).lower())[0].is_array]
+            self.proc.comms.append(ir.Comm(name, self.line, arrays))
+            return
+        self._call(name, args, "call")
+
+    def _s_If_Stmt(self, node: object) -> None:
+        condition, action = node.items
+        self.expr(condition)
+        with Arm(self, ir.Branch(condition=text_of(condition), line=self.line, arm=0, arms=2)):
+            self._statement_inline(action)
+
+    def _statement_inline(self, node: object) -> None:
+        line = self.line
+        self._statement(node)
+        self.line = line
+
+    def _s_If_Construct(self, node: object) -> None:
+        arms: list[tuple[str, object | None, list[object], int]] = []
+        for sub in node.content:
+            if isinstance(sub, (F.If_Then_Stmt, F.Else_If_Stmt)):
+                arms.append(("if", sub.items[0], [], self.source.line_of(sub)))
+            elif isinstance(sub, F.Else_Stmt):
+                arms.append(("else", None, [], self.source.line_of(sub)))
+            elif isinstance(sub, F.End_If_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        self._arms(arms)
+
+    def _arms(self, arms: list[tuple[str, object | None, list[object], int]]) -> None:
+        total = len(arms) + (0 if arms and arms[-1][0] == "else" else 1)
+        for index, (kind, condition, body, line) in enumerate(arms):
+            self.line = line or self.line
+            if condition is not None:
+                self.expr(condition)
+            text = text_of(condition) if kind == "if" else "else"
+            branch = ir.Branch(condition=text, line=self.line, arm=index, arms=total)
+            with Arm(self, branch):
+                self._block(body)
+
+    def _s_Case_Construct(self, node: object) -> None:
+        arms: list = []
+        for sub in node.content:
+            if isinstance(sub, F.Select_Case_Stmt):
+                self.line = self.source.line_of(sub) or self.line
+                self.expr(sub.items[0])
+            elif isinstance(sub, F.Case_Stmt):
+                selector = sub.items[0]
+                is_default = selector is None or selector.items[0] is None
+                line = self.source.line_of(sub)
+                if is_default:
+                    arms.append(("else", None, [], line))
+                else:
+                    arms.append(("case", "case " + text_of(selector), [], line))
+            elif isinstance(sub, F.End_Select_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        # A default arm may come first in the source; "arms" counts an implicit empty default.
+        has_default = any(kind == "else" for kind, *_ in arms)
+        total = len(arms) + (0 if has_default else 1)
+        for index, (kind, condition, body, line) in enumerate(arms):
+            self.line = line or self.line
+            branch = ir.Branch(condition=condition if kind == "case" else "else",
+                               line=self.line, arm=index, arms=total)
+            with Arm(self, branch):
+                self._block(body)
+
+    def _s_Where_Construct(self, node: object) -> None:
+        arms: list = []
+        for sub in node.content:
+            if isinstance(sub, (F.Where_Construct_Stmt, F.Masked_Elsewhere_Stmt)):
+                arms.append(("if", sub.items[0], [], self.source.line_of(sub)))
+            elif isinstance(sub, F.Elsewhere_Stmt):
+                arms.append(("else", None, [], self.source.line_of(sub)))
+            elif isinstance(sub, F.End_Where_Stmt):
+                break
+            elif arms:
+                arms[-1][2].append(sub)
+        self._arms(arms)
+
+    def _s_Where_Stmt(self, node: object) -> None:
+        mask, action = node.items
+        self.expr(mask)
+        with Arm(self, ir.Branch(condition=text_of(mask), line=self.line, arm=0, arms=2)):
+            self._statement_inline(action)
+
+    def _s_Associate_Construct(self, node: object) -> None:
+        saved = dict(self._lookups)
+        for association in walk(opening_statement(node), F.Association):
+            name = str(association.items[0]).lower()
+            target = association.items[2]
+            if isinstance(target, F.Name):  # an alias: accesses go to the target
+                self._lookups[name] = self.lookup(str(target).lower())
+            else:  # an expression, evaluated once; the name then reads like a scalar
+                kind = self.expr(target)
+                self._lookups[name] = (Symbol(name, kind, datatype_of(kind)), "local")
+        try:
+            self._block(node.content[1:-1])
+        finally:
+            self._lookups = saved
+
+    def _s_Block_Construct(self, node: object) -> None:
+        spec = first_child(node, F.Specification_Part)
+        if spec is not None:
+            self.program.declare_spec(self.scope, spec, self.source)
+        self._block([n for n in node.content[1:-1] if not isinstance(n, F.Specification_Part)])
+
+    # ------------------------------------------------------------------ loops
+
+    def _s_Block_Nonlabel_Do_Construct(self, node: object) -> None:
+        self._do_construct(node)
+
+    _s_Block_Label_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Action_Term_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Outer_Shared_Do_Construct = _s_Block_Nonlabel_Do_Construct
+    _s_Inner_Shared_Do_Construct = _s_Block_Nonlabel_Do_Construct
+
+    def _do_construct(self, node: object) -> None:
+        content = list(node.content)
+        start = next((i for i, n in enumerate(content) if isinstance(n, DO_STATEMENTS)), None)
+        if start is None:
+            self.warn("DO construct without a DO statement: body counted once")
+            self._block(content)
+            return
+        for comment in content[:start]:
+            self._statement(comment)
+        self._loop(content[start], content[start + 1:])
+
+    def _loop(self, stmt: object, body: list[object]) -> None:
+        self.file, self.line = self.source.where(stmt)
+        control = stmt.items[-1] if isinstance(stmt.items[-1], F.Loop_Control) else None
+        if control is None:
+            self.warn("DO without control (endless loop): trip count unknown, counted as one "
+                      "iteration")
+            self._open_loop("", "1", "1", "1", "while", body)
+            return
+        while_expr, counter, _, concurrent = control.items
+        if concurrent is not None:
+            self._concurrent(concurrent, body, "concurrent")
+        elif counter is not None:
+            var = str(counter[0]).lower()
+            bounds = list(counter[1])
+            for bound in bounds:
+                self.expr(bound)
+            lower = subscripts.expr_text(bounds[0])
+            upper = subscripts.expr_text(bounds[1])
+            stride = subscripts.expr_text(bounds[2]) if len(bounds) > 2 else "1"
+            self._open_loop(var, lower, upper, stride, "do", body)
+        else:
+            self.warn("DO WHILE: trip count unknown, counted as one iteration (upper = 1)")
+            self._open_loop("", "1", "1", "1", "while", body, condition=while_expr)
+
+    def _concurrent(self, header: object, body: list[object], kind: str) -> None:
+        triplets = list(walk(header.items[0], F.Forall_Triplet_Spec))
+        mask = header.items[1] if len(header.items) > 1 else None
+        specs = []
+        for triplet in triplets:
+            var, lower, upper, stride = triplet.items
+            for bound in (lower, upper, stride):
+                if bound is not None:
+                    self.expr(bound)
+            specs.append((str(var).lower(), subscripts.expr_text(lower),
+                          subscripts.expr_text(upper),
+                          subscripts.expr_text(stride) if stride is not None else "1"))
+        self._nest(specs, body, kind, mask)
+
+    def _nest(self, specs: list, body: list[object], kind: str, mask: object) -> None:
+        if not specs:
+            self._block(body)
+            return
+        var, lower, upper, stride = specs[0]
+        if len(specs) == 1 and mask is not None:
+            def inner() -> None:
+                self.expr(mask)
+                with Arm(self, ir.Branch(condition=text_of(mask), line=self.line, arm=0,
+                                          arms=2)):
+                    self._block(body)
+            self._open_loop(var, lower, upper, stride, kind, None, run=inner)
+            return
+        self._open_loop(var, lower, upper, stride, kind, None,
+                        run=lambda: self._nest(specs[1:], body, kind, mask))
+
+    def _s_Forall_Construct(self, node: object) -> None:
+        header = next(iter(walk(opening_statement(node), F.Forall_Header)))
+        self._concurrent(header, list(node.content[1:-1]), "concurrent")
+
+    def _s_Forall_Stmt(self, node: object) -> None:
+        header, action = node.items
+        self._concurrent(header, [action], "concurrent")
+
+    def _open_loop(self, var: str, lower: str, upper: str, stride: str, kind: str,
+                   body: list[object] | None, condition: object = None, run=None) -> None:
+        loop = ir.Loop(line=self.line, loopvar=var, lower=lower, upper=upper, stride=stride,
+                       kind=kind, file=self.file)
+        self.level.body.loops.append(loop)
+        self.levels.append(Level(loop))
+        if var:
+            self._scalar(var, self.lookup_loopvar(var), True)
+            self.loopvars.append(var)
+        try:
+            if condition is not None:
+                self.expr(condition)
+            if run is not None:
+                run()
+            else:
+                self._block(body or [])
+        finally:
+            if var:
+                self.loopvars.pop()
+            depth = len(self.loopvars)
+            for name in [n for n, (_v, d) in self.index_values.items() if d > depth]:
+                del self.index_values[name]  # set from the loop's variables: meaningless now
+            self.levels.pop().finish()
+
+    # ----------------------------------------------------------- array syntax
+
+    def _section_dims(self, lhs: object) -> tuple[Symbol, list] | None:
+        """For an array-valued left-hand side: its symbol and, per dimension, the section."""
+        if isinstance(lhs, F.Name):
+            sym, _ = self.lookup(str(lhs).lower())
+            if sym.is_array and sym.rank:
+                return sym, [None] * sym.rank
+            return None
+        if isinstance(lhs, F.Part_Ref):
+            sym, _ = self.lookup(str(lhs.items[0]).lower())
+            subs = subscript_list(lhs)
+            if sym.is_array and any(isinstance(s, F.Subscript_Triplet) for s in subs):
+                return sym, subs
+        return None
+
+    def _array_assignment(self, node: object, lhs: object, rhs: object, sym: Symbol,
+                          subs: list) -> None:
+        name = sym.name
+        specs = []  # (var, lower text, upper text, stride text, lower algebra), first dim first
+        for dim, sub in enumerate(subs):
+            if sub is not None and not isinstance(sub, F.Subscript_Triplet):
+                continue
+            declared = sym.dims[dim] if sym.dims and dim < len(sym.dims) else ("1", "")
+            lower_node, upper_node, stride_node = (sub.items if sub is not None
+                                                   else (None, None, None))
+            for bound in (lower_node, upper_node, stride_node):
+                if bound is not None:
+                    self.expr(bound)
+            lower = (subscripts.expr_text(lower_node) if lower_node is not None
+                     else declared[0])
+            upper = (subscripts.expr_text(upper_node) if upper_node is not None
+                     else (declared[1] or f"ubound({name},{dim + 1})"))
+            stride = subscripts.expr_text(stride_node) if stride_node is not None else "1"
+            var = f"_i{len(specs) + 1}"
+            specs.append((var, lower, upper, stride, subscripts.as_expr(lower)))
+        outer = self.level
+        context = _ArrayContext([s[0] for s in specs], [s[4] for s in specs], outer)
+
+        def innermost() -> None:
+            saved = self.array_ctx
+            self.array_ctx = context
+            try:
+                context.position = 0
+                self.expr(rhs)
+                context.position = 0
+                self.target(lhs)
+            finally:
+                self.array_ctx = saved
+
+        def open_from(index: int) -> None:
+            if index < 0:
+                innermost()
+                return
+            var, lower, upper, stride, _ = specs[index]
+            self._open_loop(var, lower, upper, stride, "array", None,
+                            run=lambda: open_from(index - 1))
+
+        open_from(len(specs) - 1)  # last dimension outermost: Fortran is column-major
+
+    # ------------------------------------------------------------- references
+
+    def target(self, lhs: object) -> None:
+        """The left-hand side of an assignment: subscripts are read, the element written."""
+        if isinstance(lhs, F.Name):
+            name = str(lhs).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._whole_array(sym, reads=0, writes=1)
+            else:
+                self._scalar(name, sym, True)
+        elif isinstance(lhs, F.Part_Ref):
+            name = str(lhs.items[0]).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._array_ref(sym, subscript_list(lhs), reads=0, writes=1)
+            else:  # a character substring, or a statement we do not understand
+                for sub in subscript_list(lhs):
+                    self.expr(sub)
+                self._scalar(name, sym, True)
+        elif isinstance(lhs, F.Data_Ref):
+            self._data_ref(lhs, reads=0, writes=1)
+        else:
+            self.expr(lhs)
+
+    def _whole_array(self, sym: Symbol, reads: int, writes: int) -> None:
+        ctx = self.array_ctx
+        rank = sym.rank
+        if ctx is not None and ctx.loopvars:
+            offsets: list = []
+            loopvars: list[str] = []
+            kinds_: list[ir.Subscript] = []
+            for dim in range(rank):
+                if ctx.position < len(ctx.loopvars):
+                    var = ctx.loopvars[ctx.position]
+                    lower = subscripts.as_expr(sym.dims[dim][0])
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    kinds_.append(ir.Subscript("induction", var, 1, offsets[-1], text=":"))
+                    self._scalar(var, self.lookup_loopvar(var), False)
+                    ctx.position += 1
+                else:
+                    offsets.append(":")
+                    loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=":"))
+            ctx.position = 0
+            self.level.array(sym.name, "", sym.datatype, tuple(offsets), tuple(loopvars),
+                             reads, writes, tuple(kinds_), self.line)
+            return
+        self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, reads,
+                         writes)
+
+    def lookup_loopvar(self, var: str) -> Symbol:
+        """A loop variable's symbol; the synthetic ``_iN`` of array syntax are integers."""
+        if var in _SYNTHETIC_NAMES:  # Fortran names cannot start with "_"
+            return _SYNTHETIC
+        return self.lookup(var)[0]
+
+    def _array_ref(self, sym: Symbol, subs: list, reads: int, writes: int) -> None:
+        offsets: list = []
+        loopvars: list[str] = []
+        simple: list[bool] = []
+        kinds_: list[ir.Subscript] = []
+        ctx = self.array_ctx
+        active = tuple(self.loopvars)
+        for dim, sub in enumerate(subs):
+            if isinstance(sub, F.Subscript_Triplet):
+                lower_node = sub.items[0]
+                if ctx is not None and ctx.position < len(ctx.loopvars):
+                    outer, self.levels = self.levels, self.levels + [ctx.outer]
+                    try:
+                        for bound in sub.items:
+                            if bound is not None:
+                                self.expr(bound)
+                    finally:
+                        self.levels = outer
+                    var = ctx.loopvars[ctx.position]
+                    declared = (sym.dims[dim][0] if sym.dims and dim < len(sym.dims) else "1")
+                    lower = (subscripts.to_value(lower_node) if lower_node is not None
+                             else subscripts.as_expr(declared))
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    stride = sub.items[2]
+                    step = subscripts.to_linear(stride) if stride is not None else None
+                    coeff = 1 if step is None or not step.is_constant else step.const
+                    kinds_.append(ir.Subscript("induction", var, coeff, offsets[-1],
+                                               text=subscripts.compact(sub)))
+                    self._scalar(var, _SYNTHETIC, False)
+                    ctx.position += 1
+                else:
+                    for bound in sub.items:
+                        if bound is not None:
+                            self.expr(bound)
+                    offsets.append(subscripts.compact(sub))
+                    loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=offsets[-1]))
+                simple.append(False)
+                continue
+            self.expr(sub)
+            offset, var = subscripts.classify(sub, active)
+            offsets.append(offset)
+            loopvars.append(var)
+            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
+            kinds_.append(self._subscript_kind(sub, active))
+        if ctx is not None:
+            ctx.position = 0
+        component = _component(offsets, loopvars, simple)
+        self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
+                         reads, writes, tuple(kinds_), self.line)
+
+    def _subscript_kind(self, node: object, active: tuple[str, ...],
+                        depth: int = 0) -> ir.Subscript:
+        """What one subscript is, for idiom recognition (see :mod:`sat.frontend.kinds`)."""
+        if isinstance(node, F.Name):  # the fast paths: i, n, j set from col(k)
+            name = str(node).lower()
+            if name in active:
+                return ir.Subscript("induction", name, text=name)
+            tracked = self.index_values.get(name)
+            if tracked is None or depth > 4:
+                return ir.Subscript("invariant", text=name)
+            value = self._subscript_kind(tracked[0], active, depth + 1)
+            return ir.Subscript(value.kind, value.var, value.coeff, value.offset, value.index,
+                                text=name)
+        if isinstance(node, F.Int_Literal_Constant):
+            return ir.Subscript("invariant", text=str(node))
+        text = subscripts.compact(node)
+        parts: list[Part] = []
+        names: set[str] = set()
+        self._subscript_parts(node, active, parts, names)
+        value: object = subscripts.to_linear(node)
+        if value is None:
+            try:
+                value = subscripts.to_sympy(node)
+            except (subscripts.NotAffine, TypeError, ValueError, ZeroDivisionError):
+                value = None
+        for name in sorted(names & set(self.index_values)):
+            if depth > 4:
+                break
+            known = self._subscript_kind(self.index_values[name][0], active, depth + 1)
+            if known.kind == "invariant":
+                continue
+            followed = self._linear_value(name, known) if isinstance(value, Linear) else None
+            if followed is not None:  # i = lo(1)+1+iface: i-1 is lo(1)+iface
+                scale = dict(value.terms).get(name, 0)
+                value = value - Linear(((name, scale),), 0) + followed * Linear.number(scale)
+                continue
+            parts.append(Part("value", name, (known.var,) if known.var else (), known))
+        return decide(value, parts, active, text)
+
+    def _linear_value(self, name: str, known: ir.Subscript) -> Linear | None:
+        """The value of the followed scalar ``name`` as a linear form in a loop variable,
+        when it is one (``known``: what that value is as a subscript)."""
+        if known.kind != "induction":
+            return None
+        if isinstance(known.coeff, int) and isinstance(known.offset, int):
+            return Linear(((known.var, known.coeff),), known.offset)
+        value = subscripts.to_linear(self.index_values[name][0])
+        # a symbolic offset (lo(1)+1); a value that follows another scalar stays a part
+        if isinstance(value, Linear) and not value.names & set(self.index_values):
+            return value
+        return None
+
+    def _subscript_parts(self, node: object, active: tuple[str, ...],
+                         parts: list[Part], names: set[str]) -> None:
+        """The array-like parts of a subscript (index arrays, function results) and the
+        plain names outside them."""
+        if isinstance(node, F.Name):
+            names.add(str(node).lower())
+            return
+        if isinstance(node, F.Part_Ref | F.Data_Ref | F.Function_Reference
+                      | F.Intrinsic_Function_Reference | F.Structure_Constructor):
+            text = subscripts.compact(node)
+            used = mentioned(text, active)
+            if isinstance(node, F.Data_Ref):
+                parts.append(Part("array", text.split("(")[0], used))
+                return
+            name = str(node.items[0]).lower()
+            sym = self.scope.lookup(name)[0] if isinstance(node, F.Part_Ref) else None
+            if sym is not None and sym.is_array:
+                parts.append(Part("array", name, used))
+            else:
+                parts.append(Part("call", name, used))
+            return
+        for item in getattr(node, "items", ()) or ():
+            if item is not None and not isinstance(item, str | tuple | list):
+                self._subscript_parts(item, active, parts, names)
+
+    def _data_ref(self, node: object, reads: int, writes: int) -> str:
+        """``t%x(i)``: an array (or scalar) named by its component path."""
+        parts = list(node.items)
+        names = []
+        for part in parts:
+            if isinstance(part, F.Part_Ref):
+                names.append(str(part.items[0]).lower())
+            else:
+                names.append(subscripts.compact(part))
+        head = parts[0]
+        if isinstance(head, F.Name):
+            sym, _ = self.lookup(str(head).lower())
+        elif isinstance(head, F.Part_Ref):
+            sym, _ = self.lookup(str(head.items[0]).lower())
+        for part in parts[:-1]:
+            if isinstance(part, F.Part_Ref):
+                for sub in subscript_list(part):
+                    if not isinstance(sub, F.Subscript_Triplet):
+                        self.expr(sub)
+        name = "%".join(names)
+        last = parts[-1]
+        component = Symbol(name, "real", "double")
+        if isinstance(last, F.Part_Ref):
+            subs = subscript_list(last)
+            component.dims = [("1", "")] * len(subs)
+            self._array_ref(component, subs, reads, writes)
+        else:
+            self._scalar(name, component, writes > 0)
+        return "real"
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, name: str, args: list[object], how: str) -> str:
+        """A user (or unknown) procedure called with ``args``; returns the result's base type."""
+        sym, _ = self.scope.lookup(name)
+        if sym is not None and sym.definition is not None:
+            return self._statement_function(sym, args)
+        if sym is not None and name not in self.program.procedures and sym.specifics:
+            name = self._specific(name, sym.specifics, args)
+        known = name in self.program.procedures
+        if not known and how == "function" and (sym is None or not sym.procedure) \
+                and intrinsics.lookup(name) is not None:
+            # An intrinsic fparser did not take for one: declared in a type statement, as
+            # Fortran 77 codes do (double precision dabs, dsqrt), or a compiler extension it
+            # does not know (dcmplx, dconjg, cdabs, ...)
+            return self._intrinsic(name, args)
+        self.level.body.calls.append(ir.Call(name, self.line, [text_of(a) for a in args]))
+        if known:
+            mismatch = _type_mismatch(self.program.procedures[name].scope,
+                                      [(self._keyword(a), *self._signature(a)) for a in args])
+            if mismatch:
+                self.warn(f"call to '{name}': {mismatch}; the call is followed as written")
+        else:
+            what = "call to" if how == "call" else "reference to"
+            target = " (its target is not followed)"
+            if sym is not None and sym.procedure_pointer:
+                what = f"{what} procedure pointer '{name}'{target}"
+            elif sym is not None and sym.procedure and sym.dummy:
+                what = f"{what} dummy procedure '{name}'{target}"
+            else:
+                what = f"{what} unknown procedure '{name}'"
+            self.warn(f"{what}: it costs CallFlops_{name} flops per call (a parameter, 0 unless "
+                      "set), its array arguments are assumed read and written"
+                      + ("" if how == "call" else ", its result real"))
+        for arg in args:
+            value = arg.items[1] if isinstance(arg, (F.Actual_Arg_Spec, F.Component_Spec)) \
+                else arg
+            if not self._is_array_argument(value):
+                self.expr(value)
+            elif not known:
+                self._array_argument(value)
+            elif isinstance(value, F.Part_Ref) and not any(
+                    isinstance(sub, F.Subscript_Triplet) for sub in subscript_list(value)):
+                self.expr(value)  # an element passed by reference: read here
+            # A whole array or a section passed to a known procedure: the callee's own
+            # description counts what it does with it.
+        if known:
+            return self.program.result_base(name)
+        if sym is not None and not sym.implicit:
+            return sym.base
+        return "real"
+
+    def _specific(self, generic: str, specifics: Sequence[str], args: list[object]) -> str:
+        """The specific procedure of a generic interface that the arguments select: the first
+        whose dummies take the actual arguments' types and ranks."""
+        candidates = [s for s in specifics if s in self.program.procedures]
+        if not candidates:
+            return generic
+        signatures = [(self._keyword(arg), *self._signature(arg)) for arg in args]
+        for candidate in candidates:
+            scope = self.program.procedures[candidate].scope
+            if _takes(scope, signatures):
+                return candidate
+        shown = ", ".join(f"{base or '?'} rank {rank if rank is not None else '?'}"
+                          for _, base, rank, _ in signatures)
+        self.warn(f"generic interface '{generic}': no specific procedure takes these "
+                  f"arguments ({shown}); '{candidates[0]}' stands for it")
+        return candidates[0]
+
+    @staticmethod
+    def _keyword(arg: object) -> str:
+        if isinstance(arg, F.Actual_Arg_Spec) and arg.items[0] is not None:
+            return str(arg.items[0]).lower()
+        return ""
+
+    def _signature(self, arg: object) -> tuple[str | None, int | None, str | None]:
+        """(base type, rank, datatype) of an actual argument, where they can be told without
+        counting it (``None``: unknown, which any dummy takes)."""
+        value = arg.items[1] if isinstance(arg, F.Actual_Arg_Spec) else arg
+        if isinstance(value, F.Name | F.Part_Ref):
+            name = str(value if isinstance(value, F.Name) else value.items[0]).lower()
+            sym, _ = self.scope.lookup(name)
+            if sym is None or sym.procedure:
+                return None, None, None
+            if isinstance(value, F.Name) or not sym.is_array:
+                return sym.base, sym.rank, sym.datatype
+            subscripts = subscript_list(value)
+            return (sym.base, sum(isinstance(s, F.Subscript_Triplet) for s in subscripts),
+                    sym.datatype)
+        literal = _LITERAL_BASES.get(type(value).__name__)
+        if literal is not None:
+            return literal, 0, None
+        return None, None, None
+
+    def _statement_function(self, sym: Symbol, args: list[object]) -> str:
+        """A statement function reference: its arguments, then its expression's flops."""
+        kinds = [self.expr(arg) for arg in args]
+        dummies, expression = sym.definition
+        if sym.name in self._expanding:
+            return sym.base
+        # The expression's flops are charged here; its accesses are to the dummies.
+        self._expanding.add(sym.name)
+        scratch = Level(ir.Body())
+        self.levels.append(scratch)
+        saved = dict(self._lookups)
+        for dummy, kind in zip(dummies, kinds, strict=False):
+            self._lookups[dummy] = (Symbol(dummy, kind, datatype_of(kind)), "local")
+        try:
+            self.expr(expression)
+        finally:
+            self.levels.pop()
+            self._lookups = saved
+            self._expanding.discard(sym.name)
+        work = scratch.body
+        self.level.count((work.adds, work.multiplies, work.divides, work.specials))
+        return sym.base
+
+    def _is_array_argument(self, node: object) -> bool:
+        if isinstance(node, F.Name):
+            sym, _ = self.lookup(str(node).lower())
+            return sym.is_array
+        if isinstance(node, F.Part_Ref):
+            sym, _ = self.lookup(str(node.items[0]).lower())
+            return sym.is_array
+        return False
+
+    def _array_argument(self, node: object) -> None:
+        """An array passed to an unknown procedure: conservatively read and written."""
+        saved, self.array_ctx = self.array_ctx, None
+        try:
+            if isinstance(node, F.Name):
+                sym, _ = self.lookup(str(node).lower())
+                self._whole_array(sym, reads=1, writes=1)
+            else:
+                sym, _ = self.lookup(str(node.items[0]).lower())
+                self._array_ref(sym, subscript_list(node), reads=1, writes=1)
+        finally:
+            self.array_ctx = saved
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node: object) -> str:
+        """Count the flops and accesses of an expression; return its base type."""
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            handler = _expression_handler(type(node))
+        return handler(self, node)
+
+    def _e_name(self, node: object) -> str:
+        name = str(node).lower()
+        sym, _ = self.lookup(name)
+        if sym.procedure:
+            return sym.base
+        if sym.is_array:
+            self._whole_array(sym, reads=1, writes=0)
+        else:
+            self._scalar(name, sym, False)
+        return sym.base
+
+    def _e_part_ref(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        sym, _ = self.scope.lookup(name)
+        # an array declared here is data, even when a procedure elsewhere has its name
+        if sym is None or sym.procedure or (name in self.program.procedures
+                                            and not sym.is_array):
+            return self._call(name, subscript_list(node), "function")
+        sym, _ = self.lookup(name)  # records a module/host variable as used
+        if sym.is_array:
+            self._array_ref(sym, subscript_list(node), reads=1, writes=0)
+            return sym.base
+        if sym.base == "char" and not sym.procedure and not self.is_function_name(name):
+            for sub in subscript_list(node):  # a substring s(1:3)
+                self.expr(sub)
+            self._scalar(name, sym, False)
+            return "char"
+        return self._call(name, subscript_list(node), "function")
+
+    def _e_structure_constructor(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        return self._call(name, args, "function")
+
+    def _e_intrinsic(self, node: object) -> str:
+        name = str(node.items[0]).lower()
+        args = list(node.items[1].items) if node.items[1] is not None else []
+        sym, _ = self.scope.lookup(name)
+        if sym is not None and sym.is_array:  # a local array shadowing an intrinsic name
+            self._array_ref(sym, args, reads=1, writes=0)
+            return sym.base
+        if name in self.program.procedures:  # a user procedure shadowing an intrinsic
+            return self._call(name, args, "function")
+        return self._intrinsic(name, args)
+
+    def _intrinsic(self, name: str, args: list[object]) -> str:
+        """An intrinsic function reference: its arguments, then its cost; its result kind."""
+        saved = self.array_ctx
+        if name in intrinsics.TRANSFORMATIONAL:
+            self.array_ctx = None
+        try:
+            types = []
+            for arg in args:
+                value = arg.items[1] if isinstance(arg, F.Actual_Arg_Spec) else arg
+                types.append(self.expr(value))
+        finally:
+            self.array_ctx = saved
+        complex_arg = "complex" in types
+        entry = intrinsics.lookup(name, complex_arg)
+        floating = complex_arg or "real" in types
+        if entry is not None and entry.reduction and floating:
+            self.warn(f"array reduction '{name}' is not counted as flops (its element count "
+                      "is not known here)")
+        if entry is not None and (floating or entry.specials):
+            self.level.count(intrinsics.flops(entry, len(args)))
+        result = entry.result if entry is not None else "arg"
+        if result == "arg":
+            return types[0] if types else "real"
+        return result
+
+    def _e_add(self, node: object) -> str:  # Level_2_Expr: a + b, a - b
+        left, op, right = node.items
+        left_kind, right_kind = self.expr(left), self.expr(right)
+        kind = _combine(left_kind, right_kind)
+        if kind in intrinsics.FLOATING:
+            self.level.count(intrinsics.arithmetic(op, left_kind, right_kind))
+        return kind
+
+    _e_mul = _e_add  # Add_Operand: a * b, a / b
+
+    def _e_power(self, node: object) -> str:  # Mult_Operand: a ** b
+        base_node, _op, exponent = node.items
+        base = self.expr(base_node)
+        exp_kind = self.expr(exponent)
+        kind = _combine(base, exp_kind)
+        if kind in intrinsics.FLOATING:
+            self.level.count(intrinsics.power(base, exp_kind, self.scope.evaluate(exponent)))
+        return kind
+
+    def _e_unary(self, node: object) -> str:  # -x is not a flop (see module docstring)
+        return self.expr(node.items[1])
+
+    def _e_paren(self, node: object) -> str:
+        return self.expr(node.items[1])
+
+    def _e_compare(self, node: object) -> str:  # Level_4_Expr
+        left, _op, right = node.items
+        self.level.count(intrinsics.comparison(self.expr(left), self.expr(right)))
+        return "bool"
+
+    def _e_logical(self, node: object) -> str:
+        for item in node.items:
+            if not isinstance(item, str) and item is not None:
+                self.expr(item)
+        return "bool"
+
+    def _e_concat(self, node: object) -> str:
+        self._e_logical(node)
+        return "char"
+
+    def _e_data_ref(self, node: object) -> str:
+        return self._data_ref(node, reads=1, writes=0)
+
+    def _e_arg(self, node: object) -> str:
+        return self.expr(node.items[1])
+
+    def _e_generic(self, node: object) -> str:
+        kinds = [self.expr(child) for child in _children(node)]
+        return next((k for k in ("complex", "real") if k in kinds), kinds[0] if kinds else "real")
+
+
+_SYNTHETIC = Symbol("_i", "int", "int")
+_SYNTHETIC_NAMES = frozenset(f"_i{n}" for n in range(1, 16))
+
+
+def _combine(a: str, b: str) -> str:
+    if a == "complex" or b == "complex":  # complex op real (or integer) is complex
+        return "complex"
+    if a == "real" or b == "real":
+        return "real"
+    if a == "char" or b == "char":
+        return "char"
+    if a == "bool" and b == "bool":
+        return "bool"
+    return "int"
+
+
+def _component(offsets: list, loopvars: list[str], simple: list[bool]) -> str:
+    """The component an array reference selects (``""`` if none).
+
+    The plain loop-free subscripts (a name or an integer literal) after the last subscript that
+    involves a loop variable (``q(i,j,k,qu)``), or, if there are none, before the first one
+    (``q(qu,i,j,k)``). A loop-free subscript anywhere else is a position, kept as an offset:
+    outside an ``i`` loop, ``u(i,j,k,n)`` and ``u(i-1,j,k,n)`` are then one pair ``u``/``n``
+    whatever way the position is written.
+    """
+    dependent = [dim for dim, var in enumerate(loopvars) if var]
+    if not dependent:
+        return ""
+    for dims in (range(dependent[-1] + 1, len(loopvars)), range(dependent[0])):
+        picked = [str(offsets[dim]) for dim in dims if simple[dim]]
+        if picked:
+            return ",".join(picked)
+    return ""
+
+
+def _children(node: object) -> list[object]:
+    items = getattr(node, "items", None)
+    if items is None:
+        items = getattr(node, "content", None) or ()
+    return [c for c in items if c is not None and not isinstance(c, (str, list, tuple))]
+
+
+def _literal(kind: str):
+    return lambda self, node: kind
+
+
+_HANDLERS_BY_NAME = {
+    "Name": _ProcedureAnalyser._e_name,
+    "Part_Ref": _ProcedureAnalyser._e_part_ref,
+    "Function_Reference": _ProcedureAnalyser._e_part_ref,
+    "Structure_Constructor": _ProcedureAnalyser._e_structure_constructor,
+    "Intrinsic_Function_Reference": _ProcedureAnalyser._e_intrinsic,
+    "Level_2_Expr": _ProcedureAnalyser._e_add,
+    "Add_Operand": _ProcedureAnalyser._e_mul,
+    "Mult_Operand": _ProcedureAnalyser._e_power,
+    "Level_2_Unary_Expr": _ProcedureAnalyser._e_unary,
+    "Parenthesis": _ProcedureAnalyser._e_paren,
+    "Level_4_Expr": _ProcedureAnalyser._e_compare,
+    "Level_5_Expr": _ProcedureAnalyser._e_logical,
+    "Equiv_Operand": _ProcedureAnalyser._e_logical,
+    "Or_Operand": _ProcedureAnalyser._e_logical,
+    "And_Operand": _ProcedureAnalyser._e_logical,
+    "Not_Operand": _ProcedureAnalyser._e_logical,
+    "Level_3_Expr": _ProcedureAnalyser._e_concat,
+    "Data_Ref": _ProcedureAnalyser._e_data_ref,
+    "Actual_Arg_Spec": _ProcedureAnalyser._e_arg,
+    "Component_Spec": _ProcedureAnalyser._e_arg,
+    "Int_Literal_Constant": _literal("int"),
+    "Signed_Int_Literal_Constant": _literal("int"),
+    "Boz_Literal_Constant": _literal("int"),
+    "Binary_Constant": _literal("int"),
+    "Octal_Constant": _literal("int"),
+    "Hex_Constant": _literal("int"),
+    "Real_Literal_Constant": _literal("real"),
+    "Signed_Real_Literal_Constant": _literal("real"),
+    "Complex_Literal_Constant": _literal("complex"),
+    "Logical_Literal_Constant": _literal("bool"),
+    "Char_Literal_Constant": _literal("char"),
+}
+_EXPRESSIONS: dict[type, object] = {}
+
+
+def _expression_handler(cls: type):
+    handler = _HANDLERS_BY_NAME.get(cls.__name__, _ProcedureAnalyser._e_generic)
+    _EXPRESSIONS[cls] = handler
+    return handler
+
+
+def _readable(kind: str) -> str:
+    return kind.replace("_Stmt", "").replace("_", " ").lower()
+
+
+def _variable(sym: Symbol) -> ir.Variable:
+    return ir.Variable(sym.name, sym.datatype, tuple(sym.shape) if sym.is_array else (),
+                       sym.intent)
+
+
+def analyse_units(program: FortranProgram
+                  ) -> Iterator[tuple[Unit, ir.Procedure | None, list[ir.Diagnostic]]]:
+    """Each unit, its procedure (``None`` if it was skipped) and the warnings it raised."""
+    for unit in program.units:
+        start = len(program.warnings)
+        procedure = None
+        try:
+            procedure = _ProcedureAnalyser(program, unit).run()
+        except RecursionError:
+            program.warn(f"procedure '{unit.name}' skipped: expressions nested too deeply",
+                         unit.source.path, unit.line)
+        except Exception as exc:  # a bug or an unforeseen construct: skip, say so
+            program.warn(f"procedure '{unit.name}' skipped: cannot analyse "
+                         f"({type(exc).__name__}: {str(exc)[:80]})", unit.source.path,
+                         unit.line)
+        yield unit, procedure, program.warnings[start:]
