@@ -23,9 +23,9 @@ Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py
   an array reference involves at least one loop variable, its loop-free subscripts that are a
   single name or integer literal select an array *component* (``q(i,j,k,qu)`` is ``q``/``qu``):
   those after the last loop-dependent subscript, or else those before the first (``q(qu,i,j,k)``);
-  any other loop-free subscript is a position (see :func:`_component`). Whole arrays
-  or sections outside array syntax are accesses with ``":"`` (or the section text) in each
-  dimension.
+  any other loop-free subscript is a position (see
+  :func:`sat.frontend.fortran.references._component`). Whole arrays or sections outside array
+  syntax are accesses with ``":"`` (or the section text) in each dimension.
 - Scalars (including loop variables and named constants used as subscripts) count one read per
   use and one write per assignment; a loop's own variable is written once at its level. Loop
   bounds are evaluated at the *enclosing* level. IF/ELSE IF/ELSE, SELECT CASE and WHERE arms
