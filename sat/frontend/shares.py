@@ -219,7 +219,7 @@ def read_share(paths: Sequence[str], defines: Sequence[str], include_dirs: Seque
                blank: dict[str, list[tuple[int, int]]]) -> ShareResult:
     """Read one share in this process (with the deep stack the parse needs)."""
     from sat.frontend.bodies import run_with_deep_stack
-    from sat.frontend.fortran import read_units
+    from sat.frontend.fortran.read import read_units
 
     return run_with_deep_stack(lambda: read_units(paths, defines, include_dirs, blank),
                                "satreport-fortran-share")
