@@ -191,15 +191,6 @@ def plan(paths: Sequence[str], include_dirs: Sequence[str], workers: int) -> lis
     return shares
 
 
-def blank_lines(text: bytes, ranges: Sequence[tuple[int, int]]) -> bytes:
-    """``text`` with lines ``first..last`` (1-based, inclusive) of each range emptied."""
-    lines = text.split(b"\n")
-    for first, last in ranges:
-        for number in range(first - 1, min(last, len(lines))):
-            lines[number] = b"\r" if lines[number].endswith(b"\r") else b""
-    return b"\n".join(lines)
-
-
 # ------------------------------------------------------------------------- reading
 
 

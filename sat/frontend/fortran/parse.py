@@ -18,7 +18,6 @@ from sat.frontend.fortran.preprocess import (
     needs_preprocessing,
     preprocess,
 )
-from sat.frontend.shares import blank_lines
 
 #: The longest statement (continuation lines joined, character constants not counted) handed
 #: to fparser. fparser's parse time grows with the square of a statement's length: measured on
@@ -194,6 +193,15 @@ def _fixed_form_comments(text: bytes, path: str) -> bytes:
     if os.path.splitext(path)[1].lower() not in _FIXED_FORM:
         return text
     return _AMPERSAND_COMMENT.sub(rb"\1\2", text)
+
+
+def blank_lines(text: bytes, ranges: Sequence[tuple[int, int]]) -> bytes:
+    """``text`` with lines ``first..last`` (1-based, inclusive) of each range emptied."""
+    lines = text.split(b"\n")
+    for first, last in ranges:
+        for number in range(first - 1, min(last, len(lines))):
+            lines[number] = b"\r" if lines[number].endswith(b"\r") else b""
+    return b"\n".join(lines)
 
 
 def _parse_failure(exc: Exception, path: str, pre: Preprocessed | None,
