@@ -34,6 +34,14 @@ Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py
 
 from __future__ import annotations
 
-from sat.frontend.fortran.read import read_fortran
-
 __all__ = ["read_fortran"]
+
+
+def __getattr__(name: str) -> object:
+    # read_fortran is imported when first asked for: importing the package, as starting the
+    # workers of a shared read does (shares.start), must not import fparser.
+    if name == "read_fortran":
+        from sat.frontend.fortran.read import read_fortran
+
+        return read_fortran
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
