@@ -118,7 +118,7 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
                blank: Sequence[tuple[int, int]] = ()) -> Source:
     """Parse one Fortran file (preprocessing upper-case suffixes); raises :class:`ParseFailure`.
 
-    ``blank``: line ranges parsed as empty lines (see :mod:`sat.frontend.shares`).
+    ``blank``: line ranges parsed as empty lines (see :mod:`sat.frontend.fortran.shares`).
     """
     import fparser.two.symbol_table as symbol_table
 

@@ -11,7 +11,7 @@ from sat.frontend.constants import settle_constants
 from sat.frontend.fortran.analyser import analyse_units
 from sat.frontend.fortran.parse import ParseFailure, fortran_parser, parse_file
 from sat.frontend.fortran.program import FortranProgram
-from sat.frontend.shares import ShareResult, Started, start
+from sat.frontend.fortran.shares import ShareResult, Started, start
 
 
 def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
@@ -23,7 +23,7 @@ def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
     fparser and the analysis recurse once per operator of an expression: a statement with a
     few hundred terms needs a deeper stack than Python's default, so the work runs in a thread
     with a large stack and a raised recursion limit.  With ``processes`` > 1 a big program is
-    read in shares by that many processes (:mod:`sat.frontend.shares`; ``started``: shares
+    read in shares by that many processes (:mod:`sat.frontend.fortran.shares`; ``started``: shares
     already under way), to the same result.
     """
     if started is None and processes > 1:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sat.frontend.bodies import run_with_deep_stack
 from sat.frontend.fortran.read import read_units
-from sat.frontend.shares import ShareResult
+from sat.frontend.fortran.shares import ShareResult
 
 
 def read_share(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],

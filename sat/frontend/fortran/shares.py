@@ -244,7 +244,8 @@ def start(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[s
     shares = plan(paths, include_dirs, processes)
     if shares is None:
         return None
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
     workers: list[subprocess.Popen] = []
