@@ -1,5 +1,12 @@
 """The Fortran front end: fparser parse trees -> :mod:`sat.ir`.
 
+:func:`read_fortran` (``read.py``) parses each file (``parse.py``; ``preprocess.py`` for the
+upper-case suffixes), gathers the modules and procedures and reads their declarations
+(``program.py``, ``symbols.py``), then analyses each procedure (``analyser.py`` and its parts
+``statements.py``, ``loops.py``, ``references.py``, ``calls.py``, ``expressions.py``; what they
+read of fparser's trees is in ``tree.py``). A big program is read in shares by several
+processes (``shares.py``, ``worker.py``).
+
 Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py``):
 
 - Flops are counted per loop level, *exclusive* of child loops, and only for floating-point
