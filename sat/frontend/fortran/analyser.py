@@ -21,7 +21,11 @@ from sat.frontend.fortran.tree import first_child
 
 class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, CallAnalysis,
                          ExpressionAnalysis):
-    """Walks one procedure's statements once and fills its IR (visitor: ``_s_<Node>``)."""
+    """Walks one procedure's statements once and fills its IR (visitor: ``_s_<Node>``).
+
+    The walk is made of its parts (statements, loops, references, calls, expressions), one
+    class each, which share the state set up here.
+    """
 
     def __init__(self, program: FortranProgram, unit: Unit):
         self.program = program

@@ -8,6 +8,7 @@ DO_STATEMENTS = (F.Label_Do_Stmt, F.Nonlabel_Do_Stmt)
 
 
 def first_child(node: object, cls: type) -> object | None:
+    """The first child of ``node`` that is a ``cls`` (``None`` if there is none)."""
     for sub in getattr(node, "content", ()) or ():
         if isinstance(sub, cls):
             return sub
@@ -20,6 +21,7 @@ def opening_statement(node: object) -> object:
 
 
 def subscript_list(node: object) -> list[object]:
+    """The subscripts of an array element ``a(i, j)``, or the arguments of a call ``f(x)``."""
     subs = node.items[1] if len(node.items) > 1 else None
     if subs is None:
         return []
@@ -27,4 +29,5 @@ def subscript_list(node: object) -> list[object]:
 
 
 def text_of(node: object) -> str:
+    """A node's source text in lower case (``""`` for none)."""
     return str(node).lower() if node is not None else ""
