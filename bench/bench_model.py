@@ -84,7 +84,7 @@ def main(argv: list[str]) -> int:
     parse_s = None
     program = None
     try:
-        import sat.frontend.fortran  # noqa: F401  (only the check that it is installed)
+        import sat.frontend.fortran.read  # noqa: F401  (only the check that it is installed)
         from bench.generate_fortran import generate_module
         from sat.frontend import read_sources
     except ImportError:

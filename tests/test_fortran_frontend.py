@@ -11,7 +11,7 @@ from lxml import etree
 
 from sat import ir
 from sat.frontend import FrontendError, read_sources
-from sat.frontend.preprocess import map_lines
+from sat.frontend.fortran.preprocess import map_lines
 
 DATA = Path(__file__).parent / "data" / "exasat" / "xml" / "micro"
 

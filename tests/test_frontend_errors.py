@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from sat.cli import main
-from sat.frontend import FrontendError, fortran, read_sources
+from sat.frontend import FrontendError, read_sources
 from sat.frontend.c import CSourceError, read_c
-from sat.frontend.fortran import MAX_STATEMENT_CHARS, read_fortran
+from sat.frontend.fortran import parse, read_fortran
+from sat.frontend.fortran.parse import MAX_STATEMENT_CHARS
 
 
 def ones(k: int) -> str:
@@ -149,7 +150,7 @@ def test_over_long_statement_is_refused(tmp_path, name, text, line, length):
 
 
 def test_limit_boundary(tmp_path, monkeypatch):
-    monkeypatch.setattr(fortran, "MAX_STATEMENT_CHARS", 20)
+    monkeypatch.setattr(parse, "MAX_STATEMENT_CHARS", 20)
     head = "subroutine s(y)\n  real :: y\n"
     # "y = 1+1+1+1+1+1+1+11": 4 + 15 + 1 = 20 characters, at the limit: parsed.
     parsed, warnings = fortran_warnings(tmp_path, "at.f90", head + "  y = " + ones(8) + "1\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import sat.frontend.shares as shares
+import sat.frontend.fortran.shares as shares
 from sat.cli import main
 from sat.frontend.fortran import read_fortran
 from sat.xmlio import program_to_xml

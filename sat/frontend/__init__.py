@@ -43,7 +43,7 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
     analysed = 0
     fortran = [p for p in paths if is_fortran(p)]
     if fortran:
-        from sat.frontend.shares import start
+        from sat.frontend.fortran.shares import start
 
         # the workers sharing a big parse start before this process imports the front end
         started = start(fortran, defines, include_dirs, processes) if processes > 1 else None

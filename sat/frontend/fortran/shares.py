@@ -16,7 +16,6 @@ diagnostics are always those of a single read.
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import re
@@ -85,7 +84,7 @@ class Share:
 
 def eligible(path: str) -> bool:
     """Whether a file's procedures may be shared out (free form, no preprocessing)."""
-    from sat.frontend.preprocess import needs_preprocessing
+    from sat.frontend.fortran.preprocess import needs_preprocessing
 
     return (os.path.splitext(path)[1].lower() in _FREE_FORM and not needs_preprocessing(path)
             and os.path.isfile(path))
@@ -191,15 +190,6 @@ def plan(paths: Sequence[str], include_dirs: Sequence[str], workers: int) -> lis
     return shares
 
 
-def blank_lines(text: bytes, ranges: Sequence[tuple[int, int]]) -> bytes:
-    """``text`` with lines ``first..last`` (1-based, inclusive) of each range emptied."""
-    lines = text.split(b"\n")
-    for first, last in ranges:
-        for number in range(first - 1, min(last, len(lines))):
-            lines[number] = b"\r" if lines[number].endswith(b"\r") else b""
-    return b"\n".join(lines)
-
-
 # ------------------------------------------------------------------------- reading
 
 
@@ -213,16 +203,6 @@ class ShareResult:
     units: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of each unit
     procedures: list[ir.Procedure | None] = field(default_factory=list)
     unit_warnings: list[list[ir.Diagnostic]] = field(default_factory=list)
-
-
-def read_share(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
-               blank: dict[str, list[tuple[int, int]]]) -> ShareResult:
-    """Read one share in this process (with the deep stack the parse needs)."""
-    from sat.frontend.bodies import run_with_deep_stack
-    from sat.frontend.fortran import read_units
-
-    return run_with_deep_stack(lambda: read_units(paths, defines, include_dirs, blank),
-                               "satreport-fortran-share")
 
 
 class Started:
@@ -255,23 +235,24 @@ def start(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[s
     """Plan the shares and start a worker process for each but the first (``None`` when one
     read is as fast, or no process can be started).
 
-    Each worker is a new interpreter (``python -m sat.frontend.shares``) that reads its task
-    from stdin and writes its result to stdout, pickled: a fresh process rather than a fork,
-    since forking a process that runs threads is unsafe, and a plain subprocess rather than
-    multiprocessing, which would import the caller's main script again.  Call this before
+    Each worker is a new interpreter (``python -m sat.frontend.fortran.worker``) that reads its
+    task from stdin and writes its result to stdout, pickled: a fresh process rather than a
+    fork, since forking a process that runs threads is unsafe, and a plain subprocess rather
+    than multiprocessing, which would import the caller's main script again.  Call this before
     importing the Fortran front end: the workers' start-up then overlaps the caller's.
     """
     shares = plan(paths, include_dirs, processes)
     if shares is None:
         return None
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
     workers: list[subprocess.Popen] = []
     for share in shares[1:]:
         try:
-            worker = subprocess.Popen([sys.executable, "-m", "sat.frontend.shares"], env=env,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            worker = subprocess.Popen([sys.executable, "-m", "sat.frontend.fortran.worker"],
+                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL)
             assert worker.stdin is not None
             with worker.stdin:
@@ -288,15 +269,6 @@ def _stop(workers: list[subprocess.Popen]) -> None:
     for worker in workers:
         worker.kill()
         worker.wait()
-
-
-def _serve() -> None:
-    """A worker process: read the share described on stdin, write the result to stdout."""
-    gc.disable()  # the process ends with the read: its garbage goes with it (sat.collector)
-    paths, defines, include_dirs, blank = pickle.load(sys.stdin.buffer)
-    result = read_share(paths, defines, include_dirs, blank)
-    pickle.dump(result, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
 
 
 def merge(results: list[ShareResult], shares: list[Share]) -> ShareResult | None:
@@ -320,7 +292,3 @@ def merge(results: list[ShareResult], shares: list[Share]) -> ShareResult | None
 
 def _key(warning: ir.Diagnostic) -> tuple[str, str, int]:
     return warning.message, warning.file, warning.line
-
-
-if __name__ == "__main__":
-    _serve()

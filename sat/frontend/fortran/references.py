@@ -1,0 +1,254 @@
+"""Variable references: scalars, array elements, whole arrays and sections, derived-type parts."""
+
+from __future__ import annotations
+
+from fparser.two import Fortran2003 as F
+
+from sat import ir
+from sat.frontend import subscripts
+from sat.frontend.affine import Linear
+from sat.frontend.fortran.symbols import Symbol
+from sat.frontend.fortran.tree import subscript_list
+from sat.frontend.kinds import Part, decide, mentioned
+
+
+class ReferenceAnalysis:
+    """The procedure analyser's references: the accesses they make and what their subscripts are."""
+
+    def target(self, lhs: object) -> None:
+        """The left-hand side of an assignment: subscripts are read, the element written."""
+        if isinstance(lhs, F.Name):
+            name = str(lhs).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._whole_array(sym, reads=0, writes=1)
+            else:
+                self._scalar(name, sym, True)
+        elif isinstance(lhs, F.Part_Ref):
+            name = str(lhs.items[0]).lower()
+            sym, _ = self.lookup(name)
+            if sym.is_array:
+                self._array_ref(sym, subscript_list(lhs), reads=0, writes=1)
+            else:  # a character substring, or a statement we do not understand
+                for sub in subscript_list(lhs):
+                    self.expr(sub)
+                self._scalar(name, sym, True)
+        elif isinstance(lhs, F.Data_Ref):
+            self._data_ref(lhs, reads=0, writes=1)
+        else:
+            self.expr(lhs)
+
+    def _whole_array(self, sym: Symbol, reads: int, writes: int) -> None:
+        ctx = self.array_ctx
+        rank = sym.rank
+        if ctx is not None and ctx.loopvars:
+            offsets: list = []
+            loopvars: list[str] = []
+            kinds_: list[ir.Subscript] = []
+            for dim in range(rank):
+                if ctx.position < len(ctx.loopvars):
+                    var = ctx.loopvars[ctx.position]
+                    lower = subscripts.as_expr(sym.dims[dim][0])
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    kinds_.append(ir.Subscript("induction", var, 1, offsets[-1], text=":"))
+                    self._scalar(var, self.lookup_loopvar(var), False)
+                    ctx.position += 1
+                else:
+                    offsets.append(":")
+                    loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=":"))
+            ctx.position = 0
+            self.level.array(sym.name, "", sym.datatype, tuple(offsets), tuple(loopvars),
+                             reads, writes, tuple(kinds_), self.line)
+            return
+        self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, reads,
+                         writes)
+
+    def lookup_loopvar(self, var: str) -> Symbol:
+        """A loop variable's symbol; the synthetic ``_iN`` of array syntax are integers."""
+        if var in _SYNTHETIC_NAMES:  # Fortran names cannot start with "_"
+            return _SYNTHETIC
+        return self.lookup(var)[0]
+
+    def _array_ref(self, sym: Symbol, subs: list, reads: int, writes: int) -> None:
+        offsets: list = []
+        loopvars: list[str] = []
+        simple: list[bool] = []
+        kinds_: list[ir.Subscript] = []
+        ctx = self.array_ctx
+        active = tuple(self.loopvars)
+        for dim, sub in enumerate(subs):
+            if isinstance(sub, F.Subscript_Triplet):
+                lower_node = sub.items[0]
+                if ctx is not None and ctx.position < len(ctx.loopvars):
+                    outer, self.levels = self.levels, self.levels + [ctx.outer]
+                    try:
+                        for bound in sub.items:
+                            if bound is not None:
+                                self.expr(bound)
+                    finally:
+                        self.levels = outer
+                    var = ctx.loopvars[ctx.position]
+                    declared = (sym.dims[dim][0] if sym.dims and dim < len(sym.dims) else "1")
+                    lower = (subscripts.to_value(lower_node) if lower_node is not None
+                             else subscripts.as_expr(declared))
+                    offsets.append(subscripts.difference(lower, ctx.lowers[ctx.position]))
+                    loopvars.append(var)
+                    stride = sub.items[2]
+                    step = subscripts.to_linear(stride) if stride is not None else None
+                    coeff = 1 if step is None or not step.is_constant else step.const
+                    kinds_.append(ir.Subscript("induction", var, coeff, offsets[-1],
+                                               text=subscripts.compact(sub)))
+                    self._scalar(var, _SYNTHETIC, False)
+                    ctx.position += 1
+                else:
+                    for bound in sub.items:
+                        if bound is not None:
+                            self.expr(bound)
+                    offsets.append(subscripts.compact(sub))
+                    loopvars.append("")
+                    kinds_.append(ir.Subscript("invariant", text=offsets[-1]))
+                simple.append(False)
+                continue
+            self.expr(sub)
+            offset, var = subscripts.classify(sub, active)
+            offsets.append(offset)
+            loopvars.append(var)
+            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
+            kinds_.append(self._subscript_kind(sub, active))
+        if ctx is not None:
+            ctx.position = 0
+        component = _component(offsets, loopvars, simple)
+        self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
+                         reads, writes, tuple(kinds_), self.line)
+
+    def _subscript_kind(self, node: object, active: tuple[str, ...],
+                        depth: int = 0) -> ir.Subscript:
+        """What one subscript is, for idiom recognition (see :mod:`sat.frontend.kinds`)."""
+        if isinstance(node, F.Name):  # the fast paths: i, n, j set from col(k)
+            name = str(node).lower()
+            if name in active:
+                return ir.Subscript("induction", name, text=name)
+            tracked = self.index_values.get(name)
+            if tracked is None or depth > 4:
+                return ir.Subscript("invariant", text=name)
+            value = self._subscript_kind(tracked[0], active, depth + 1)
+            return ir.Subscript(value.kind, value.var, value.coeff, value.offset, value.index,
+                                text=name)
+        if isinstance(node, F.Int_Literal_Constant):
+            return ir.Subscript("invariant", text=str(node))
+        text = subscripts.compact(node)
+        parts: list[Part] = []
+        names: set[str] = set()
+        self._subscript_parts(node, active, parts, names)
+        value: object = subscripts.to_linear(node)
+        if value is None:
+            try:
+                value = subscripts.to_sympy(node)
+            except (subscripts.NotAffine, TypeError, ValueError, ZeroDivisionError):
+                value = None
+        for name in sorted(names & set(self.index_values)):
+            if depth > 4:
+                break
+            known = self._subscript_kind(self.index_values[name][0], active, depth + 1)
+            if known.kind == "invariant":
+                continue
+            followed = self._linear_value(name, known) if isinstance(value, Linear) else None
+            if followed is not None:  # i = lo(1)+1+iface: i-1 is lo(1)+iface
+                scale = dict(value.terms).get(name, 0)
+                value = value - Linear(((name, scale),), 0) + followed * Linear.number(scale)
+                continue
+            parts.append(Part("value", name, (known.var,) if known.var else (), known))
+        return decide(value, parts, active, text)
+
+    def _linear_value(self, name: str, known: ir.Subscript) -> Linear | None:
+        """The value of the followed scalar ``name`` as a linear form in a loop variable,
+        when it is one (``known``: what that value is as a subscript)."""
+        if known.kind != "induction":
+            return None
+        if isinstance(known.coeff, int) and isinstance(known.offset, int):
+            return Linear(((known.var, known.coeff),), known.offset)
+        value = subscripts.to_linear(self.index_values[name][0])
+        # a symbolic offset (lo(1)+1); a value that follows another scalar stays a part
+        if isinstance(value, Linear) and not value.names & set(self.index_values):
+            return value
+        return None
+
+    def _subscript_parts(self, node: object, active: tuple[str, ...],
+                         parts: list[Part], names: set[str]) -> None:
+        """The array-like parts of a subscript (index arrays, function results) and the
+        plain names outside them."""
+        if isinstance(node, F.Name):
+            names.add(str(node).lower())
+            return
+        if isinstance(node, F.Part_Ref | F.Data_Ref | F.Function_Reference
+                      | F.Intrinsic_Function_Reference | F.Structure_Constructor):
+            text = subscripts.compact(node)
+            used = mentioned(text, active)
+            if isinstance(node, F.Data_Ref):
+                parts.append(Part("array", text.split("(")[0], used))
+                return
+            name = str(node.items[0]).lower()
+            sym = self.scope.lookup(name)[0] if isinstance(node, F.Part_Ref) else None
+            if sym is not None and sym.is_array:
+                parts.append(Part("array", name, used))
+            else:
+                parts.append(Part("call", name, used))
+            return
+        for item in getattr(node, "items", ()) or ():
+            if item is not None and not isinstance(item, str | tuple | list):
+                self._subscript_parts(item, active, parts, names)
+
+    def _data_ref(self, node: object, reads: int, writes: int) -> str:
+        """``t%x(i)``: an array (or scalar) named by its component path."""
+        parts = list(node.items)
+        names = []
+        for part in parts:
+            if isinstance(part, F.Part_Ref):
+                names.append(str(part.items[0]).lower())
+            else:
+                names.append(subscripts.compact(part))
+        head = parts[0]
+        if isinstance(head, F.Name):
+            sym, _ = self.lookup(str(head).lower())
+        elif isinstance(head, F.Part_Ref):
+            sym, _ = self.lookup(str(head.items[0]).lower())
+        for part in parts[:-1]:
+            if isinstance(part, F.Part_Ref):
+                for sub in subscript_list(part):
+                    if not isinstance(sub, F.Subscript_Triplet):
+                        self.expr(sub)
+        name = "%".join(names)
+        last = parts[-1]
+        component = Symbol(name, "real", "double")
+        if isinstance(last, F.Part_Ref):
+            subs = subscript_list(last)
+            component.dims = [("1", "")] * len(subs)
+            self._array_ref(component, subs, reads, writes)
+        else:
+            self._scalar(name, component, writes > 0)
+        return "real"
+
+
+_SYNTHETIC = Symbol("_i", "int", "int")
+_SYNTHETIC_NAMES = frozenset(f"_i{n}" for n in range(1, 16))
+
+
+def _component(offsets: list, loopvars: list[str], simple: list[bool]) -> str:
+    """The component an array reference selects (``""`` if none).
+
+    The plain loop-free subscripts (a name or an integer literal) after the last subscript that
+    involves a loop variable (``q(i,j,k,qu)``), or, if there are none, before the first one
+    (``q(qu,i,j,k)``). A loop-free subscript anywhere else is a position, kept as an offset:
+    outside an ``i`` loop, ``u(i,j,k,n)`` and ``u(i-1,j,k,n)`` are then one pair ``u``/``n``
+    whatever way the position is written.
+    """
+    dependent = [dim for dim, var in enumerate(loopvars) if var]
+    if not dependent:
+        return ""
+    for dims in (range(dependent[-1] + 1, len(loopvars)), range(dependent[0])):
+        picked = [str(offsets[dim]) for dim in dims if simple[dim]]
+        if picked:
+            return ",".join(picked)
+    return ""
