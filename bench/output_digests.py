@@ -6,10 +6,10 @@
 
 For each bundled Fortran and C example (and, with ``--smc``, a large program such as SMC's
 ``kernels.f90``) it runs satreport once with ``--json``, ``--xml`` and ``--aspen`` and prints one
-line per output: the example, the output kind and the SHA-256 of its bytes. The JSON's version
-field and the run's elapsed times, which change from run to run, are blanked first; nothing else
-is. Aspen models under ``examples/aspen`` are run with ``--json`` alone (they have no XML or
-Aspen output). A failed run prints its exit status instead of digests.
+line per output: the example, the output kind and the SHA-256 of its bytes. What changes from
+run to run is blanked first: the JSON's version field and elapsed times, the Aspen model's
+``// Date:`` line; nothing else is. Aspen models under ``examples/aspen`` are run with
+``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status instead of digests.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,8 @@ def digests(source: Path, work: Path) -> list[str]:
         data = path.read_bytes()
         if kind == "json":
             data = stable_json(data)
+        elif kind == "aspen":
+            data = re.sub(rb"(?m)^// Date: .*$", b"// Date: -", data)
         lines.append(f"{name} {kind} {hashlib.sha256(data).hexdigest()[:16]}")
     return lines
 
