@@ -9,7 +9,8 @@ For each bundled Fortran and C example (and, with ``--smc``, a large program suc
 line per output: the example, the output kind and the SHA-256 of its bytes. What changes from
 run to run is blanked first: the JSON's version field and elapsed times, the Aspen model's
 ``// Date:`` line; nothing else is. Aspen models under ``examples/aspen`` are run with
-``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status instead of digests.
+``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status
+instead of digests.
 """
 
 from __future__ import annotations
