@@ -169,3 +169,13 @@ def test_a_machine_model_alone_gives_its_peak_rates(capsys):
     assert rates["intel_xeon_x5660"]["bandwidth_bytes_per_s"] == pytest.approx(6140.16e9,
                                                                                rel=1e-6)
     assert rates["nvidia_m2090"]["bandwidth_bytes_per_s"] == pytest.approx(47952e9, rel=1e-6)
+
+
+def test_a_construct_aspen_refuses_but_satreport_reads_is_a_warning(capsys):
+    run = main([str(ASPEN / "examples" / "exec_names.aspen"), "-m",
+                str(ASPEN / "machine" / "simple.aspen"), "--json", "-"])
+    captured = capsys.readouterr()
+    assert run == 0
+    warnings = [w["message"] for w in json.loads(captured.out)["warnings"]]
+    assert sum("bare name 'firstblock'" in w for w in warnings) == 1
+    assert "exec_names.aspen:7: execute block labelled with the bare name" in captured.err

@@ -213,6 +213,7 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
                      for name, data in app.data.items()]
     except AspenError as error:
         raise AspenModelError(str(error)) from None
+    notes += leniency_notes(app.leniencies + (machine.leniencies if machine else []))
     totals = _totals(main, converter, footprint)
     notes.append(Note(
         f"Aspen model {app.name} ({app.path}): counts and times follow Aspen's tools"
@@ -267,6 +268,13 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
         if name == "main":
             main = {**counts, "time_s": row["time_s"]}  # type: ignore[dict-item]
     return rows, main
+
+
+def leniency_notes(leniencies) -> list[Note]:
+    """A warning for each place where the models go beyond Aspen's grammar (and the reader
+    accepts them: :mod:`sat.aspen.conformance`)."""
+    return [Note(f"{x.message} (satreport reads it anyway)", "warning",
+                 x.loc.file, x.loc.line) for x in leniencies]
 
 
 def column_unit(resource: str) -> str:

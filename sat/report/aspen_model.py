@@ -5,7 +5,8 @@ One ``model`` holds the problem parameters (``param``, their current values), th
 the nest's flops, loads and stores per iteration) and a ``kernel main`` that runs every nest
 once in program order, so that Aspen's totals are satreport's.  Every ``param`` and ``data``
 comes before the first kernel, as Aspen's grammar requires (the parameters of each kernel's
-quantities in a group of their own).
+quantities in a group of their own): the text parses with ``sat.aspen.parse_text(text,
+strict=True)``, which accepts only what Aspen's grammar accepts.
 
 Amounts are the model's own expressions, written over the problem parameters: every other
 parameter (the machine's, satreport's software settings) is replaced by its value, and what
