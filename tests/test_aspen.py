@@ -333,6 +333,34 @@ def test_what_aspen_accepts_is_read_strictly():
 
 
 # ----------------------------------------------------------------------------------------------
+# A model without main: a library of kernels
+# ----------------------------------------------------------------------------------------------
+
+
+def test_a_model_without_main_times_every_kernel_own_ones_first(tmp_path, machine):
+    write(tmp_path, "other.aspen", "model other {\n  param n = 50\n"
+                                   "  kernel k { execute { flops [2 * n] } }\n}\n")
+    app = app_of(tmp_path, 'model lib {\n  import other from "other.aspen"\n  param n = 100\n'
+                           "  kernel k2 { execute { flops [n] } }\n"
+                           "  kernel k1 { execute [16] { flops [n] } call other.k }\n}\n")
+    assert not app.has_main
+    rt = aspen.runtime(app, machine)
+    assert rt.total is None  # no program to time
+    # the machine has 8 cores at 1e9 flop/s each (a flop without trait: n / clock):
+    # k2: ceil(1/8) * 100 / 1e9 = 1e-7 s; k1: ceil(16/8) * 100 / 1e9 + other.k = 2e-7 + 1e-7;
+    # other.k: 2 * 50 flops = 1e-7 s.  The model's own kernels first, then the imported one.
+    assert list(rt.kernels) == ["k2", "k1", "other.k"]
+    assert rt.kernels == pytest.approx({"k2": 1e-7, "k1": 3e-7, "other.k": 1e-7}, rel=1e-12)
+    counts = aspen.resources(app)
+    assert counts.total == {}
+    assert {name: k["flops"] for name, k in counts.kernels.items()} == {
+        "k2": 100, "k1": 16 * 100 + 100, "other.k": 100}
+    with pytest.raises(aspen.AspenError, match=r"m\.aspen:1:1: model 'lib' has no kernel "
+                                               r"'main'$"):
+        aspen.resource_expression(app, "flops")
+
+
+# ----------------------------------------------------------------------------------------------
 # Evaluation errors
 # ----------------------------------------------------------------------------------------------
 

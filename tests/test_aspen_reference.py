@@ -524,6 +524,28 @@ def test_array_index_outside_the_array():
         aspen.resources(app, params={"index": 3})
 
 
+def test_models_without_main_give_each_kernels_runtime():
+    """The suite's import*_b and import*_c models are libraries of kernels (no main): every
+    kernel is timed on its own, the model's own first.  On simple a flop takes 1e-9 s."""
+    simple = machine_for("simple.aspen")
+    found = {}
+    for path in sorted((MODELS / "suite" / "examples").glob("import*_[bc].aspen")):
+        app = aspen.load_model(path)
+        assert not app.has_main
+        rt = aspen.runtime(app, simple)
+        assert rt.total is None
+        found[path.name] = {name: round(seconds / 1e-9, 6) for name, seconds in
+                            rt.kernels.items()}
+    assert found == {
+        "import1_b.aspen": {"k2": 100}, "import2_b.aspen": {"k2": 100},
+        "import3_b.aspen": {"k2": 1001}, "import5_b.aspen": {"k2": 100},
+        "import5_c.aspen": {"k3": 1100, "model2.k2": 100}, "import6_b.aspen": {"k2": 100},
+        "import6_c.aspen": {"k3": 2000, "model2.k2": 1000},
+        # kernels with a param argument cannot be timed on their own ('y', 'z' undefined)
+        "import7_b.aspen": {}, "import7_c.aspen": {},
+    }
+
+
 def test_every_application_on_every_machine_gives_a_runtime_or_a_clear_error():
     """Wider than the baselines: each application of the suite on each socket of each machine
     of the suite.  Aspen's tools answer with a runtime or stop with an error (an undefined

@@ -34,9 +34,9 @@ class AppModel:
     """An application model with its imports resolved.
 
     ``params`` (full dotted names, definition order: the model's own, then each import's),
-    ``data`` and ``kernels`` are keyed by full name; ``own_kernels`` lists the model's own.
-    ``leniencies`` are the places where the files go beyond Aspen's grammar and the reader
-    accepts them (:mod:`sat.aspen.conformance`).
+    ``data`` and ``kernels`` are keyed by full name: the model's own kernels first, then each
+    import's, in import order.  ``leniencies`` are the places where the files go beyond
+    Aspen's grammar and the reader accepts them (:mod:`sat.aspen.conformance`).
     """
 
     name: str
@@ -48,6 +48,12 @@ class AppModel:
     imports: list[tuple[str, str]] = field(default_factory=list)  # (prefix, path)
     model: t.Model | None = None
     leniencies: list[Leniency] = field(default_factory=list)
+
+    @property
+    def has_main(self) -> bool:
+        """Whether the model has a ``main`` kernel: the program.  A model without one is a
+        library of kernels; Aspen's runtime tool then times every kernel on its own."""
+        return "main" in self.kernels
 
     @property
     def main(self) -> t.Kernel:
