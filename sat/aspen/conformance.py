@@ -316,16 +316,22 @@ class _Checker:
 def keyword_names(tree: Tree, path: str) -> list[Leniency]:
     """Names that are keywords of Aspen; a constant (``mega``) is a number in an expression,
     no name anywhere else."""
-    numbers = set()
-    for node in tree.iter_subtrees():
+    found = []
+    reserved = KEYWORDS | CONSTANTS
+    stack = [tree]
+    while stack:
+        node = stack.pop()
         if node.data == "name":
             parts = node.children[0].children
-            if len(parts) == 1 and str(parts[0]) in CONSTANTS:
-                numbers.add(id(parts[0]))
-    return [Leniency("keyword-name", _loc(path, token),
-                     f"'{token}' is a keyword of Aspen, not a name")
-            for token in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
-            if (token in KEYWORDS or token in CONSTANTS) and id(token) not in numbers]
+            if len(parts) == 1 and parts[0] in CONSTANTS:
+                continue  # a number
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append(child)
+            elif isinstance(child, Token) and child.type == "NAME" and child in reserved:
+                found.append(Leniency("keyword-name", _loc(path, child),
+                                      f"'{child}' is a keyword of Aspen, not a name"))
+    return found
 
 
 def _walk(tree: Tree) -> Iterator[Tree]:
