@@ -180,9 +180,11 @@ def test_expressions(text, value):
 
 
 def test_a_range_written_without_spaces():
-    (model,) = aspen.parse_text("model m { param n = 3 in 1..5 kernel main { } }").items
-    p = model.globals[0]
+    parsed = aspen.parse_text("model m { param n = 3 in 1..5 kernel main { } }")
+    p = parsed.items[0].globals[0]
     assert (p.range.low.value, p.range.high.value) == (1, 5)
+    # Aspen reads "1." as a number: read, with a warning
+    assert [x.code for x in parsed.leniencies] == ["range-without-spaces", "empty-block"]
 
 
 def test_printing_keeps_the_meaning():
@@ -221,6 +223,141 @@ def test_syntax_errors_are_one_line(tmp_path, text, where, expected):
     assert "\n" not in message
     assert message.startswith(f"{path}:{where}: "), message
     assert re.search(expected, message), message
+
+
+# ----------------------------------------------------------------------------------------------
+# What Aspen's grammar refuses (sat.aspen.conformance)
+# ----------------------------------------------------------------------------------------------
+
+KERNEL = "kernel main { execute { flops [1] } }"
+
+
+@pytest.mark.parametrize("text, where, expected", [
+    # every import, param, enum and data before the first kernel
+    ("model m {\n  param n = 1\n  kernel k { execute { flops [n] } }\n  param late = 2\n"
+     f"  {KERNEL}\n}}\n", "4:3", r"'param late' after kernel 'k': Aspen's grammar takes every "
+     r"import, param, enum and data of a model before its first kernel$"),
+    (f"model m {{\n  param n = 1\n  {KERNEL}\n  data a [8 * n]\n}}\n", "4:3",
+     r"'data a' after kernel 'main'"),
+    (f'model m {{\n  param n = 1\n  {KERNEL}\n  import o from "o.aspen"\n}}\n', "4:3",
+     r"'import o' after kernel 'main'"),
+    # a kernel's own param and data first, never in a nested block
+    ("model m {\n  param n = 1\n  kernel main {\n    execute { flops [n] }\n"
+     "    param k = 2\n  }\n}\n", "5:5", r"'param' after a statement of kernel 'main'"),
+    ("model m {\n  param n = 1\n  kernel main {\n    iterate [n] { param k = 2 "
+     "execute { flops [k] } }\n  }\n}\n", "4:19", r"'param' inside iterate \{ … \}"),
+    # comparisons only as the condition of an if, which must be one, without parentheses
+    (f"model m {{\n  param n = 1 < 2\n  {KERNEL}\n}}\n", "2:13",
+     r"'<' outside an if condition"),
+    ("model m {\n  param n = 1\n  kernel main {\n    if (n) { execute { flops [1] } }\n"
+     "  }\n}\n", "4:9", r"an if condition without a comparison"),
+    ("model m {\n  param n = 1\n  kernel main {\n    if ((n > 0) and n < 2) "
+     "{ execute { flops [1] } }\n  }\n}\n", "4:9", r"a comparison in parentheses"),
+    # keywords and constants are no names
+    (f"model m {{\n  param size = 1\n  {KERNEL}\n}}\n", "2:9",
+     r"'size' is a keyword of Aspen, not a name"),
+    (f"model m {{\n  param mega = 1\n  {KERNEL}\n}}\n", "2:9",
+     r"'mega' is a keyword of Aspen"),
+    ("model m {\n  param n = 1\n  kernel map { execute { flops [n] } }\n}\n", "3:10",
+     r"'map' is a keyword of Aspen"),
+    # plain names for indices and switch; numbers in tables; arguments in parentheses
+    ('model m {\n  import o from "o.aspen"\n  kernel main { execute { flops [o.x[1]] } }\n}\n',
+     "3:34", r"'o\.x\[…\]': Aspen's grammar indexes a plain name"),
+    (f"model m {{\n  param t[][] = {{{{1, 2}}, {{3, -4}}}}\n  {KERNEL}\n}}\n", "2:30",
+     r"a table entry that is not an unsigned number"),
+    ("model m {\n  param n = 1\n  kernel k() { execute { flops [n] } }\n"
+     f"  {KERNEL}\n}}\n", "3:11", r"kernel 'k\(\)' declares no argument"),
+    # an application file is one model and nothing else; a model has kernels
+    (f"param n = 1\nmodel m {{\n  param k = 2\n  {KERNEL}\n}}\n", "1:1",
+     r"'param' outside the model block"),
+    ("model m {\n  param n = 1\n}\n", "1:1", r"model 'm' has no kernel"),
+], ids=["param-after-kernel", "data-after-kernel", "import-after-kernel", "kernel-param-late",
+        "kernel-param-nested", "comparison", "if-without-comparison", "parenthesised-comparison",
+        "keyword", "constant", "keyword-kernel", "dotted-index", "table-expression",
+        "empty-arguments", "outside-model", "no-kernel"])
+def test_what_aspens_grammar_refuses_the_reader_refuses(tmp_path, text, where, expected):
+    path = write(tmp_path, "lenient.aspen", text)
+    with pytest.raises(aspen.AspenError) as err:
+        aspen.parse_file(path)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}:{where}: "), message
+    assert re.search(expected, message), message
+
+
+@pytest.mark.parametrize("text, codes", [
+    # the suite's exec_names.aspen and CoEVP-driver.aspen
+    ("model m {\n  param n = 1\n  kernel main { execute first { flops [n] } }\n}\n",
+     ["execute-name-label"]),
+    (f"model m {{\n  param x = {{1, 2}}\n  {KERNEL}\n}}\n", ["array-without-brackets"]),
+    # satreport's own small models
+    (f"model m {{\n  {KERNEL}\n}}\n", ["model-without-declarations"]),
+    ("model m {\n  param n = 1\n  kernel main { iterate [n] { } execute { } }\n}\n",
+     ["empty-block", "empty-block"]),
+    (f"/* a comment */\nmodel m {{\n  param n = 1\n  {KERNEL}\n}}\n", ["block-comment"]),
+    ("core c { }\nsocket s { power { static [2] } core [1] c }\n",
+     ["empty-component", "power-block"]),
+], ids=["execute-name", "array-without-brackets", "no-declarations", "empty-blocks",
+        "block-comment", "machine"])
+def test_what_the_reader_accepts_beyond_aspen_is_listed(text, codes):
+    parsed = aspen.parse_text(text, "lenient.aspen")
+    assert [x.code for x in parsed.leniencies] == codes
+    assert all(str(x).startswith("lenient.aspen:") for x in parsed.leniencies)
+    with pytest.raises(aspen.AspenError, match=r"^lenient\.aspen:\d+:\d+: "):
+        aspen.parse_text(text, "lenient.aspen", strict=True)
+
+
+def test_what_aspen_accepts_is_read_strictly():
+    text = """model m {
+  import o from "o.aspen" with n = 2 * mega
+  param n = 10 in 1 .. 100
+  param x[] = {1, 2}
+  param t[][] = {{1, 2.5}, {3, 4}}
+  enum e { a, b }
+  data d [n * 8]
+  kernel k(param p, data q) { execute [p] "block" { flops [p] as dp } }
+  kernel main {
+    param local = 2
+    iterate i [n] { call k(i + x[1], d) }
+    if (n > 2 and n < 5 or n == 7) { execute { loads [t[1][0]] from d } } else { call k(1, d) }
+    probability { [0.5] { call k(2, d) } else { call k(3, d) } }
+    switch (e) { [a] { call k(local, d) } else { call k(4, d) } }
+  }
+}
+"""
+    parsed = aspen.parse_text(text, strict=True)
+    assert parsed.leniencies == ()
+    machine = "param c = 1 * giga\nsocket s {\n  core [4] k\n  static power [10]\n}\n" \
+        "core k {\n  resource flops(n) [n / c] with dp [base * 2]\n  dynamic power [3]\n}\n"
+    assert aspen.parse_text(machine, strict=True).leniencies == ()
+
+
+# ----------------------------------------------------------------------------------------------
+# A model without main: a library of kernels
+# ----------------------------------------------------------------------------------------------
+
+
+def test_a_model_without_main_times_every_kernel_own_ones_first(tmp_path, machine):
+    write(tmp_path, "other.aspen", "model other {\n  param n = 50\n"
+                                   "  kernel k { execute { flops [2 * n] } }\n}\n")
+    app = app_of(tmp_path, 'model lib {\n  import other from "other.aspen"\n  param n = 100\n'
+                           "  kernel k2 { execute { flops [n] } }\n"
+                           "  kernel k1 { execute [16] { flops [n] } call other.k }\n}\n")
+    assert not app.has_main
+    rt = aspen.runtime(app, machine)
+    assert rt.total is None  # no program to time
+    # the machine has 8 cores at 1e9 flop/s each (a flop without trait: n / clock):
+    # k2: ceil(1/8) * 100 / 1e9 = 1e-7 s; k1: ceil(16/8) * 100 / 1e9 + other.k = 2e-7 + 1e-7;
+    # other.k: 2 * 50 flops = 1e-7 s.  The model's own kernels first, then the imported one.
+    assert list(rt.kernels) == ["k2", "k1", "other.k"]
+    assert rt.kernels == pytest.approx({"k2": 1e-7, "k1": 3e-7, "other.k": 1e-7}, rel=1e-12)
+    counts = aspen.resources(app)
+    assert counts.total == {}
+    assert {name: k["flops"] for name, k in counts.kernels.items()} == {
+        "k2": 100, "k1": 16 * 100 + 100, "other.k": 100}
+    with pytest.raises(aspen.AspenError, match=r"m\.aspen:1:1: model 'lib' has no kernel "
+                                               r"'main'$"):
+        aspen.resource_expression(app, "flops")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ workbook (recalculated in LibreOffice after an edit), scenarios over their range
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,111 @@ def test_a_machine_model_alone_gives_its_peak_rates(capsys):
     assert rates["intel_xeon_x5660"]["bandwidth_bytes_per_s"] == pytest.approx(6140.16e9,
                                                                                rel=1e-6)
     assert rates["nvidia_m2090"]["bandwidth_bytes_per_s"] == pytest.approx(47952e9, rel=1e-6)
+
+
+# ---------------------------------------------------------------- models without kernel main
+
+SIMPLE = ASPEN / "machine" / "simple.aspen"
+
+
+def test_a_model_without_main_gives_every_kernels_runtime(capsys, tmp_path):
+    path = tmp_path / "m.aspen"
+    path.write_text("model m { param n = 100  kernel k2 { execute { flops [n] } } }\n")
+    workbook = tmp_path / "m.xlsx"
+    assert main([str(path), "-m", str(SIMPLE), "--json", "-", "-o", str(workbook)]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    aspen = data["aspen"]
+    assert aspen["runtime_s"] is None  # no program to time
+    assert aspen["resources"] == {"flops": None, "loads": None, "stores": None,
+                                  "messages": None}
+    # simple: 4 cores at CORECLOCK = 1e9 flop/s; execute without [p]: ceil(1/4) = 1 core,
+    # 100 flops / 1e9 = 1e-7 s
+    (k2,) = aspen["kernels"]
+    assert (k2["name"], k2["flops"], k2["runtime_s"]) == ("k2", 100, pytest.approx(1e-7))
+    assert "time_s" not in data["totals"]
+    assert "has no kernel 'main'" in captured.err and len(captured.err.splitlines()) == 1
+    assert any("has no kernel 'main'" in w["message"] for w in data["warnings"])
+    # the workbook's Aspen kernels sheet: k2's time as a live formula with its value
+    from openpyxl import load_workbook
+
+    sheet, ref = k2["cells"]["time_s"].rsplit("!", 1)
+    formula = load_workbook(workbook)[sheet.strip("'")][ref.replace("$", "")].value
+    value = load_workbook(workbook, data_only=True)[sheet.strip("'")][ref.replace("$", "")].value
+    assert formula.startswith("=") and "CORECLOCK" in formula
+    assert value == pytest.approx(1e-7)
+
+
+@pytest.mark.parametrize(("model", "expected"), [
+    # model3's own kernel k3 (flops [n], then call model2.k2), then the imported model2.k2;
+    # on simple every flop takes 1e-9 s (one core of four busy: ceil(1/4) = 1)
+    ("import5_c.aspen", [("k3", 1000 + 100), ("model2.k2", 100)]),
+    # 'with n=n': model2.n is model3's n = 1000
+    ("import6_c.aspen", [("k3", 1000 + 1000), ("model2.k2", 1000)]),
+    ("import1_b.aspen", [("k2", 100)]),
+    ("import3_b.aspen", [("k2", 1001)]),
+])
+def test_import_models_without_main_time_their_own_kernels_first(capsys, model, expected):
+    aspen = run_json(capsys, ASPEN / "examples" / model, "-m", SIMPLE)["aspen"]
+    assert aspen["runtime_s"] is None
+    assert [(k["name"], k["flops"]) for k in aspen["kernels"]] == expected
+    assert [k["runtime_s"] for k in aspen["kernels"]] == pytest.approx(
+        [flops * 1e-9 for _, flops in expected], rel=1e-12)
+
+
+def test_a_model_without_main_whose_kernels_need_arguments_is_one_line(capsys):
+    # import7_b's only kernel is k2(param y): nothing can be timed on its own
+    assert main([str(ASPEN / "examples" / "import7_b.aspen"), "-m", str(SIMPLE), "-q",
+                 "--json", "-"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1
+    assert re.search(r"import7_b\.aspen:7:24: undefined name 'y' \(model 'model2' has no "
+                     r"kernel 'main'", error), error
+
+
+def test_html_of_a_model_without_main_lists_every_kernel(capsys, tmp_path, monkeypatch):
+    import sat.report.html as html
+
+    # the repository's own templates, wherever satreport is installed from
+    monkeypatch.setattr(html, "templates_dir", lambda: ROOT / "templates")
+    html._environment.cache_clear()
+    try:
+        page = tmp_path / "m.html"
+        assert main([str(ASPEN / "examples" / "import5_c.aspen"), "-m", str(SIMPLE), "-q",
+                     "--html", str(page)]) == 0
+    finally:
+        html._environment.cache_clear()
+    text = page.read_text()
+    assert "has no kernel <code>main</code>" in text
+    tree = text.split('<section id="aspen">', 1)[1].split("</section>", 1)[0]
+    # k3 (with model2.k2 under it), then model2.k2 as a program of its own
+    assert re.findall(r"<strong>([\w.]+)</strong>", tree) == ["k3", "model2.k2", "model2.k2"]
+    assert "1.1 µs" in tree and "100 ns" in tree
+
+
+def test_a_construct_aspen_refuses_but_satreport_reads_is_a_warning(capsys):
+    run = main([str(ASPEN / "examples" / "exec_names.aspen"), "-m", str(SIMPLE), "--json", "-"])
+    captured = capsys.readouterr()
+    assert run == 0
+    warnings = [w["message"] for w in json.loads(captured.out)["warnings"]]
+    assert sum("bare name 'firstblock'" in w for w in warnings) == 1
+    assert "exec_names.aspen:7: execute block labelled with the bare name" in captured.err
+
+
+@pytest.mark.libreoffice
+def test_a_workbook_without_main_recalculates_every_kernel(capsys, tmp_path):
+    from libreoffice import recalculate_edited
+
+    model = ASPEN / "examples" / "import6_c.aspen"
+    base = tmp_path / "lib.xlsx"
+    data = json.loads(_run(capsys, model, "-m", SIMPLE, "-o", base))
+    values = recalculate_edited(base, {"n": 3000}, tmp_path / "edit")
+    expected = json.loads(_run(capsys, model, "-m", SIMPLE, "--set", "n=3000", "-o",
+                               tmp_path / "x.xlsx"))["aspen"]["kernels"]
+    got = []
+    for kernel in data["aspen"]["kernels"]:
+        sheet, ref = kernel["cells"]["time_s"].rsplit("!", 1)
+        got.append(values[sheet.strip("'")][ref.replace("$", "")].value)
+    # n = 3000 (model2.n follows it, 'with n=n'): k3 6000 flops, model2.k2 3000, 1e-9 s each
+    assert got == pytest.approx([k["runtime_s"] for k in expected], rel=1e-9)
+    assert got == pytest.approx([6e-6, 3e-6], rel=1e-9)

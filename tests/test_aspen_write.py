@@ -83,6 +83,31 @@ def test_every_example_reads_back_with_satreport_numbers(capsys, tmp_path, sourc
     assert usage.total > 0
 
 
+@pytest.mark.parametrize("source", EXAMPLES, ids=lambda p: p.name)
+def test_every_written_model_declares_everything_before_its_first_kernel(source):
+    """Aspen's grammar takes a model's import, param, enum and data statements before its
+    first kernel (a param after a kernel is a syntax error there); the written model follows
+    it, and every other rule of Aspen's grammar (a strict parse)."""
+    program = read_sources([str(source)])
+    result = build_model(program, build_parameters(load_machine(None)))
+    text = program_as_aspen(program, result, result.env(), sources=[str(source)])
+    # the rule, read off the text: the first word of each statement line, comments aside
+    words = [code.split()[0] for code in (line.split("//")[0] for line in text.splitlines())
+             if code.strip()]
+    first = words.index("kernel")
+    assert not {"import", "param", "enum", "data"} & set(words[first:])
+    assert words.count("kernel") == len(result.nests) + 1  # one per nest, and main
+    parsed = aspen.parse_text(text, str(source), strict=True)
+    assert parsed.leniencies == ()
+
+
+def test_programs_of_several_nests_are_among_them():
+    """hypterm.f90 and jacobi.f have several nests: their quantities' params once came after
+    the first kernel."""
+    for name in ("hypterm.f90", "jacobi.f"):
+        assert len(model_of(ROOT / "examples" / name).nests) >= 2
+
+
 @pytest.mark.parametrize("source, symbol, name, values", [
     (LAP, "hi(1)", "hi_1", (64, 200, 1000)),
     (LAP, "lo(3)", "lo_3", (-20,)),

@@ -27,6 +27,14 @@ Public API::
     rt = aspen.runtime(app, mach, "intel_xeon_x5660")   # Runtime: rt.total seconds (main),
                                                         # rt.kernels[name] seconds
 
+A model without a ``main`` kernel (a library of kernels, written to be imported) has no program:
+``r.total`` is empty and ``rt.total`` is None; ``r.kernels`` and ``rt.kernels`` hold every kernel,
+the model's own first, then the imported ones (Aspen's runtime tool iterates across them).
+
+The reader follows Aspen's grammar (:mod:`sat.aspen.conformance`): what it refuses is an error,
+except a few constructs models in use rely on, which are read and listed in
+``app.leniencies`` (warnings); ``aspen.parse_text(text, strict=True)`` refuses those too.
+
 Every function takes ``params={name: value}`` to override parameters (a range keeps its
 bounds).  Numbers come from expressions, which are available too, for formulas:
 ``aspen.resource_expression(app, "flops")``, ``aspen.runtime_expression(app, mach, socket)``

@@ -253,8 +253,9 @@ class KernelResources:
 
 @dataclass
 class Resources:
-    """Resource counts: ``total`` for the ``main`` kernel (the application), ``kernels`` for
-    every kernel, imported ones included (``fft1d.fft``)."""
+    """Resource counts: ``total`` for the ``main`` kernel (the application; empty for a model
+    without ``main``, a library of kernels), ``kernels`` for every kernel, imported ones
+    included (``fft1d.fft``): the model's own first, then each import's."""
 
     total: dict[str, float]
     kernels: dict[str, KernelResources]
@@ -277,11 +278,12 @@ def resources(app: AppModel, params: Mapping[str, float | t.Expr] | None = None,
             except AspenError as err:
                 kr.errors[r] = str(err)
         kernels[kname] = kr
-    main = app.main
     total_counts = {}
-    for r in names:
-        expr = flows[r].kernel(main)
-        total_counts[r] = 0.0 if expr is None else env.eval(expr)
+    if app.has_main:
+        main = app.main
+        for r in names:
+            expr = flows[r].kernel(main)
+            total_counts[r] = 0.0 if expr is None else env.eval(expr)
     return Resources(total_counts, kernels, names)
 
 

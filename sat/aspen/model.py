@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sat.aspen import tree as t
+from sat.aspen.conformance import Leniency
 from sat.aspen.errors import AspenError
 from sat.aspen.expr import SI_CONSTANTS, ParamDef
 from sat.aspen.parser import parse_file
@@ -33,7 +34,9 @@ class AppModel:
     """An application model with its imports resolved.
 
     ``params`` (full dotted names, definition order: the model's own, then each import's),
-    ``data`` and ``kernels`` are keyed by full name; ``own_kernels`` lists the model's own.
+    ``data`` and ``kernels`` are keyed by full name: the model's own kernels first, then each
+    import's, in import order.  ``leniencies`` are the places where the files go beyond
+    Aspen's grammar and the reader accepts them (:mod:`sat.aspen.conformance`).
     """
 
     name: str
@@ -44,6 +47,13 @@ class AppModel:
     kernels: dict[str, t.Kernel] = field(default_factory=dict)
     imports: list[tuple[str, str]] = field(default_factory=list)  # (prefix, path)
     model: t.Model | None = None
+    leniencies: list[Leniency] = field(default_factory=list)
+
+    @property
+    def has_main(self) -> bool:
+        """Whether the model has a ``main`` kernel: the program.  A model without one is a
+        library of kernels; Aspen's runtime tool then times every kernel on its own."""
+        return "main" in self.kernels
 
     @property
     def main(self) -> t.Kernel:
@@ -71,6 +81,7 @@ class MachineModel:
     sockets: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     machine_name: str | None = None
+    leniencies: list[Leniency] = field(default_factory=list)
 
     @property
     def machine(self) -> t.Component:
@@ -256,12 +267,7 @@ def load_model(path: str | Path) -> AppModel:
     p = Path(path)
     f = parse_file(p)
     model = _single_model(f)
-    app = AppModel(name=model.name, path=str(p), model=model)
-    # top-level parameters outside the model block are globals too
-    extra = tuple(i for i in f.items if isinstance(i, (t.Param, t.Enum, t.Data)))
-    if extra:
-        model = t.Model(model.name, extra + model.globals, model.kernels, model.loc)
-        app.model = model
+    app = AppModel(name=model.name, path=str(p), model=model, leniencies=list(f.leniencies))
     _absorb(app, model, p, prefix="", stack=(p.resolve(),))
     return app
 
@@ -288,7 +294,9 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
         if target.resolve() in stack:
             raise AspenError(f"import cycle: {imp.path} imports itself (through "
                              f"{' -> '.join(s.name for s in stack)})", imp.loc)
-        sub = _single_model(parse_file(target))
+        parsed = parse_file(target)
+        sub = _single_model(parsed)
+        app.leniencies += [x for x in parsed.leniencies if x not in app.leniencies]
         if sub.name != imp.model:
             raise AspenError(f"expected model '{imp.model}' in {imp.path}, found "
                              f"'{sub.name}'", imp.loc)
@@ -338,6 +346,7 @@ def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...])
         raise AspenError(f"{path} holds an application model, not a machine model",
                          f.models[0].loc)
     mach.files.append(str(path))
+    mach.leniencies += [x for x in f.leniencies if x not in mach.leniencies]
     for item in f.items:
         if isinstance(item, t.Include):
             target = path.parent / item.path

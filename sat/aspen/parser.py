@@ -7,11 +7,16 @@ sample``) and machine files (``include``, parameters and components ``kind name 
 sub-components, ``property``, ``resource … with traits``, ``conflict``, ``static``/``dynamic
 power``).  Comments are ``// …`` (Aspen's own) and ``/* … */``.
 
-A few liberties, all supersets of Aspen's grammar: expressions may contain comparisons anywhere
-(they evaluate to 1 or 0), ``execute`` blocks may carry a bare name as label (``execute first
-{…}``, as in the suite's ``exec_names.aspen``), ``param x = {1, 2}`` is an array like
-``param x[] = {1, 2}`` (as in ``CoEVP-driver.aspen``), and ``power { static [w] dynamic [w] }``
-is read like the two ``… power`` statements.
+The grammar is a little wider than Aspen's (so that every model of Aspen's suite reads, and
+so that an error can say more than "syntax error"); :mod:`sat.aspen.conformance` checks each
+parsed text against Aspen's own rules.  What Aspen's grammar refuses, the reader refuses too,
+with a one-line error (a ``param`` or ``data`` after a kernel, comparisons outside an ``if``,
+keywords as names, …), except for a few constructs that models in use rely on, which it reads
+and lists in the file's ``leniencies`` (warnings): ``execute`` labels without quotes
+(``execute first {…}``, as in the suite's ``exec_names.aspen``), ``param x = {1, 2}`` for
+``param x[] = {1, 2}`` (as in ``CoEVP-driver.aspen``), models without declarations, empty
+blocks and components, ``power { static [w] dynamic [w] }`` for the two ``… power``
+statements, and ``/* … */`` comments.  ``strict=True`` refuses those too.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from sat.aspen import tree as t
+from sat.aspen.conformance import leniencies
 from sat.aspen.errors import AspenError
 
 GRAMMAR = r"""
@@ -38,7 +44,7 @@ param: "param" ident "=" expr                                   -> param_scalar
      | "param" ident "=" expr "in" expr ".." expr               -> param_range
      | "param" ident "=" expr "in" NAME                         -> param_enum
      | "param" ident "[" "]" "=" "{" _exprs "}"                 -> param_array
-     | "param" ident "=" "{" _exprs "}"                         -> param_array
+     | "param" ident "=" "{" _exprs "}"                         -> param_array_bare
      | "param" ident "[" "]" "[" "]" "=" "{" row ("," row)* "}" -> param_table
 row: "{" _exprs "}"
 _exprs: expr ("," expr)*
@@ -125,7 +131,7 @@ subcomponent: NAME [quantity] NAME
      | ident "[" expr "]"        -> index1
      | ident "[" expr "]" "[" expr "]" -> index2
      | NAME "(" [_exprs] ")"     -> func
-     | "(" expr ")"
+     | "(" expr ")"              -> paren
 
 ident: NAME ("." NAME)*
 
@@ -277,6 +283,8 @@ class _Build(Transformer):
     def param_table(self, meta, items):
         name, *rows = items
         return t.Param(name, table=tuple(rows), loc=self._loc(meta))
+
+    param_array_bare = param_array
 
     def row(self, items):
         return tuple(items)
@@ -493,6 +501,9 @@ class _Build(Transformer):
         args = tuple(a for a in args if a is not None)
         return t.FuncCall(str(name), args, self._loc(meta))
 
+    def paren(self, items):
+        return items[0]
+
     @v_args(meta=True)
     def neg(self, meta, items):
         return t.Unary("-", items[0], self._loc(meta))
@@ -512,18 +523,29 @@ for _rule, _op in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow
     setattr(_Build, _rule, _binary(_op))
 
 
-def parse_text(text: str, path: str = "<string>") -> t.File:
-    """Parse the text of one Aspen file (``include`` and ``import`` are not followed)."""
+def parse_text(text: str, path: str = "<string>", strict: bool = False) -> t.File:
+    """Parse the text of one Aspen file (``include`` and ``import`` are not followed).
+
+    The reader accepts a few constructs Aspen's grammar does not (:mod:`sat.aspen.conformance`):
+    they are listed in the file's ``leniencies``, except those that are errors
+    (:data:`~sat.aspen.conformance.ERRORS`: a declaration after a kernel), which raise.  With
+    ``strict``, any of them raises: the text is then one Aspen's own parser accepts.
+    """
     lark = _lark()
     try:
         tree = lark.parse(text, start="start")
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
-    return t.File(path, _Build(path).transform(tree))
+    found = leniencies(tree, text, path)
+    refused = [f for f in found if strict or f.error]
+    if refused:
+        raise AspenError(refused[0].message, refused[0].loc)
+    return t.File(path, _Build(path).transform(tree), tuple(found))
 
 
-def parse_file(path: str | Path) -> t.File:
-    """Parse one Aspen file (``include`` and ``import`` are not followed).
+def parse_file(path: str | Path, strict: bool = False) -> t.File:
+    """Parse one Aspen file (``include`` and ``import`` are not followed; ``strict`` as for
+    :func:`parse_text`).
 
     Trees are immutable, so a file read again unchanged (same size and modification time) is
     not parsed again: machine files include the same memories and sockets many times.
@@ -533,16 +555,16 @@ def parse_file(path: str | Path) -> t.File:
         st = p.stat()
     except OSError as err:
         raise AspenError(f"cannot read {p}: {err.strerror or err}") from None
-    return _parse_cached(str(p), st.st_mtime_ns, st.st_size)
+    return _parse_cached(str(p), st.st_mtime_ns, st.st_size, strict)
 
 
 @functools.lru_cache(maxsize=512)
-def _parse_cached(path: str, mtime_ns: int, size: int) -> t.File:
+def _parse_cached(path: str, mtime_ns: int, size: int, strict: bool = False) -> t.File:
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as err:
         raise AspenError(f"cannot read {path}: {err.strerror or err}") from None
-    return parse_text(text, path)
+    return parse_text(text, path, strict)
 
 
 def parse_expression(text: str, path: str = "<expression>") -> t.Expr:

@@ -114,10 +114,12 @@ def runtime_expression(app: AppModel, machine: MachineModel, socket: str | None 
 @dataclass
 class Runtime:
     """Predicted seconds: ``total`` for ``main``, ``kernels`` for each kernel that can be
-    evaluated on its own (``errors`` says why the others cannot)."""
+    evaluated on its own (``errors`` says why the others cannot).  A model without ``main``
+    has no program to time: ``total`` is None and ``kernels`` is the answer (Aspen's runtime
+    tool then iterates across the kernels: the model's own, then the imported ones)."""
 
     socket: str
-    total: float
+    total: float | None
     kernels: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -125,13 +127,18 @@ class Runtime:
 def runtime(app: AppModel, machine: MachineModel, socket: str | None = None,
             params: Mapping[str, float | t.Expr] | None = None,
             kernels: bool = True) -> Runtime:
-    """Predict the runtime of the application's ``main`` kernel (and of each kernel)."""
+    """Predict the runtime of the application's ``main`` kernel (and of each kernel, in the
+    order of ``app.kernels``; a model without ``main``: of each kernel only, whatever
+    ``kernels`` says)."""
     socket = check_socket(machine, socket)
     env = combined_env(app, machine, params)
     flow = Flow(app, env, time_leaf(machine, socket))
-    main = flow.kernel(app.main)
-    result = Runtime(socket, 0.0 if main is None else env.eval(main))
-    if kernels:
+    total = None
+    if app.has_main:
+        main = flow.kernel(app.main)
+        total = 0.0 if main is None else env.eval(main)
+    result = Runtime(socket, total)
+    if kernels or total is None:
         for name, k in app.kernels.items():
             try:
                 expr = flow.kernel(k)

@@ -9,6 +9,10 @@ point at the text that caused them.  Nothing here knows about satreport's code I
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sat.aspen.conformance import Leniency
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,10 +492,12 @@ TopItem = Model | Param | Enum | Data | Include | Component
 
 @dataclass(frozen=True, slots=True)
 class File:
-    """One parsed file: its top-level items in order."""
+    """One parsed file: its top-level items in order, and the places where its text goes
+    beyond Aspen's grammar (:mod:`sat.aspen.conformance`), which the reader accepts."""
 
     path: str
     items: tuple[TopItem, ...] = field(default_factory=tuple)
+    leniencies: tuple[Leniency, ...] = field(default_factory=tuple)
 
     @property
     def models(self) -> tuple[Model, ...]:

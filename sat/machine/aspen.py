@@ -119,7 +119,7 @@ def _load(model: MachineModel, path: Path, display: str, socket: str | None) -> 
     if not inside:
         raise MachineError(f"{display}: machine '{machine_name}' has no socket (a node needs "
                            "'socket [n] name' with cores, a memory, …)")
-    notes: list[str] = []
+    notes = [f"{x} (satreport reads it anyway)" for x in model.leniencies]
     if socket is None:
         socket = inside[0]
         others = (f"the others: {', '.join(inside[1:])}; choose one with --socket"

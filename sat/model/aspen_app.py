@@ -12,7 +12,10 @@ like analysed code, so the workbook, the JSON, the HTML, sweeps and scenarios al
   predicted time, as formulas over those parameters; the control flow (``iterate``, ``map``,
   ``probability``, calls) is part of each formula, so it multiplies live;
 - the totals are the ``main`` kernel's, under the names code models use (``Total_Time_s``,
-  ``Total_GFlops``, ``Total_Traffic_GB``, ``Footprint_GiB``).
+  ``Total_GFlops``, ``Total_Traffic_GB``, ``Footprint_GiB``).  A model without ``main`` (a
+  library of kernels, such as one written to be imported) has no program and so no totals:
+  like Aspen's runtime tool, which then iterates across the kernels, it is every kernel on
+  its own, the model's own kernels first, then the imported ones in import order.
 
 Time comes from an Aspen machine model (``-m machine.aspen``, its own rules through
 :func:`sat.aspen.runtime_expression`, its parameters machine parameters here), or else from
@@ -205,7 +208,7 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
             if name in converter.pending:
                 converter.expr(tree.Name(name))
         rows, main = _kernel_rows(app, machine, socket, converter, notes)
-        footprint = data_set_expression(app, "main")
+        footprint = data_set_expression(app, "main") if app.has_main else None
         data_rows = [{"data": name, "file": data.loc.file, "line": data.loc.line,
                       "bytes": E.Quantity(("aspen", "data", name),
                                           converter.expr(data.size_expr), "B",
@@ -213,6 +216,14 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
                      for name, data in app.data.items()]
     except AspenError as error:
         raise AspenModelError(str(error)) from None
+    notes += leniency_notes(app.leniencies + (machine.leniencies if machine else []))
+    if not app.has_main:
+        model = app.model
+        notes.append(Note(
+            f"model '{app.name}' has no kernel 'main': there is no program to time, so no "
+            f"totals; each of its {len(app.kernels)} kernel(s) is timed on its own, the model's "
+            "own first, then the imported ones (as Aspen's runtime tool iterates across the "
+            "kernels)", "warning", app.path, model.loc.line if model is not None else 1))
     totals = _totals(main, converter, footprint)
     notes.append(Note(
         f"Aspen model {app.name} ({app.path}): counts and times follow Aspen's tools"
@@ -239,6 +250,7 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
                  ) -> tuple[list[dict[str, CellValue]], dict[str, E.Quantity]]:
     rows: list[dict[str, CellValue]] = []
     main: dict[str, E.Quantity] = {}
+    failed: list[AspenError] = []
     for name in _kernel_order(app):
         kernel = app.kernels[name]
         row: dict[str, CellValue] = {"kernel": name, "file": kernel.loc.file,
@@ -257,6 +269,7 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
         except AspenError as error:
             if name == "main":
                 raise
+            failed.append(error)
             notes.append(Note(f"kernel {name} is not modelled on its own: {error}", "warning",
                               kernel.loc.file, kernel.loc.line))
             rows.append(row)
@@ -266,7 +279,17 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
         rows.append(row)
         if name == "main":
             main = {**counts, "time_s": row["time_s"]}  # type: ignore[dict-item]
+    if failed and len(failed) == len(rows) and not app.has_main:  # nothing to show
+        raise AspenError(f"{failed[0].reason} (model '{app.name}' has no kernel 'main', and "
+                         "none of its kernels can be timed on its own)", failed[0].loc)
     return rows, main
+
+
+def leniency_notes(leniencies) -> list[Note]:
+    """A warning for each place where the models go beyond Aspen's grammar (and the reader
+    accepts them: :mod:`sat.aspen.conformance`)."""
+    return [Note(f"{x.message} (satreport reads it anyway)", "warning",
+                 x.loc.file, x.loc.line) for x in leniencies]
 
 
 def column_unit(resource: str) -> str:
@@ -301,6 +324,8 @@ def _message_clauses(app: AppModel, kernel: str, env: Env) -> tree.Expr:
 
 def _totals(main: dict[str, E.Quantity], converter: _Converter,
             footprint: tree.Expr | None) -> dict[str, E.Quantity]:
+    if not main:  # no kernel main: no program, no totals
+        return {}
     flops, loads, stores = (E.Ref(main[r]) for r in ("flops", "loads", "stores"))
     totals = {
         "Total_Time_s": E.Quantity(("aspen", "total", "time_s"), E.Ref(main["time_s"]), "s",
@@ -321,7 +346,10 @@ def _totals(main: dict[str, E.Quantity], converter: _Converter,
 
 
 def _kernel_order(app: AppModel) -> list[str]:
-    """main first, then the kernels in the order main reaches them, then the others."""
+    """main first, then the kernels in the order main reaches them, then the others; without
+    main, the kernels as the model lists them (its own, then the imported ones)."""
+    if "main" not in app.kernels:
+        return list(app.kernels)
     order: list[str] = []
 
     def visit(name: str) -> None:
@@ -331,8 +359,7 @@ def _kernel_order(app: AppModel) -> list[str]:
         for callee in _calls(app.kernels[name].body):
             visit(callee)
 
-    if "main" in app.kernels:
-        visit("main")
+    visit("main")
     for name in app.kernels:
         visit(name)
     return order
@@ -352,7 +379,7 @@ def _calls(body) -> Iterator[str]:
 
 def _summary(app: AppModel, machine: MachineModel | None, socket: str | None) -> dict:
     """What the JSON's ``aspen`` object and the HTML's kernel tree need besides numbers."""
-    return {"model": app.name, "path": app.path,
+    return {"model": app.name, "path": app.path, "has_main": app.has_main,
             "machine": machine.name if machine is not None else None, "socket": socket,
             "tree": {name: list(dict.fromkeys(_calls(app.kernels[name].body)))
                      for name in _kernel_order(app)}}

@@ -3,7 +3,10 @@
 One ``model`` holds the problem parameters (``param``, their current values), the arrays
 (``data``, their size in bytes), one ``kernel`` per loop nest (``execute [iterations]`` with
 the nest's flops, loads and stores per iteration) and a ``kernel main`` that runs every nest
-once in program order, so that Aspen's totals are satreport's.
+once in program order, so that Aspen's totals are satreport's.  Every ``param`` and ``data``
+comes before the first kernel, as Aspen's grammar requires (the parameters of each kernel's
+quantities in a group of their own): the text parses with ``sat.aspen.parse_text(text,
+strict=True)``, which accepts only what Aspen's grammar accepts.
 
 Amounts are the model's own expressions, written over the problem parameters: every other
 parameter (the machine's, satreport's software settings) is replaced by its value, and what
@@ -707,9 +710,12 @@ class _Writer:
         lines = self._header()
         model = aspen_name(_stem(self.sources[0]) if self.sources else "program")
         lines += [f"model {model} {{", ""]
+        # Aspen's grammar takes every param and data of a model before its first kernel
         lines += self._parameters()
         lines += self._derived()
         lines += self._data()
+        for kernel in self.kernels:
+            lines += self._kernel_parameters(kernel)
         for kernel in self.kernels:
             lines += self._kernel_lines(kernel)
         lines += self._main()
@@ -788,14 +794,23 @@ class _Writer:
         return _with_comment(f"param {printer.names[id(q)]} = {printer.definition(q)}", note,
                              "  ")
 
+    @staticmethod
+    def _nest(kernel: _Kernel) -> str:
+        work = kernel.work
+        return f"{work.procedure}: the loop nest at line {work.line}" + (
+            f" of {work.file}" if work.file else "")
+
+    def _kernel_parameters(self, kernel: _Kernel) -> list[str]:
+        """The parameters of one kernel's quantities, written before the kernels."""
+        params = [line for q in self.groups.get(kernel.ident, []) for line in self._param(q)]
+        if not params:
+            return []
+        return [*_comment(f"Quantities of kernel {kernel.name} ({self._nest(kernel)})", "  "),
+                *params, ""]
+
     def _kernel_lines(self, kernel: _Kernel) -> list[str]:
         printer = self.printer
-        work = kernel.work
-        lines = [f"  // {work.procedure}: the loop nest at line {work.line}"
-                 + (f" of {work.file}" if work.file else "")]
-        params = [line for q in self.groups.get(kernel.ident, []) for line in self._param(q)]
-        lines += [*params, ""] if params else []
-        lines.append(f"  kernel {kernel.name} {{")
+        lines = [f"  // {self._nest(kernel)}", f"  kernel {kernel.name} {{"]
         lines += _decision_lines(kernel.decisions, "    ")
         if kernel.per_run:
             lines.append("    // No iterations at the values above: the amounts are per run.")

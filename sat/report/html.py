@@ -294,7 +294,8 @@ def _aspen(result: ModelResult, env: Env) -> dict[str, Any] | None:
                     if child not in path and child != name]  # no recursion in the page
         return {"name": name, "line": row.get("line"), **shown, "children": children}
 
-    roots = ["main"] if "main" in tree else list(tree)[:1]
+    # without main, every kernel is a program of its own (Aspen times each on its own)
+    roots = ["main"] if "main" in tree else list(tree)
     reached = set()
 
     def collect(item: dict[str, Any]) -> None:
