@@ -33,11 +33,10 @@ design-space extension; the suite's models follow it):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from lark import Token, Tree
 
-from sat.aspen.tree import Loc
+from sat.aspen.tree import Leniency, Loc
 
 #: Aspen's keywords: no parameter, kernel, data, component or resource may be named so.
 KEYWORDS = frozenset("""
@@ -64,21 +63,9 @@ _LOGIC = {"and_": "and", "or_": "or"}
 _BLOCKS = {"iterate": "iterate", "map": "map", "par": "par", "seq": "seq"}
 
 
-@dataclass(frozen=True)
-class Leniency:
-    """One place where the text goes beyond Aspen's grammar: what (``code``), where, why."""
-
-    code: str
-    loc: Loc
-    message: str
-
-    @property
-    def error(self) -> bool:
-        """Whether the reader refuses it (it accepts the :data:`WARNINGS`)."""
-        return self.code not in WARNINGS
-
-    def __str__(self) -> str:
-        return f"{self.loc}: {self.message}"
+def leniency(code: str, loc: Loc, message: str) -> Leniency:
+    """A :class:`Leniency`, refused unless it is one of the :data:`WARNINGS`."""
+    return Leniency(code, loc, message, code not in WARNINGS)
 
 
 def _loc(path: str, node) -> Loc:
@@ -97,7 +84,7 @@ class _Checker:
         self.found: list[Leniency] = []
 
     def add(self, code: str, node, message: str) -> None:
-        self.found.append(Leniency(code, _loc(self.path, node), message))
+        self.found.append(leniency(code, _loc(self.path, node), message))
 
     # ------------------------------------------------------------------ files and models
     def file(self, tree: Tree) -> None:
@@ -329,7 +316,7 @@ def keyword_names(tree: Tree, path: str) -> list[Leniency]:
             if isinstance(child, Tree):
                 stack.append(child)
             elif isinstance(child, Token) and child.type == "NAME" and child in reserved:
-                found.append(Leniency("keyword-name", _loc(path, child),
+                found.append(leniency("keyword-name", _loc(path, child),
                                       f"'{child}' is a keyword of Aspen, not a name"))
     return found
 
@@ -379,7 +366,7 @@ def block_comments(text: str, path: str) -> list[Leniency]:
             i = j
             continue
         if text.startswith("/*", i):
-            found.append(Leniency("block-comment", Loc(path, line, col),
+            found.append(leniency("block-comment", Loc(path, line, col),
                                   "a /* … */ comment: Aspen's comments are // to the end of "
                                   "the line"))
             j = text.find("*/", i + 2)

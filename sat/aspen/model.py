@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sat.aspen import tree as t
-from sat.aspen.conformance import Leniency
 from sat.aspen.errors import AspenError
 from sat.aspen.expr import SI_CONSTANTS, ParamDef
 from sat.aspen.parser import parse_file
@@ -47,7 +46,7 @@ class AppModel:
     kernels: dict[str, t.Kernel] = field(default_factory=dict)
     imports: list[tuple[str, str]] = field(default_factory=list)  # (prefix, path)
     model: t.Model | None = None
-    leniencies: list[Leniency] = field(default_factory=list)
+    leniencies: list[t.Leniency] = field(default_factory=list)
 
     @property
     def has_main(self) -> bool:
@@ -81,7 +80,7 @@ class MachineModel:
     sockets: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     machine_name: str | None = None
-    leniencies: list[Leniency] = field(default_factory=list)
+    leniencies: list[t.Leniency] = field(default_factory=list)
 
     @property
     def machine(self) -> t.Component:

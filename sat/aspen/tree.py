@@ -9,10 +9,6 @@ point at the text that caused them.  Nothing here knows about satreport's code I
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from sat.aspen.conformance import Leniency
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +24,20 @@ class Loc:
 
 
 NOWHERE = Loc("<generated>", 0, 0)
+
+
+@dataclass(frozen=True)
+class Leniency:
+    """One place where the text goes beyond Aspen's grammar (:mod:`sat.aspen.conformance`
+    finds them): what (``code``), where, why, and whether the reader refuses it."""
+
+    code: str
+    loc: Loc
+    message: str
+    error: bool = True  # False for the few the reader accepts with a warning
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.message}"
 
 
 # ----------------------------------------------------------------------------------------------
