@@ -21,7 +21,8 @@ from sat.model.build import build_model
 from sat.model.tables import ModelResult
 from sat.parameter import Parameter
 from sat.parameters import build_parameters
-from sat.report.aspen_model import AspenPrinter, _Folder, aspen_name, program_as_aspen
+from sat.report.aspen_expr import AspenPrinter, Folder, aspen_name
+from sat.report.aspen_model import program_as_aspen
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*")
@@ -279,7 +280,7 @@ def _result(**problem: float) -> ModelResult:
 
 def test_machine_parameters_fold_into_numbers_and_problem_tests_are_decided():
     result = _result(n=100)
-    folder = _Folder(result, result.env())
+    folder = Folder(result, result.env())
     n, cache = E.Param("n"), E.Param("CacheKB")
     # a test of machine parameters only: decided silently
     assert folder.fold(E.if_(E.compare(">", cache, 32), 2 * n, n)) == E.mul(2, n)
@@ -294,7 +295,7 @@ def test_machine_parameters_fold_into_numbers_and_problem_tests_are_decided():
 
 def test_a_zero_denominator_and_a_comparison_as_a_number_are_decided():
     result = _result(n=0, m=5)
-    folder = _Folder(result, result.env())
+    folder = Folder(result, result.env())
     n, m = E.Param("n"), E.Param("m")
     assert folder.fold(E.div(m, n)) == E.Num(0)  # satreport's guard, not Aspen's error
     assert folder.fold(E.compare(">", m, 3) * m) == m  # the test at m = 5: 1
