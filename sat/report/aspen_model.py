@@ -11,12 +11,13 @@ strict=True)``, which accepts only what Aspen's grammar accepts.
 Amounts are the model's own expressions, written over the problem parameters: every other
 parameter (the machine's, satreport's software settings) is replaced by its value, and what
 then depends on no problem parameter by the number satreport computes
-(:class:`~sat.report.aspen_expr.Folder`).  A quantity used in several places becomes a
-``param`` of its own, named after the model's name for it (``laplacian_L16_iterations``).
-Aspen expressions have no conditional: where the model decides between two expressions by a test on problem parameters (the reuse case whose
-working set fits in the cache, say), the test is made at the current values and the
-expression taken is written, with a comment in the kernel saying which tests were made.  The
-model is exact as long as those tests come out the same; otherwise run satreport again.
+(:class:`~sat.report.aspen_expr.Folder`). A quantity used in several places becomes a ``param``
+of its own, named after the model's name for it (``laplacian_L16_iterations``). Aspen
+expressions have no conditional: where the model decides between two expressions by a test on
+problem parameters (the reuse case whose working set fits in the cache, say), the test is made
+at the current values and the expression taken is written, with a comment in the kernel saying
+which tests were made. The model is exact as long as those tests come out the same; otherwise
+run satreport again.
 
 Traffic: the Loops sheet's actual memory traffic (ExaSAT's reuse case the nest takes), per
 array-component pair, split into loads and stores by
