@@ -55,10 +55,12 @@ def digests(source: Path, work: Path) -> list[str]:
     outputs = {"json": work / "out.json"}
     if source.suffix != ".aspen":
         outputs.update(xml=work / "out.xml", aspen=work / "out.aspen")
-    argv = [sys.executable, "-m", "sat", str(source), "-q"]
+    # Run from the checkout with the example's relative path: the outputs name their source,
+    # and two checkouts in different folders must name it alike.
+    argv = [sys.executable, "-m", "sat", str(name), "-q"]
     for kind, path in outputs.items():
         argv += [f"--{kind}", str(path)]
-    status = subprocess.run(argv, cwd=work, capture_output=True).returncode
+    status = subprocess.run(argv, cwd=ROOT, capture_output=True).returncode
     if status != 0:
         return [f"{name} exit {status}"]
     lines = []
