@@ -352,3 +352,24 @@ def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path):
     error = capsys.readouterr().err.strip()
     assert "cannot reach the scheduler" in error and len(error.splitlines()) == 1
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_machine_only_workbook_shows_the_machine_and_nothing_empty(capsys, tmp_path):
+    """A scenario without SOURCE is about the machine: the workbook names the machine, has
+    the sheets of the question (Summary, Parameters, Scenario, Workings, Notes) and no empty
+    application sheet, and its key results are the system's (no time, traffic or share of
+    time in memory-bound nests of a program there is none of)."""
+    path = tmp_path / "architect.xlsx"
+    assert main(["--scenario", str(SCENARIOS / "architect.yaml"), "-m", "xeon-e5-2680",
+                 "-o", str(path), "-q"]) == 0
+    book = openpyxl.load_workbook(path)
+    assert book.sheetnames == ["Summary", "Parameters", "Scenario", "Workings", "Notes"]
+    summary = book["Summary"]
+    assert summary["A1"].value == "satreport: machine model of xeon-e5-2680"
+    labels = [row[0] for row in summary.iter_rows(min_row=16, max_col=1, values_only=True)
+              if row[0]]
+    assert labels[0].startswith("Price of the system") and len(labels) == 6
+    assert not any("nests" in label or "time" in label.lower() for label in labels)
+    # the application's totals stay defined (a formula may name them), off the Summary
+    assert "Total_Time_s" in book.defined_names
+    assert next(iter(book.defined_names["Total_Time_s"].destinations))[0] == "Workings"

@@ -47,6 +47,17 @@ class WorkbookMeta:
     version: str
     created: str  # ISO date
 
+    @property
+    def machine_only(self) -> bool:
+        """A run about the machine alone (a scenario without SOURCE): no application."""
+        return not self.sources
+
+    @property
+    def title(self) -> str:
+        if self.machine_only:
+            return f"satreport: machine model of {self.machine_name}"
+        return "satreport: performance model of " + ", ".join(self.sources)
+
 
 Location = tuple[str, int, int]  # sheet, row, column (0-based)
 
@@ -201,6 +212,11 @@ _HOW_TO = [
 _PRINT_WIDTH = 220
 
 _RESERVED_SHEETS = {"summary", "parameters", "notes"}
+# What a machine-only workbook shows besides Summary, Parameters and Notes: the sheets and the
+# totals about the question and the system, none about an application.
+_MACHINE_SHEETS = frozenset(("Scenario", "Sweep"))
+_SYSTEM_TOTALS = frozenset(("Price_USD", "Peak_GFlops", "Peak_Power_W", "Die_Area_mm2",
+                            "Rack_Units", "Memory_Bandwidth_GBs"))
 
 
 def _sheet_name(name: str, taken: set[str]) -> str:
@@ -356,6 +372,8 @@ class _Writer:
         self.summary_sheet, self.parameters_sheet = "Summary", "Parameters"
         self._layout_parameters()
         for key, table in result.tables.items():
+            if self.meta.machine_only and key not in _MACHINE_SHEETS:
+                continue  # an application sheet with no application
             self._layout_table(_sheet_name(key, taken), table)
         self.notes_sheet = _sheet_name("Notes", taken - {"notes"})
         self._layout_summary()
@@ -428,6 +446,10 @@ class _Writer:
         self.key_rows: list[tuple[int, str, Quantity]] = []
         row = 15
         for name, quantity in self.result.totals.items():
+            if self.meta.machine_only and name not in _SYSTEM_TOTALS:
+                # of no application: kept (a formula may name it) but not among the results
+                self.workings.place(quantity)
+                continue
             self.cells.place(quantity, (self.summary_sheet, row, 1))
             self.key_rows.append((row, name, quantity))
             row += 1
@@ -500,7 +522,7 @@ class _Writer:
             "in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
             "strings_to_urls": False})
         self.book.set_properties({
-            "title": "satreport model of " + ", ".join(self.meta.sources),
+            "title": self.meta.title,
             "comments": f"Written by satreport {self.meta.version}"})
         summary = self.book.add_worksheet(self.summary_sheet, ModelSheet)
         parameters = self.book.add_worksheet(self.parameters_sheet, ModelSheet)
@@ -806,9 +828,9 @@ class _Writer:
         self._begin_sheet(ws.name)
         meta = self.meta
         bold = self._format(bold=True)
-        ws.write_string(0, 0, "satreport: performance model of " + ", ".join(meta.sources),
-                        self._format(**_TITLE))
-        facts = [("Sources", ", ".join(meta.sources)), ("Machine", meta.machine_name),
+        ws.write_string(0, 0, meta.title, self._format(**_TITLE))
+        sources = ", ".join(meta.sources) or "none: the machine alone"
+        facts = [("Sources", sources), ("Machine", meta.machine_name),
                  ("Machine file", meta.machine_source), ("Created", meta.created),
                  ("satreport version", meta.version)]
         for r, (label, text) in enumerate(facts, start=2):
@@ -843,7 +865,7 @@ class _Writer:
     def _write_ratios(self, ws: ModelSheet, row: int) -> int:
         """The memory-bound share, the complement of the model's compute-bound share."""
         share = self.result.totals.get("Compute_Bound_Share")
-        if share is None:
+        if share is None or self.meta.machine_only:  # no nest: no share of anything
             return row
         ws.write_string(row, 0, "Share of the time in memory-bound nests")
         memory_bound = E.add(1, E.mul(-1, share))
