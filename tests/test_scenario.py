@@ -373,3 +373,21 @@ def test_a_machine_only_workbook_shows_the_machine_and_nothing_empty(capsys, tmp
     # the application's totals stay defined (a formula may name them), off the Summary
     assert "Total_Time_s" in book.defined_names
     assert next(iter(book.defined_names["Total_Time_s"].destinations))[0] == "Workings"
+
+
+def test_the_scenario_sheet_says_which_text_is_of_the_run(capsys, tmp_path):
+    """Value, Bound, Slack and Holds are formulas that follow an edit; the solver's findings
+    cannot: their headers and rows say they are of the run, so an edited workbook whose price
+    no longer holds does not seem to say it still holds with slack."""
+    path = tmp_path / "architect.xlsx"
+    assert main(["--scenario", str(SCENARIOS / "architect.yaml"), "-m", "xeon-e5-2680",
+                 "-o", str(path), "-q"]) == 0
+    ws = openpyxl.load_workbook(path)["Scenario"]
+    rows = list(ws.iter_rows(values_only=True))
+    header = next(row for row in rows if row[0] == "Item")
+    assert "Binding at the run" in header and "What the solver found at the run" in header
+    slack = header.index("Slack")
+    constraints = [row for row in rows if row[0] == "constraint"]
+    assert constraints and all(str(row[slack]).startswith("=") for row in constraints)
+    explanations = [row for row in rows if row[0] and row[0].startswith("explanation")]
+    assert explanations and all(row[0] == "explanation at the run" for row in explanations)

@@ -3,7 +3,8 @@
 The objective, each variable and each constraint's two sides are formulas over the Parameters
 sheet, which holds the optimum: edit a parameter and the sheet shows whether the constraints
 still hold.  What the solver found (binding constraints, the objective with a constraint
-relaxed, the explanation) is text computed by satreport.
+relaxed, the explanation) is text computed by satreport at the run: its headers and rows say
+so, since an edit cannot change it.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ COLUMNS = [
     column("slack", "Slack", "", "How far the constraint is from its bound (live; negative "
            "when it fails)."),
     column("holds", "Holds", "", "1 if the constraint holds at the parameters' values (live)."),
-    column("binding", "Binding", "", "Whether the constraint limits the optimum (found by "
-           "the solver)."),
-    column("note", "What the solver found", "", "Computed by satreport: the objective with "
-           "the constraint relaxed, or the relaxation that makes the problem feasible."),
+    column("binding", "Binding at the run", "", "Whether the constraint limited the optimum "
+           "the run found (text written by satreport; an edit does not change it)."),
+    column("note", "What the solver found at the run", "", "Written by satreport: the "
+           "objective with the constraint relaxed, or the relaxation that makes the problem "
+           "feasible (an edit does not change it)."),
 ]
 
 
@@ -68,9 +70,10 @@ def scenario_table(problem: Problem, answer: dict[str, Any]) -> Table:
                                 E.compare(constraint.operator, left, right), "",
                                 f"{constraint.text} holds"),
             "binding": binding, "note": note})
-    rows.extend({"item": "explanation", "expression": sentence}
+    rows.extend({"item": "explanation at the run", "expression": sentence}
                 for sentence in answer["sentences"])
     return Table("Scenario", f"Scenario {problem.scenario.display}: {problem.objective_text}",
                  COLUMNS, rows, None,
                  "Live formulas for the objective, the variables and the constraints at the "
-                 "optimum the Parameters sheet holds; the solver's findings as text.")
+                 "optimum the Parameters sheet holds (Value, Bound, Slack, Holds follow an "
+                 "edit); the solver's findings at the run as text (they do not).")
