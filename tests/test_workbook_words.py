@@ -96,3 +96,14 @@ def test_the_words_follow_an_edit_as_set_does(capsys, tmp_path):
     want = expected(json_of(capsys, *(f"{name}={value}" for name, value in EDITS.items())))
     assert want["reuse"] == ["none"] and want["condition"][0] == "none"
     assert book_words(edited) == want
+
+
+def test_each_headline_time_names_its_model(capsys, tmp_path):
+    """The Summary's three times differ by design; each label says which model it is."""
+    path = tmp_path / "lap.xlsx"
+    assert run(capsys, str(LAP), *MACHINE, "-o", str(path), "-q")[0] == 0
+    labels = [row[0] for row in openpyxl.load_workbook(path)["Summary"].iter_rows(
+        min_row=16, max_col=1, values_only=True) if row[0]]
+    times = [label for label in labels if label.startswith("Total time")]
+    assert [label.split(",")[1].split(":")[0].strip() for label in times] == [
+        "ExaSAT bound", "ECM", "Roofline"]

@@ -174,7 +174,8 @@ def _headline(result: ModelResult, env: Env) -> list[dict[str, Any]]:
     bf_value = totals.get("Total_Bytes_Per_Flop", float("nan"))
     items = [
         ("time_s", "Total time", _seconds(total_time), total_time,
-         "Sum of the times of all loop nests (Total_Time_s)"),
+         "ExaSAT bound: the sum over the loop nests of the larger of CPU and memory time, their "
+         "sum with Overlap = 0 (Total_Time_s)"),
         ("compute_bound_pct", "Compute-bound", _percent(share), 100 * share,
          "Share of the total time spent in nests whose CPU time is at least their DRAM time "
          "(Compute_Bound_Share)"),
