@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sat.ir import Program
 from sat.model import expr as E
+from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
@@ -351,8 +352,10 @@ def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
     return with_gathers(traffic, gathers)
 
 
-def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue]:
-    """Totals row: maxima of working sets, sums of traffic, work and times."""
+def _totals(rows: list[dict[str, CellValue]], table: str,
+            groups: list[fusion.Group] = ()) -> dict[str, CellValue]:  # type: ignore[assignment]
+    """Totals row: maxima of working sets, sums of traffic, work and times; with fusion
+    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion)."""
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
@@ -361,15 +364,18 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
             continue
         values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
         if key.startswith("ws_"):
+            if groups:
+                values = fusion.max_values(key, rows, groups)  # type: ignore[assignment]
             expr, unit = E.maximum(*values), value.unit
         elif "gb" in key or "gflops" in key or key.startswith("time_"):
-            expr, unit = E.add(*values), value.unit
+            expr, unit = E.add(*values, *fusion.sum_terms(key, groups)), value.unit
         else:
             continue
         totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
     if "cpu_bound" in rows[0]:
         time = E.Ref(totals["time_s"])  # type: ignore[arg-type]
-        bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows))
+        bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows),
+                           *fusion.bound_terms(groups))
         totals["cpu_bound"] = E.Quantity((table, "total", "cpu_bound"), bound_time / time, "",
                                          "share of the time in compute-bound nests")
     traffic, weighted = totals["traffic_gb"], totals["weighted_gflops"]
@@ -379,14 +385,42 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
     return totals
 
 
+def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
+                   known: set[str], rows: dict[int, dict[str, CellValue]],
+                   fuse_all: bool) -> list[fusion.Group]:
+    """The fusion candidates of the program (``rows``: the Loops row of each modelled nest by
+    ``id`` of its loop) with, for each legal group, its toggle and its fused nest modelled as
+    any other nest (notes about its code were made for its members already)."""
+    groups = []
+    for candidate in fusion.candidates(program, set(rows)):
+        members = [rows[id(loop)] for loop in candidate.nests]
+        groups.append(fusion.Group(candidate, members))
+    legal = [g for g in groups if g.candidate.legal]
+    if not legal:
+        return groups
+    fused_program = Program([fusion.fused_procedure(
+        g.candidate.procedure, g.candidate.parameter, [fusion.fused_loop(g.candidate.nests)])
+        for g in legal], program.sources)
+    with ctx.muted():
+        fused = {shape.procedure.name: row for shape, _, row, _, _ in
+                 _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+    for group in legal:
+        row = fused.get(group.candidate.parameter)
+        if row is not None:  # a fused nest the model cannot build is no toggle
+            row["procedure"] = group.candidate.procedure.name
+            group.fused, group.toggle = row, fusion.toggle(ctx, group.candidate, fuse_all)
+    return groups
+
+
 def build_model(program: Program, params: ParameterSet,
                 setup_iterations: float = DEFAULT_SETUP_ITERATIONS,
-                idioms: IdiomSet | None = None) -> ModelResult:
+                idioms: IdiomSet | None = None, fuse_all: bool = False) -> ModelResult:
     """The model of ``program`` under ``params``: tables, totals and notes.
 
     A nest with literal bounds and fewer than ``setup_iterations`` iterations is set-up work
     (see :mod:`sat.model.nests`). ``idioms``: the loop idioms to recognise (default: the
-    built-in ones, :mod:`sat.model.irregular.idioms`).
+    built-in ones, :mod:`sat.model.irregular.idioms`). ``fuse_all``: every legal fusion
+    group's toggle is 1 unless ``--set`` gives it (:mod:`sat.model.fusion`).
     """
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
@@ -429,10 +463,12 @@ def build_model(program: Program, params: ParameterSet,
     gather_rows: list[dict[str, CellValue]] = []
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
+    rows_by_loop: dict[int, dict[str, CellValue]] = {}
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
                                                       call_rows, idiom_table.rows,
                                                       gather_rows):
         loop_rows.append(row)
+        rows_by_loop[id(shape.loop)] = row
         nests.append(work)
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
@@ -473,7 +509,9 @@ def build_model(program: Program, params: ParameterSet,
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
     alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
 
-    loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows, _totals(loop_rows, "loops"),
+    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
+    loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows,
+                  _totals(loop_rows, "loops", groups),
                   "One row per loop nest, traditional blocking: each nest runs over the whole "
                   "domain, block by block, before the next nest.")
     alternative = Table("Alternative blocking", "All loops per block", ALT_COLUMNS, alt_rows,
@@ -518,6 +556,9 @@ def build_model(program: Program, params: ParameterSet,
     result_totals["Footprint_GiB"] = footprint(program, ctx)
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
+    if groups:
+        ctx.note(fusion.NOTE)
+        tables["Fusion"] = fusion.fusion_table(groups)
     tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
     if gather_rows:
         from sat.model.irregular.gathers import NOTE as GATHER_NOTE

@@ -1,0 +1,207 @@
+"""Loop fusion: candidates, legality with reasons, the fused nest's traffic, live toggles.
+
+Machine: the default exascale node (LineBytes 64, WordBytes 8: 8 elements per line;
+ReadCost 8, ReadWriteCost 16, WriteCost 16 bytes per element).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+
+# Three nests over one 64^3 grid (n = 64: 262,144 points), sharing the read-only a, b, c and
+# accumulating into out at offset 0: one legal group.
+THREE = """\
+subroutine three(n, a, b, c, out)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: a(0:n+1, 0:n+1, 0:n+1), b(0:n+1, 0:n+1, 0:n+1)
+  double precision, intent(in) :: c(0:n+1, 0:n+1, 0:n+1)
+  double precision, intent(inout) :: out(n, n, n)
+  integer :: i, j, k
+  double precision :: s
+  s = 2.0d0
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        out(i,j,k) = a(i-1,j,k) + a(i+1,j,k) + b(i,j,k)
+      end do
+    end do
+  end do
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        out(i,j,k) = out(i,j,k) + a(i,j-1,k) * c(i,j,k)
+      end do
+    end do
+  end do
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        out(i,j,k) = out(i,j,k) + b(i,j,k+1) * c(i,j,k) * s
+      end do
+    end do
+  end do
+end subroutine three
+"""
+
+POINTS = 64**3  # 262,144
+
+# Large cache, reuse between planes: each array's block footprint once, X rows in whole lines.
+#   nest 10: a at x-1, x+1: rows of 66 -> 72 elements, 64*64 rows: 294,912 * 8 B = 2,359,296
+#            b: 262,144 * 8 = 2,097,152; out written: 262,144 * 16 = 4,194,304  -> 8,650,752
+#   nest 17: out read-written 4,194,304; a at y-1 and c: one cell each, 262,144 * 8 =
+#            2,097,152 each (the footprint with a halo row, 266,240 elements, is more: the
+#            model takes the least traffic of the cases that fit)         -> 8,388,608
+#   nest 24: out 4,194,304; b at z+1 and c: 2,097,152 each               -> 8,388,608
+UNFUSED_LARGE = 8_650_752 + 2 * 8_388_608  # 25,427,968 B
+# Fused: a at x-1, x+1, y-1: per plane one row of 64 (y = -1) and 64 rows of 72:
+#        4,672 * 64 planes = 299,008 * 8 = 2,392,064; b at z 0 and +1: 2,129,920; c once:
+#        2,097,152; out first written (the later reads come from registers): 4,194,304
+FUSED_LARGE = 2_392_064 + 2_129_920 + 2_097_152 + 4_194_304  # 10,813,440 B
+# No reuse at all (a cache of 0.01 KiB holds no cell's working set): one element per access.
+#   nest 10: a 2 cells * 262,144 * 8 = 4,194,304, b 2,097,152, out 4,194,304 -> 10,485,760
+#   nests 17 and 24: out 4,194,304 + two one-cell reads 2 * 2,097,152      ->  8,388,608 each
+UNFUSED_SMALL = 10_485_760 + 2 * 8_388_608  # 27,262,976 B
+# Fused: a 3 cells 6,291,456, b 2 cells 4,194,304, c 1 cell 2,097,152, out 4,194,304
+FUSED_SMALL = 6_291_456 + 4_194_304 + 2_097_152 + 4_194_304  # 16,777,216 B
+
+# A flow dependence at offset +1: the second nest reads t one cell ahead of where the first
+# wrote it. The third nest only reads u (written by the second) at offset 0.
+BROKEN = """\
+subroutine broken(n, a, t, u, v)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: a(n, n, n)
+  double precision, intent(inout) :: t(n+1, n, n), u(n, n, n), v(n, n, n)
+  integer :: i, j, k
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        t(i,j,k) = 2.0d0 * a(i,j,k)
+      end do
+    end do
+  end do
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        u(i,j,k) = t(i+1,j,k) + 1.0d0
+      end do
+    end do
+  end do
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        v(i,j,k) = u(i,j,k) * 3.0d0
+      end do
+    end do
+  end do
+end subroutine broken
+"""
+
+# The same work, but the second nest skips the boundary: not one iteration space.
+APART = """\
+subroutine apart(n, a, b, c)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: a(n, n, n)
+  double precision, intent(inout) :: b(n, n, n), c(n, n, n)
+  integer :: i, j, k
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        b(i,j,k) = 2.0d0 * a(i,j,k)
+      end do
+    end do
+  end do
+  do k = 2, n - 1
+    do j = 1, n
+      do i = 1, n
+        c(i,j,k) = a(i,j,k) + 1.0d0
+      end do
+    end do
+  end do
+end subroutine apart
+"""
+
+
+def run_json(tmp_path: Path, source: str, *sets: str, extra: tuple[str, ...] = ()) -> dict:
+    path = tmp_path / "kernel.f90"
+    path.write_text(source)
+    out = tmp_path / "out.json"
+    args = [str(path), "--json", str(out), "-q", *extra]
+    for text in sets:
+        args += ["--set", text]
+    assert main(args) == 0
+    return json.loads(out.read_text())
+
+
+def test_three_nests_sharing_reads_are_one_legal_group(tmp_path):
+    data = run_json(tmp_path, THREE, "n=64", "CacheKB=1000000")
+    (group,) = data["fusion"]["groups"]
+    assert group["procedure"] == "three"
+    assert group["nests"] == [10, 17, 24]
+    assert group["legal"] is True and group["reason"] == ""
+    assert group["parameter"] == "Fuse_three_1"
+    assert group["traffic_gb_unfused"] == pytest.approx(UNFUSED_LARGE / 1e9, rel=1e-12)
+    assert group["traffic_gb_fused"] == pytest.approx(FUSED_LARGE / 1e9, rel=1e-12)
+    # the nests are memory-bound: time = traffic / (GBsPerCore * Cores) = GB / 1000
+    assert group["time_s_fused"] == pytest.approx(FUSED_LARGE / 1e12, rel=1e-12)
+    toggle = next(p for p in data["parameters"] if p["name"] == "Fuse_three_1")
+    assert (toggle["value"], toggle["group"], toggle["unit"]) == (0, "software", "0/1")
+    # toggle at 0: the totals are the sum of the separate nests
+    assert data["totals"]["traffic_gb"] == pytest.approx(UNFUSED_LARGE / 1e9, rel=1e-12)
+
+
+@pytest.mark.parametrize("cache, unfused, fused", [
+    ("1000000", UNFUSED_LARGE, FUSED_LARGE), ("0.01", UNFUSED_SMALL, FUSED_SMALL)])
+def test_toggle_puts_the_fused_nest_in_the_totals(tmp_path, cache, unfused, fused):
+    off = run_json(tmp_path, THREE, "n=64", f"CacheKB={cache}")
+    on = run_json(tmp_path, THREE, "n=64", f"CacheKB={cache}", "Fuse_three_1=1")
+    assert off["totals"]["traffic_gb"] == pytest.approx(unfused / 1e9, rel=1e-12)
+    assert on["totals"]["traffic_gb"] == pytest.approx(fused / 1e9, rel=1e-12)
+    assert on["totals"]["gflops"] == pytest.approx(off["totals"]["gflops"], rel=1e-12)
+    # the Loops rows stay those of the source nests
+    assert [loop["traffic_gb"] for loop in on["loops"]] == \
+        [loop["traffic_gb"] for loop in off["loops"]]
+
+
+def test_fuse_all_sets_every_legal_toggle(tmp_path):
+    data = run_json(tmp_path, THREE, "n=64", "CacheKB=1000000", extra=("--fuse", "all"))
+    toggle = next(p for p in data["parameters"] if p["name"] == "Fuse_three_1")
+    assert (toggle["value"], toggle["source"]) == (1, "--fuse all")
+    assert data["totals"]["traffic_gb"] == pytest.approx(FUSED_LARGE / 1e9, rel=1e-12)
+    # --set wins over --fuse all
+    data = run_json(tmp_path, THREE, "n=64", "CacheKB=1000000", "Fuse_three_1=0",
+                    extra=("--fuse", "all"))
+    assert data["totals"]["traffic_gb"] == pytest.approx(UNFUSED_LARGE / 1e9, rel=1e-12)
+
+
+def test_a_toggle_is_zero_or_one(tmp_path, capsys):
+    path = tmp_path / "kernel.f90"
+    path.write_text(THREE)
+    assert main([str(path), "--json", str(tmp_path / "x.json"), "--set", "Fuse_three_1=2"]) == 2
+    assert "Fuse_three_1 = 2 (--set) must be 0 or 1" in capsys.readouterr().err
+
+
+def test_flow_dependence_at_offset_one_breaks_the_run(tmp_path):
+    data = run_json(tmp_path, BROKEN, "n=32")
+    illegal, legal = data["fusion"]["groups"]
+    assert illegal["nests"] == [7, 14, 21] and illegal["legal"] is False
+    assert illegal["parameter"] is None and illegal["traffic_gb_fused"] is None
+    reason = illegal["reason"]
+    assert reason == ("flow dependence: the nest at line 14 reads t(i+1,j,k) at offset +1 "
+                      "along i from where the nest at line 7 writes it (i,j,k)")
+    # the legal part: the second and third nests (u written and read at offset 0)
+    assert legal["nests"] == [14, 21] and legal["legal"] is True
+    assert legal["parameter"] == "Fuse_broken_1"
+
+
+def test_different_iteration_spaces_are_no_candidates(tmp_path):
+    data = run_json(tmp_path, APART, "n=32")
+    assert data["fusion"]["groups"] == []
+    assert not any(p["name"].startswith("Fuse_") for p in data["parameters"])
