@@ -205,3 +205,39 @@ def test_different_iteration_spaces_are_no_candidates(tmp_path):
     data = run_json(tmp_path, APART, "n=32")
     assert data["fusion"]["groups"] == []
     assert not any(p["name"].startswith("Fuse_") for p in data["parameters"])
+
+
+HYPTERM = Path(__file__).parent.parent / "examples" / "hypterm.f90"
+
+
+@pytest.mark.libreoffice
+def test_editing_a_toggle_in_the_workbook_equals_set_in_json(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book = tmp_path / "base.xlsx"
+    machine = ("-m", "xeon-e5-2680")  # with cache levels: the ECM and Costs totals too
+    assert main([str(HYPTERM), *machine, "-q", "-o", str(book)]) == 0
+    edits = {"Fuse_hypterm_1": 1, "CacheKB": 16384}
+    values = recalculate_edited(book, edits, tmp_path / "edit")
+
+    def cell(name: str) -> float:
+        sheet, address = next(iter(values.defined_names[name].destinations))
+        return values[sheet][address.replace("$", "")].value
+
+    sets = [f"{name}={value}" for name, value in edits.items()]
+    want = run_json(tmp_path, HYPTERM.read_text(), *sets, extra=machine)
+    unfused = run_json(tmp_path, HYPTERM.read_text(), "CacheKB=16384", extra=machine)
+    for name, key in (("Total_Time_s", "time_s"), ("Total_Traffic_GB", "traffic_gb"),
+                      ("Total_Bytes_Per_Flop", "bytes_per_flop"),
+                      ("Total_ECM_Time_s", "ecm_time_s"), ("Energy_J", "energy_j")):
+        assert cell(name) == pytest.approx(want["totals"][key], rel=1e-9), name
+        assert want["totals"][key] != pytest.approx(unfused["totals"][key], rel=1e-6), name
+    # the Fusion sheet follows the edit too: its "Fused?" cell and the fused traffic
+    fusion = values["Fusion"]
+    header = [c.value for c in fusion[4]]
+    row = [c.value for c in fusion[5]]
+    assert row[header.index("Fused? (0/1)")] == 1
+    (group,) = want["fusion"]["groups"]
+    assert row[header.index("Fused (GB)")] == pytest.approx(group["traffic_gb_fused"], rel=1e-9)
+    assert row[header.index("Pays from (KiB)")] == pytest.approx(
+        group["pays_from_cache_kib"], rel=1e-9)

@@ -402,13 +402,14 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
         g.candidate.procedure, g.candidate.parameter, [fusion.fused_loop(g.candidate.nests)])
         for g in legal], program.sources)
     with ctx.muted():
-        fused = {shape.procedure.name: row for shape, _, row, _, _ in
-                 _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+        fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
+                 _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
     for group in legal:
-        row = fused.get(group.candidate.parameter)
-        if row is not None:  # a fused nest the model cannot build is no toggle
-            row["procedure"] = group.candidate.procedure.name
-            group.fused, group.toggle = row, fusion.toggle(ctx, group.candidate, fuse_all)
+        nest = fused.get(group.candidate.parameter)
+        if nest is not None:  # a fused nest the model cannot build is no toggle
+            nest[2]["procedure"] = group.candidate.procedure.name
+            group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
+            group.nest = nest
     return groups
 
 
@@ -464,6 +465,21 @@ def build_model(program: Program, params: ParameterSet,
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
     rows_by_loop: dict[int, dict[str, CellValue]] = {}
+    # a Loops row's rows on the Costs and ECM sheets (by id of the Loops row): the totals of
+    # those sheets with fusion toggles
+    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}}
+
+    def hierarchy_rows(shape, space, row, memory):
+        """(the nest's levels, its Costs row, its ECM model), the last two None without."""
+        where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
+        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        cost_row = nest_costs(shape.ident, row, per_level.traffic, specs, ctx) if costs \
+            else None
+        ecm_nest = ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs, core,
+                                ctx, specs[-1].link_shared_by, where) if core is not None \
+            else None
+        return per_level, cost_row, ecm_nest
+
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
                                                       call_rows, idiom_table.rows,
                                                       gather_rows):
@@ -482,16 +498,16 @@ def build_model(program: Program, params: ParameterSet,
             offload_rows.append(nest_offload(
                 {**row, "time_s": q["time_s"], "gflops": q["gflops"],
                  "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
-        where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
-        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory)
         level_rows.extend(per_level.rows)
-        if costs:
-            cost_rows.append(nest_costs(shape.ident, row, per_level.traffic, specs, ctx))
+        if cost_row is not None:
+            cost_rows.append(cost_row)
+            views["costs"][id(row)] = cost_row
         alias_checks.extend(nest_checks(shape, E.Ref(space.x_lines), ctx, geometries,
                                         per_level.condition))
-        if core is not None:
-            ecm_nests.append(ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs,
-                                          core, ctx, specs[-1].link_shared_by, where))
+        if ecm_nest is not None:
+            ecm_nests.append(ecm_nest)
+            views["ecm"][id(row)] = ecm_nest.row
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -510,6 +526,14 @@ def build_model(program: Program, params: ParameterSet,
     alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
 
     groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
+    for group in groups:  # the fused nest on the Costs and ECM sheets' totals
+        if group.nest is not None:
+            with ctx.muted():
+                _, cost_row, ecm_nest = hierarchy_rows(*group.nest)
+            for view, fused_row, by_row in (("costs", cost_row, views["costs"]),
+                                            ("ecm", ecm_nest and ecm_nest.row, views["ecm"])):
+                if fused_row is not None:
+                    group.views[view] = ([by_row[id(m)] for m in group.members], fused_row)
     loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows,
                   _totals(loop_rows, "loops", groups),
                   "One row per loop nest, traditional blocking: each nest runs over the whole "
@@ -534,7 +558,7 @@ def build_model(program: Program, params: ParameterSet,
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
         tables["ECM"] = Table("ECM", "Execution-Cache-Memory model", ecm.ecm_columns(specs),
-                              [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests),
+                              [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests, groups),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "
                               "prediction, the cores that saturate memory, the Roofline.")
@@ -583,7 +607,8 @@ def build_model(program: Program, params: ParameterSet,
                 tables["Offload idioms"].totals["speedup"]  # type: ignore[index]
     if costs:
         ctx.note(ENERGY_NOTE)
-        tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)
+        tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs,
+                                      lambda key: fusion.sum_terms(key, groups, "costs"))
         result_totals.update(cost_totals(tables["Costs"], specs, ctx))
     if ecm_nests:
         tables["ECM scaling"] = Table(
@@ -599,14 +624,16 @@ def build_model(program: Program, params: ParameterSet,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx))
 
 
-def _ecm_totals(nests) -> dict[str, CellValue]:
-    """ECM totals: the times summed over the nests."""
+def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:
+    """ECM totals: the times summed over the nests (a fusion group's toggle chooses its
+    members or its fused nest)."""
     totals: dict[str, CellValue] = {"procedure": "Total"}
     for key, label in (("time_single_core_s", "ECM time on one core"),
                        ("time_s", "ECM time on Cores cores"),
                        ("roofline_time_s", "Roofline time over every memory level")):
         totals[key] = E.Quantity(("ecm", "total", key),
-                                 E.add(*[E.Ref(n.row[key]) for n in nests]) if nests else
+                                 E.add(*[E.Ref(n.row[key]) for n in nests],
+                                       *fusion.sum_terms(key, groups, "ecm")) if nests else
                                  E.Num(0), "s", label)
     return totals
 

@@ -18,7 +18,7 @@ fusion pays at every size, -1 when it pays at none beyond the largest working se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
@@ -55,6 +55,9 @@ class Group:
     members: list[Row]
     fused: Row | None = None
     toggle: E.Param | None = None
+    nest: tuple | None = None  # the fused nest's (shape, space, Loops row, memory)
+    # other sheets' rows: view -> (the members' rows, the fused nest's row)
+    views: dict[str, tuple[list[Row], Row]] = field(default_factory=dict)
 
 
 def toggle(ctx: ModelContext, candidate: Candidate, fuse_all: bool) -> E.Param:
@@ -70,12 +73,17 @@ def _on(groups: list[Group]) -> list[Group]:
     return [g for g in groups if g.fused is not None and g.toggle is not None]
 
 
-def sum_terms(key: str, groups: list[Group]) -> list[E.Expr]:
-    """Terms to add to a summed total of ``key``: F x (fused - members) per legal group."""
+def sum_terms(key: str, groups: list[Group], view: str = "loops") -> list[E.Expr]:
+    """Terms to add to a summed total of ``key``: F x (fused - members) per legal group, on
+    the Loops sheet or another sheet with a row per nest (``view``: "costs", "ecm")."""
     terms = []
     for group in _on(groups):
-        fused = group.fused.get(key)  # type: ignore[union-attr]
-        parts = [m.get(key) for m in group.members]
+        members, fused_row = (group.members, group.fused) if view == "loops" else \
+            group.views.get(view, ([], {}))
+        fused = fused_row.get(key)  # type: ignore[union-attr]
+        parts = [m.get(key) for m in members]
+        if not parts:
+            continue
         if not isinstance(fused, E.Quantity) or not all(isinstance(p, E.Quantity)
                                                         for p in parts):
             continue
