@@ -6,9 +6,12 @@ A *run* is a maximal sequence of two or more consecutive loop nests of a procedu
 - sit directly in the procedure's body (not inside a branch arm),
 - have the same loop tree: the same loop variables in the same order, with textually equal
   bounds and strides (whitespace and case aside), level by level, and
-- have nothing between them: no statement of the procedure's own straight-line code (an
-  array reference, a scalar's first use, a call, a branch, a communication) lies between the
-  first line of one nest and the first line of the next.
+- have nothing between them that fusion would have to move across them: the procedure's own
+  statements between the first line of one nest and the first line of the next (array
+  references, scalars' first uses, calls) touch none of the run's arrays and scalars, and none
+  of them is a conditional, a communication or a call to a procedure of the sources (which may
+  touch any data).  A call to a procedure that is not in the sources touches its arguments
+  only, as the model assumes everywhere (a timer's ``call start(t_loop2)`` moves).
 
 Fusing a run interleaves its nests iteration by iteration.  That keeps the program's meaning
 when no data flows between two iterations that change order.  The rule, conservative:
@@ -30,7 +33,7 @@ inside, and those of two or more nests are candidates of their own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
 from dataclasses import dataclass
 
 from sat.ir import Body, Loop, Procedure, Program
@@ -71,40 +74,80 @@ def loop_tree(loop: Loop) -> tuple:
                   for branch in loop.branches))
 
 
-def _body_lines(body: Body) -> Iterator[int]:
-    """Lines of the straight-line code of a procedure's own body (not inside its loops)."""
-    for array in body.arrays:
-        yield from (access.line for access in array.accesses if access.line)
-    yield from (scalar.line for scalar in body.scalars if scalar.line)
-    yield from (call.line for call in body.calls if call.line)
-    for branch in body.branches:
-        if branch.line:
-            yield branch.line
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def _between(procedure: Procedure, first: Loop, second: Loop) -> bool:
-    lines = list(_body_lines(procedure)) + [c.line for c in procedure.comms if c.line]
-    return any(first.line < line < second.line for line in lines)
+@dataclass
+class _Between:
+    """The procedure's own statements between two nests: the names they touch, and whether
+    one of them cannot be moved at all (a branch, a communication, a call to a procedure of
+    the sources, which may touch any data)."""
+
+    names: set[str]
+    fixed: str = ""  # what cannot be moved, "" if nothing
 
 
-def runs(procedure: Procedure, modelled: set[int]) -> list[list[Loop]]:
-    """Maximal runs of two or more consecutive nests with one loop tree and nothing between.
+def _between(procedure: Procedure, first: Loop, second: Loop, known: set[str]) -> _Between:
+    def inside(line: int) -> bool:
+        return first.line < line < second.line
 
-    ``modelled``: ``id`` of the nests the model reports (set-up work breaks a run)."""
+    found = _Between(set())
+    for array in procedure.arrays:
+        if any(inside(access.line) for access in array.accesses):
+            found.names.add(array.name.lower())
+    found.names.update(s.name.lower() for s in procedure.scalars if inside(s.line))
+    for call in procedure.calls:
+        if inside(call.line):
+            if call.name.lower() in known:
+                found.fixed = found.fixed or f"a call to {call.name} at line {call.line}"
+            found.names.update(n.lower() for arg in call.args for n in _IDENTIFIER.findall(
+                arg.split('"')[0].split("'")[0]))
+    for branch in procedure.branches:
+        if inside(branch.line):
+            found.fixed = found.fixed or f"a conditional at line {branch.line}"
+    for comm in procedure.comms:
+        if inside(comm.line):
+            found.fixed = found.fixed or f"a communication at line {comm.line}"
+    return found
+
+
+def _names(loop: Loop) -> set[str]:
+    """Every array and scalar a nest touches (lower case)."""
+    return {item.name.lower() for level in levels(loop)
+            for item in (*level.arrays, *level.scalars)}
+
+
+def runs(procedure: Procedure, modelled: set[int], known: set[str] = frozenset()
+         ) -> list[list[Loop]]:
+    """Maximal runs of two or more consecutive nests with one loop tree and nothing between
+    that fusion would have to move across them.
+
+    ``modelled``: ``id`` of the nests the model reports (set-up work breaks a run);
+    ``known``: the names of the program's procedures (a call to one cannot be moved)."""
     nests = sorted(procedure.loops, key=lambda lp: lp.line)
     nested = [lp for branch in procedure.branches for lp in _outermost(branch)]
     found: list[list[Loop]] = []
     current: list[Loop] = []
+    touched: set[str] = set()  # names the nests of the current run touch
+    moved: set[str] = set()  # names the statements between them touch
     for loop in nests:
-        joins = (current and id(loop) in modelled and loop_tree(loop) == loop_tree(current[-1])
-                 and not _between(procedure, current[-1], loop)
-                 and not any(current[-1].line < other.line < loop.line for other in nested))
+        joins = bool(current) and id(loop) in modelled and \
+            loop_tree(loop) == loop_tree(current[-1]) and \
+            not any(current[-1].line < other.line < loop.line for other in nested)
+        if joins:
+            between = _between(procedure, current[-1], loop, known)
+            names = _names(loop)
+            joins = not between.fixed and not (
+                (moved | between.names) & (touched | names))
         if joins:
             current.append(loop)
+            touched |= names
+            moved |= between.names
             continue
         if len(current) > 1:
             found.append(current)
         current = [loop] if id(loop) in modelled else []
+        touched, moved = (_names(loop) if current else set()), set()
     if len(current) > 1:
         found.append(current)
     return found
@@ -241,10 +284,11 @@ def parameter_name(procedure: str, number: int) -> str:
     return f"Fuse_{symbol_to_name(procedure)}_{number}"
 
 
-def procedure_candidates(procedure: Procedure, modelled: set[int]) -> list[Candidate]:
+def procedure_candidates(procedure: Procedure, modelled: set[int],
+                         known: set[str] = frozenset()) -> list[Candidate]:
     """The candidate runs of one procedure, legal groups numbered in source order."""
     found: list[Candidate] = []
-    for run in runs(procedure, modelled):
+    for run in runs(procedure, modelled, known):
         data = [touches(loop) for loop in run]
         at, reason = _first_conflict(run, data)
         if at < 0:
@@ -271,5 +315,6 @@ def procedure_candidates(procedure: Procedure, modelled: set[int]) -> list[Candi
 
 def candidates(program: Program, modelled: set[int]) -> list[Candidate]:
     """Every candidate run of the program, procedure by procedure in source order."""
+    known = {procedure.name.lower() for procedure in program.procedures}
     return [c for procedure in program.procedures
-            for c in procedure_candidates(procedure, modelled)]
+            for c in procedure_candidates(procedure, modelled, known)]

@@ -58,6 +58,7 @@ class Group:
     nest: tuple | None = None  # the fused nest's (shape, space, Loops row, memory)
     # other sheets' rows: view -> (the members' rows, the fused nest's row)
     views: dict[str, tuple[list[Row], Row]] = field(default_factory=dict)
+    cache: dict[str, E.Quantity] = field(default_factory=dict)  # the group's total terms
 
 
 def toggle(ctx: ModelContext, candidate: Candidate, fuse_all: bool) -> E.Param:
@@ -73,35 +74,51 @@ def _on(groups: list[Group]) -> list[Group]:
     return [g for g in groups if g.fused is not None and g.toggle is not None]
 
 
+def _group_quantity(group: Group, name: str, make) -> E.Quantity:
+    """A per-group quantity made once (the totals of several sheets share nothing else)."""
+    if name not in group.cache:
+        group.cache[name] = make()
+    return group.cache[name]
+
+
 def sum_terms(key: str, groups: list[Group], view: str = "loops") -> list[E.Expr]:
-    """Terms to add to a summed total of ``key``: F x (fused - members) per legal group, on
-    the Loops sheet or another sheet with a row per nest (``view``: "costs", "ecm")."""
-    terms = []
+    """Terms to add to a summed total of ``key``: per legal group, F x (fused - members), on
+    the Loops sheet or another sheet with a row per nest (``view``: "costs", "ecm").  Each is
+    a quantity of its own, so a total's formula grows by one reference per group."""
+    terms: list[E.Expr] = []
     for group in _on(groups):
         members, fused_row = (group.members, group.fused) if view == "loops" else \
             group.views.get(view, ([], {}))
         fused = fused_row.get(key)  # type: ignore[union-attr]
         parts = [m.get(key) for m in members]
-        if not parts:
+        if not parts or not isinstance(fused, E.Quantity) or \
+                not all(isinstance(p, E.Quantity) for p in parts):
             continue
-        if not isinstance(fused, E.Quantity) or not all(isinstance(p, E.Quantity)
-                                                        for p in parts):
-            continue
-        terms.append(E.mul(group.toggle, E.Ref(fused) - E.add(*parts)))  # type: ignore
+
+        def change(group=group, fused=fused, parts=parts) -> E.Quantity:
+            return _q(group, f"{view}_{key}_change",
+                      E.mul(group.toggle, E.Ref(fused) - E.add(*parts)), fused.unit,
+                      f"change of the total {fused.label} when fused")
+
+        terms.append(E.Ref(_group_quantity(group, f"{view}:{key}", change)))
     return terms
 
 
 def max_values(key: str, rows: list[Row], groups: list[Group]) -> list[E.Expr]:
-    """The values whose maximum is the total of ``key`` (a working set): a member's times
-    (1 - F), the fused nest's times F."""
-    member_of = {id(m): g.toggle for g in _on(groups) for m in g.members}
-    values: list[E.Expr] = []
-    for row in rows:
-        value = E.Ref(row[key])  # type: ignore[arg-type]
-        flag = member_of.get(id(row))
-        values.append(value if flag is None else E.mul(1 - flag, value))
-    values.extend(E.mul(g.toggle, g.fused[key]) for g in _on(groups)  # type: ignore
-                  if isinstance(g.fused.get(key), E.Quantity))  # type: ignore[union-attr]
+    """The values whose maximum is the total of ``key`` (a working set): every nest's
+    outside the legal groups, and per group IF(F, the fused nest's, its members' largest)."""
+    grouped = {id(m) for g in _on(groups) for m in g.members}
+    values: list[E.Expr] = [E.Ref(row[key]) for row in rows  # type: ignore[arg-type]
+                            if id(row) not in grouped]
+    for group in _on(groups):
+        fused = group.fused[key]  # type: ignore[index]
+
+        def either(group=group, fused=fused) -> E.Quantity:
+            return _q(group, f"{key}_either", E.if_(
+                group.toggle, fused, E.maximum(*[m[key] for m in group.members])),
+                fused.unit, f"{fused.label}: the fused nest's, or its members' largest")
+
+        values.append(E.Ref(_group_quantity(group, key, either)))
     return values
 
 
@@ -110,8 +127,12 @@ def bound_terms(groups: list[Group]) -> list[E.Expr]:
     def bound(row: Row) -> E.Expr:
         return E.mul(row["cpu_bound"], row["time_s"])  # type: ignore[arg-type]
 
-    return [E.mul(g.toggle, bound(g.fused) - E.add(*map(bound, g.members)))  # type: ignore
-            for g in _on(groups)]
+    def change(group: Group) -> E.Quantity:
+        return _q(group, "bound_time_change", E.mul(
+            group.toggle, bound(group.fused) - E.add(*map(bound, group.members))),  # type: ignore
+            "s", "change of the time in compute-bound nests when fused")
+
+    return [E.Ref(_group_quantity(g, "bound", lambda g=g: change(g))) for g in _on(groups)]
 
 
 # ---------------------------------------------------------------- the Fusion sheet
