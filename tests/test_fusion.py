@@ -304,3 +304,19 @@ def test_hypterm_fusion_against_the_papers_bound(tmp_path):
     assert group["pays_from_cache_kib"] == pytest.approx(10304)
     small = reference_json(tmp_path, "hypterm-cns.xml", "CacheKB=9000")["fusion"]["groups"][0]
     assert small["traffic_gb_fused"] > small["traffic_gb_unfused"]
+
+
+@pytest.mark.parametrize("cache, fuse, time_s", [
+    # 9,000 KiB: the separate nests reuse planes (8,960 KiB), the fused one only pencils
+    # (1.187 GB against 0.824 GB, at 1 TB/s): keep them apart
+    (9000, 0, 0.824180736e-3),
+    # 16,384 KiB holds the fused planes (10,304 KiB): 0.321 GB
+    (16384, 1, 0.320864256e-3)])
+def test_a_scenario_chooses_whether_to_fuse_for_a_cache(tmp_path, cache, fuse, time_s):
+    scenario = tmp_path / "fuse.yaml"
+    scenario.write_text("objective: minimize Total_Time_s\nvariables:\n"
+                        "  Fuse_hypterm_1: 0..1 integer\n"
+                        f"set:\n  CacheKB: {cache}\n")
+    data = run_json(tmp_path, HYPTERM.read_text(), extra=("--scenario", str(scenario)))
+    assert data["scenario"]["optimum"]["Fuse_hypterm_1"] == fuse
+    assert data["scenario"]["optimum"]["Total_Time_s"] == pytest.approx(time_s, rel=1e-12)
