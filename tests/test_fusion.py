@@ -320,3 +320,27 @@ def test_a_scenario_chooses_whether_to_fuse_for_a_cache(tmp_path, cache, fuse, t
     data = run_json(tmp_path, HYPTERM.read_text(), extra=("--scenario", str(scenario)))
     assert data["scenario"]["optimum"]["Fuse_hypterm_1"] == fuse
     assert data["scenario"]["optimum"]["Total_Time_s"] == pytest.approx(time_s, rel=1e-12)
+
+
+def test_the_html_draws_fig_17s_curves(tmp_path):
+    from sat.frontend import read_sources
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.parameters import build_parameters
+    from sat.report.html import _optimised_bf
+
+    result = build_model(read_sources([str(HYPTERM)]), build_parameters(load_machine("exascale")))
+    bf = result.tables["Loops"].totals["bytes_per_flop"]
+    curves = {label: dict(points) for label, _, points in
+              _optimised_bf(result, bf, result.env(), [64, 16384])}
+    assert list(curves) == ["B:F, whole program", "cache blocking (best Y×Z block)",
+                            "fusion (every legal group)", "fusion + blocking",
+                            "alternative block execution"]
+    gflop = 0.750780416  # the three nests' weighted Gflop (no divides or specials)
+    # 16 MiB: 0.824 GB separate, 0.321 GB fused (test_hypterm_fusion_against_the_papers_bound)
+    assert curves["B:F, whole program"][16384] == pytest.approx(0.824180736 / gflop)
+    assert curves["fusion (every legal group)"][16384] == pytest.approx(0.320864256 / gflop)
+    # 64 KiB: the x nest reuses planes, the y nest within pencils, the z nest pencils
+    # (2.221 GB); the fused nest within pencils: 1.969 GB
+    assert curves["B:F, whole program"][64] == pytest.approx(2.220883968 / gflop)
+    assert curves["fusion (every legal group)"][64] == pytest.approx(1.969225728 / gflop)
