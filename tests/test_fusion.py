@@ -344,3 +344,18 @@ def test_the_html_draws_fig_17s_curves(tmp_path):
     # (2.221 GB); the fused nest within pencils: 1.969 GB
     assert curves["B:F, whole program"][64] == pytest.approx(2.220883968 / gflop)
     assert curves["fusion (every legal group)"][64] == pytest.approx(1.969225728 / gflop)
+
+
+def test_the_dependence_graphs_frame_the_fusable_nests(tmp_path):
+    graphs = tmp_path / "graphs"
+    path = tmp_path / "kernel.f90"
+    path.write_text(BROKEN)
+    assert main([str(path), "--set", "n=32", "--graphs", str(graphs), "-q",
+                 "--json", str(tmp_path / "x.json")]) == 0
+    dot = (graphs / "broken.dot").read_text()
+    # the legal group (lines 14 and 21) is framed and filled; line 7 is not in it
+    assert ('subgraph cluster_fusion_1 { label="Fuse_broken_1"; style="dashed,rounded"; '
+            'color="#2ca02c"; fontsize=10; L14; L21; }') in dot
+    assert 'L7 [label="broken:7", tooltip="loop nest at line 7 of broken", shape=ellipse, ' \
+        'style=filled, fillcolor="#f2f2f2"];' in dot
+    assert "fusable with its group: Fuse_broken_1" in dot
