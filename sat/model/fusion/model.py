@@ -205,7 +205,8 @@ def pays_from(group: Group) -> E.Expr:
                       "GB", f"traffic of the separate nests {where}")
         together = _q(group, f"fused_{n}_gb", _traffic_at(fused, capacity), "GB",
                       f"traffic of the fused nest {where}")
-        lowers.append(E.if_(E.compare(">=", together, separate),
+        # fewer bytes by more than rounding (equal sums may differ in a last bit)
+        lowers.append(E.if_(E.compare(">=", together, E.mul(1 - 1e-12, separate)),
                             0 if point is None else point, _NEVER))
     worst = _q(group, "no_gain_from_kb", E.maximum(*lowers), "KiB",
                "largest cache size (region's lower end) at which fusion does not pay")
@@ -248,8 +249,12 @@ def fusion_rows(groups: list[Group]) -> list[Row]:
                 "pays_from_cache_kib": _q(group, "pays_from_cache_kib", pays_from(group),
                                           "KiB", "cache size from which fusion pays"),
             })
-            row["saving"] = _q(group, "saving", 1 - E.div(fused["time_s"],
-                                                          row["time_s_unfused"]),
+            # equal times (to rounding) save nothing: LibreOffice rounds such a difference
+            # to 0 where Python keeps a last bit
+            separate, together = row["time_s_unfused"], fused["time_s"]
+            same = E.compare("<=", E.func("ABS", E.Ref(separate) - E.Ref(together)),
+                             E.mul(1e-12, separate))
+            row["saving"] = _q(group, "saving", E.if_(same, 0, 1 - E.div(together, separate)),
                                "", "share of the time fusion saves")
         rows.append(row)
     return rows
