@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--conds", metavar="FILE", help="ExaSAT conds.xml: branch probabilities")
     model.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter (e.g. CacheKB=512, 'hi(1)=256'); repeatable")
+    model.add_argument("--fuse", choices=["all", "none"], default="none",
+                       help="all: every legal loop fusion group's Fuse_ toggle starts at 1 "
+                            "(--set Fuse_<procedure>_<k>=0 keeps one apart); none (default): "
+                            "every toggle starts at 0 (Fusion sheet, JSON 'fusion')")
     model.add_argument("--idioms", metavar="FILE.yaml",
                        help="loop idiom patterns added to the built-in ones (stream, transpose, "
                             "gather, scatter, reduction, stencil); one with a built-in's name "

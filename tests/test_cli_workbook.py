@@ -22,6 +22,8 @@ def edits(parameters: list[dict]) -> dict[str, float | bool]:
     for p in parameters:
         if p["group"] == "machine":
             chosen[p["name"]] = 0 if p["name"] == "Overlap" else p["value"] * 2
+        elif p["name"].startswith("Fuse_"):  # a loop fusion toggle: 0 or 1
+            chosen[p["name"]] = 1 - p["value"]
         elif p["group"] == "software":
             chosen[p["name"]] = (not p["value"]) if isinstance(p["value"], bool) else 32
     chosen["hi_1"] = 256
@@ -75,7 +77,10 @@ def test_edited_workbook_recalculates_to_what_set_prints(capsys, tmp_path, sourc
     data = json.loads((tmp_path / "ref.json").read_text())
     cell_of = {p["name"]: p["cell"] for p in data["parameters"]}
     changes = edits(data["parameters"])
-    assert len(changes) == 16 + 10 + 5 + 1  # machine, costs, software, one problem size
+    toggles = sum(name.startswith("Fuse_") for name in changes)  # hypterm's three nests
+    assert toggles == (1 if source == HYPTERM else 0)
+    # machine, costs, software, the fusion toggles, one problem size
+    assert len(changes) == 16 + 10 + 5 + toggles + 1
     copies = []
     for name, value in changes.items():
         copy = tmp_path / f"edit-{name}.xlsx"

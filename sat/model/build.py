@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sat.ir import Program
 from sat.model import expr as E
+from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
@@ -353,8 +354,10 @@ def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
     return with_gathers(traffic, gathers)
 
 
-def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue]:
-    """Totals row: maxima of working sets, sums of traffic, work and times."""
+def _totals(rows: list[dict[str, CellValue]], table: str,
+            groups: list[fusion.Group] = ()) -> dict[str, CellValue]:  # type: ignore[assignment]
+    """Totals row: maxima of working sets, sums of traffic, work and times; with fusion
+    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion)."""
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
@@ -363,15 +366,18 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
             continue
         values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
         if key.startswith("ws_"):
+            if groups:
+                values = fusion.max_values(key, rows, groups)  # type: ignore[assignment]
             expr, unit = E.maximum(*values), value.unit
         elif "gb" in key or "gflops" in key or key.startswith("time_"):
-            expr, unit = E.add(*values), value.unit
+            expr, unit = E.add(*values, *fusion.sum_terms(key, groups)), value.unit
         else:
             continue
         totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
     if "cpu_bound" in rows[0]:
         time = E.Ref(totals["time_s"])  # type: ignore[arg-type]
-        bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows))
+        bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows),
+                           *fusion.bound_terms(groups))
         totals["cpu_bound"] = E.Quantity((table, "total", "cpu_bound"), bound_time / time, "",
                                          "share of the time in compute-bound nests")
     traffic, weighted = totals["traffic_gb"], totals["weighted_gflops"]
@@ -381,14 +387,43 @@ def _totals(rows: list[dict[str, CellValue]], table: str) -> dict[str, CellValue
     return totals
 
 
+def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
+                   known: set[str], rows: dict[int, dict[str, CellValue]],
+                   fuse_all: bool) -> list[fusion.Group]:
+    """The fusion candidates of the program (``rows``: the Loops row of each modelled nest by
+    ``id`` of its loop) with, for each legal group, its toggle and its fused nest modelled as
+    any other nest (notes about its code were made for its members already)."""
+    groups = []
+    for candidate in fusion.candidates(program, set(rows)):
+        members = [rows[id(loop)] for loop in candidate.nests]
+        groups.append(fusion.Group(candidate, members))
+    legal = [g for g in groups if g.candidate.legal]
+    if not legal:
+        return groups
+    fused_program = Program([fusion.fused_procedure(
+        g.candidate.procedure, g.candidate.parameter, [fusion.fused_loop(g.candidate.nests)])
+        for g in legal], program.sources)
+    with ctx.muted():
+        fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
+                 _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+    for group in legal:
+        nest = fused.get(group.candidate.parameter)
+        if nest is not None:  # a fused nest the model cannot build is no toggle
+            nest[2]["procedure"] = group.candidate.procedure.name
+            group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
+            group.nest = nest
+    return groups
+
+
 def build_model(program: Program, params: ParameterSet,
                 setup_iterations: float = DEFAULT_SETUP_ITERATIONS,
-                idioms: IdiomSet | None = None) -> ModelResult:
+                idioms: IdiomSet | None = None, fuse_all: bool = False) -> ModelResult:
     """The model of ``program`` under ``params``: tables, totals and notes.
 
     A nest with literal bounds and fewer than ``setup_iterations`` iterations is set-up work
     (see :mod:`sat.model.nests`). ``idioms``: the loop idioms to recognise (default: the
-    built-in ones, :mod:`sat.model.irregular.idioms`).
+    built-in ones, :mod:`sat.model.irregular.idioms`). ``fuse_all``: every legal fusion
+    group's toggle is 1 unless ``--set`` gives it (:mod:`sat.model.fusion`).
     """
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
@@ -431,10 +466,27 @@ def build_model(program: Program, params: ParameterSet,
     gather_rows: list[dict[str, CellValue]] = []
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
+    rows_by_loop: dict[int, dict[str, CellValue]] = {}
+    # a Loops row's rows on the Costs and ECM sheets (by id of the Loops row): the totals of
+    # those sheets with fusion toggles
+    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}}
+
+    def hierarchy_rows(shape, space, row, memory):
+        """(the nest's levels, its Costs row, its ECM model), the last two None without."""
+        where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
+        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        cost_row = nest_costs(shape.ident, row, per_level.traffic, specs, ctx) if costs \
+            else None
+        ecm_nest = ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs, core,
+                                ctx, specs[-1].link_shared_by, where) if core is not None \
+            else None
+        return per_level, cost_row, ecm_nest
+
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
                                                       call_rows, idiom_table.rows,
                                                       gather_rows):
         loop_rows.append(row)
+        rows_by_loop[id(shape.loop)] = row
         nests.append(work)
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
@@ -448,16 +500,16 @@ def build_model(program: Program, params: ParameterSet,
             offload_rows.append(nest_offload(
                 {**row, "time_s": q["time_s"], "gflops": q["gflops"],
                  "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
-        where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
-        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory)
         level_rows.extend(per_level.rows)
-        if costs:
-            cost_rows.append(nest_costs(shape.ident, row, per_level.traffic, specs, ctx))
+        if cost_row is not None:
+            cost_rows.append(cost_row)
+            views["costs"][id(row)] = cost_row
         alias_checks.extend(nest_checks(shape, E.Ref(space.x_lines), ctx, geometries,
                                         per_level.condition))
-        if core is not None:
-            ecm_nests.append(ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs,
-                                          core, ctx, specs[-1].link_shared_by, where))
+        if ecm_nest is not None:
+            ecm_nests.append(ecm_nest)
+            views["ecm"][id(row)] = ecm_nest.row
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -475,7 +527,17 @@ def build_model(program: Program, params: ParameterSet,
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
     alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
 
-    loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows, _totals(loop_rows, "loops"),
+    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
+    for group in groups:  # the fused nest on the Costs and ECM sheets' totals
+        if group.nest is not None:
+            with ctx.muted():
+                _, cost_row, ecm_nest = hierarchy_rows(*group.nest)
+            for view, fused_row, by_row in (("costs", cost_row, views["costs"]),
+                                            ("ecm", ecm_nest and ecm_nest.row, views["ecm"])):
+                if fused_row is not None:
+                    group.views[view] = ([by_row[id(m)] for m in group.members], fused_row)
+    loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows,
+                  _totals(loop_rows, "loops", groups),
                   "One row per loop nest, traditional blocking: each nest runs over the whole "
                   "domain, block by block, before the next nest.")
     alternative = Table("Alternative blocking", "All loops per block", ALT_COLUMNS, alt_rows,
@@ -498,7 +560,7 @@ def build_model(program: Program, params: ParameterSet,
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
         tables["ECM"] = Table("ECM", "Execution-Cache-Memory model", ecm.ecm_columns(specs),
-                              [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests),
+                              [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests, groups),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "
                               "prediction, the cores that saturate memory, the Roofline.")
@@ -520,6 +582,9 @@ def build_model(program: Program, params: ParameterSet,
     result_totals["Footprint_GiB"] = footprint(program, ctx)
     tables["Communication"] = comm_table(program, ctx, E.Ref(result_totals["Total_Time_s"]))
     tables["Dependences"] = dependences_table(program, ctx)
+    if groups:
+        ctx.note(fusion.NOTE)
+        tables["Fusion"] = fusion.fusion_table(groups)
     tables["Idioms"], tables["Idiom counts"] = idiom_table, idiom_counts
     if gather_rows:
         from sat.model.irregular.gathers import NOTE as GATHER_NOTE
@@ -544,7 +609,8 @@ def build_model(program: Program, params: ParameterSet,
                 tables["Offload idioms"].totals["speedup"]  # type: ignore[index]
     if costs:
         ctx.note(ENERGY_NOTE)
-        tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs)
+        tables["Costs"] = costs_table(cost_rows, result_totals["Total_Time_s"], specs,
+                                      lambda key: fusion.sum_terms(key, groups, "costs"))
         result_totals.update(cost_totals(tables["Costs"], specs, ctx))
     if ecm_nests:
         tables["ECM scaling"] = Table(
@@ -560,14 +626,16 @@ def build_model(program: Program, params: ParameterSet,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx))
 
 
-def _ecm_totals(nests) -> dict[str, CellValue]:
-    """ECM totals: the times summed over the nests."""
+def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:
+    """ECM totals: the times summed over the nests (a fusion group's toggle chooses its
+    members or its fused nest)."""
     totals: dict[str, CellValue] = {"procedure": "Total"}
     for key, label in (("time_single_core_s", "ECM time on one core"),
                        ("time_s", "ECM time on Cores cores"),
                        ("roofline_time_s", "Roofline time over every memory level")):
         totals[key] = E.Quantity(("ecm", "total", key),
-                                 E.add(*[E.Ref(n.row[key]) for n in nests]) if nests else
+                                 E.add(*[E.Ref(n.row[key]) for n in nests],
+                                       *fusion.sum_terms(key, groups, "ecm")) if nests else
                                  E.Num(0), "s", label)
     return totals
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Literal
 
 from sat.ir import Constant
@@ -89,6 +90,29 @@ class ModelContext:
                                       "counted as additions)", source, "number", name,
                                       given is None))
         return E.Param(name)
+
+    def switch(self, name: str, label: str, on: bool = False, source: str = "default"
+               ) -> E.Param:
+        """A 0/1 software parameter the model makes (``Fuse_hypterm_1``): ``--set`` gives its
+        value, else ``on`` (with ``source``)."""
+        if name not in self.params:
+            given = self._values.get(symbol_to_name(name), (name, None))[1]
+            value, source = given if given is not None else (int(on), source if on else
+                                                             "default")
+            value = int(value) if float(value).is_integer() else value
+            self.params.add(Parameter(name, value, "0/1", "software", label, source,
+                                      "integer"))
+        return E.Param(name)
+
+    @contextmanager
+    def muted(self) -> Iterator[None]:
+        """Notes made inside are dropped (a model built again of code already noted on)."""
+        before = len(self.notes)
+        try:
+            yield
+        finally:
+            del self.notes[before:]
+            self._indexed = min(self._indexed, len(self.notes))
 
     def note(self, message: str, kind: str = "assumption", file: str = "", line: int = 0) -> None:
         # notes are only ever appended (some directly): index the messages added since

@@ -18,6 +18,8 @@ on one node.  The parameters are :mod:`sat.parameters.costs`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.tables import CellValue, Column, Table, nest_columns
@@ -92,13 +94,16 @@ def nest_costs(ident: str, loop: dict[str, CellValue], traffic: dict[str, E.Quan
 
 
 def costs_table(rows: list[dict[str, CellValue]], total_time: E.Quantity,
-                specs: list[LevelSpec]) -> Table:
-    """The Costs sheet: one row per nest, and totals (sums; power = energy / time)."""
+                specs: list[LevelSpec],
+                more: Callable[[str], list[E.Expr]] = lambda key: []) -> Table:
+    """The Costs sheet: one row per nest, and totals (sums; power = energy / time).
+    ``more(key)``: terms added to a total (a fusion toggle's, :mod:`sat.model.fusion`)."""
     totals: dict[str, CellValue] = {"procedure": "Total", "time_s": total_time}
     columns = cost_columns(specs)
     for column in columns:
         if column.key.endswith("_energy_j") or column.key == "energy_j":
-            terms = [E.Ref(row[column.key]) for row in rows]  # type: ignore[arg-type]
+            terms = [*(E.Ref(row[column.key]) for row in rows),  # type: ignore[arg-type]
+                     *more(column.key)]
             totals[column.key] = E.Quantity(
                 ("costs", "total", column.key), E.add(*terms) if terms else E.Num(0), "J",
                 f"total {column.header.lower()} energy" if column.key != "energy_j"

@@ -193,9 +193,16 @@ def unknown_sets(paramset: ParameterSet, set_names: Iterable[str]) -> list[str]:
     return unknown
 
 
+#: the rule of every loop fusion toggle ``Fuse_<procedure>_<k>`` (the model makes them)
+FUSE_SPEC = ParameterSpec("Fuse_", "0/1", "1: the loop nests of a fusion group run fused", 0,
+                          "flag", "integer")
+
+
 def spec_of(name: str) -> ParameterSpec | None:
-    """The rule of a machine, software, level, core or cost parameter (None for problem
-    symbols)."""
+    """The rule of a machine, software, level, core or cost parameter, or of a fusion toggle
+    (None for problem symbols)."""
+    if name.startswith(FUSE_SPEC.name):
+        return FUSE_SPEC
     return SPECS.get(name) or level_spec(name) or cost_spec(name)
 
 

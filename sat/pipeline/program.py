@@ -60,7 +60,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     run.progress(f"building the model on machine {machine.name}")
     with collector.paused(survivors=True):  # the model's expressions
         result = build_model(program, params, setup_iterations=settings["SetupIterations"],
-                             idioms=run.idioms)
+                             idioms=run.idioms,
+                             fuse_all=getattr(args, "fuse", "none") == "all")
         unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
         if unknown:
             raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")

@@ -72,7 +72,7 @@ def write_reports(run: Run, program, result, env, workbook: str | None, machine:
         from sat.report.graph import write_graphs
 
         run.progress(f"writing graphs to {args.graphs}")
-        written = write_graphs(result.program or program, args.graphs)
+        written = write_graphs(result.program or program, args.graphs, result)
         run.progress(f"wrote {len(written)} graph(s) to {args.graphs}")
     return 0
 

@@ -45,7 +45,8 @@ class Drawings:
         self.dependences = model_dependences(program, result)
         # only procedures with a dependence show a drawing
         names = dict.fromkeys(d.procedure for d in self.dependences)
-        self.graphs = {name: graphs.build_graph(program, name, self.dependences)
+        fusions = graphs.fusion_groups(result)
+        self.graphs = {name: graphs.build_graph(program, name, self.dependences, fusions)
                        for name in names}
         calls = callgraph.build_call_graph(program)
         self.calls = calls if calls.edges else None

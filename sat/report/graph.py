@@ -32,6 +32,7 @@ from pathlib import Path
 from sat.ir import Procedure, Program
 from sat.model.exasat.dependences import Dependence, dependences
 from sat.model.nests import program_nests
+from sat.model.tables import ModelResult
 from sat.outputs import OutputError, atomic_write_text
 from sat.report.dot import dot_svg, prefix_ids
 
@@ -54,6 +55,7 @@ class Node:
     shape: str
     tooltip: str
     kind: str = ""  # the dependence kind of an array box
+    fusion: str = ""  # a loop nest's fusion toggle, when it is in a legal fusion group
 
 
 @dataclass
@@ -84,17 +86,34 @@ def _find_procedure(program: Program, name: str) -> Procedure | None:
         program.procedure(name)
 
 
+Fusions = dict[tuple[str, int], str]  # (procedure, nest line) -> its group's fusion toggle
+
+
+def fusion_groups(result: ModelResult | None) -> Fusions:
+    """The nests of every legal fusion group of the model (its Fusion sheet) and their
+    toggles."""
+    table = result.tables.get("Fusion") if result is not None else None
+    return {(str(row["procedure"]), line): str(row["parameter"])
+            for row in (table.rows if table is not None else ()) if row["parameter"]
+            for line in row["nest_lines"]}  # type: ignore[union-attr]
+
+
 def build_graph(program: Program, procedure_name: str,
-                edges: list[Dependence] | None = None) -> Graph:
-    """Nodes and edges of one procedure's graph (``edges``: precomputed dependences)."""
+                edges: list[Dependence] | None = None, fusions: Fusions | None = None
+                ) -> Graph:
+    """Nodes and edges of one procedure's graph (``edges``: precomputed dependences;
+    ``fusions``: the nests of legal fusion groups, marked)."""
     procedure = _find_procedure(program, procedure_name)
     graph = Graph(procedure.name if procedure else procedure_name)
     if procedure is None:
         return graph
     lines = [loop.line for p, loop in program_nests(program) if p is procedure]
     for line in lines:
+        toggle = (fusions or {}).get((procedure.name, line), "")
+        fusable = f"; fusable with its group: {toggle}" if toggle else ""
         graph.nodes.append(Node(f"L{line}", f"{_short(procedure.name, 30)}:{line}", "loop",
-                                f"loop nest at line {line} of {procedure.name}"))
+                                f"loop nest at line {line} of {procedure.name}{fusable}",
+                                fusion=toggle))
     if edges is None:
         edges = dependences(program)
     grouped: dict[tuple[int, int, str], list[str]] = {}
@@ -121,6 +140,14 @@ def build_graph(program: Program, procedure_name: str,
 
 # --- DOT ----------------------------------------------------------------------------------
 
+FUSION_COLOUR = "#2ca02c"  # the frame of a fusion group, and a fusable nest's fill below
+_FUSABLE_FILL = "#dff0d8"
+
+
+def _loop_fill(node: Node) -> str:
+    return _FUSABLE_FILL if node.fusion else "#f2f2f2"
+
+
 def _dot_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -138,12 +165,20 @@ def to_dot(graph: Graph) -> str:
            '  edge [arrowsize=0.7];']
     for node in graph.nodes:
         if node.shape == "loop":
-            attrs = 'shape=ellipse, style=filled, fillcolor="#f2f2f2"'
+            attrs = f'shape=ellipse, style=filled, fillcolor="{_loop_fill(node)}"'
         else:
             attrs = (f'shape=box, style="rounded", fontsize=10, '
                      f'color="{COLOURS[node.kind]}", fontcolor="#222222"')
         out.append(f"  {node.ident} [label={_dot_string(node.label)}, "
                    f"tooltip={_dot_string(node.tooltip)}, {attrs}];")
+    groups: dict[str, list[str]] = {}
+    for node in graph.nodes:
+        if node.fusion:
+            groups.setdefault(node.fusion, []).append(node.ident)
+    for number, (toggle, members) in enumerate(groups.items(), start=1):
+        out.append(f"  subgraph cluster_fusion_{number} {{ label={_dot_string(toggle)}; "
+                   f'style="dashed,rounded"; color="{FUSION_COLOUR}"; fontsize=10; '
+                   + " ".join(f"{m};" for m in members) + " }")
     for edge in graph.edges:
         out.append(f'  {edge.source} -> {edge.target} [color="{COLOURS[edge.kind]}", '
                    f"style={DOT_STYLES[edge.kind]}];")
@@ -235,8 +270,9 @@ def layered_svg(graph: Graph, ident: str = "g") -> str:
     for node in graph.nodes:
         w, x, y = width_of[node.ident], centre[node.ident], y_of[node.ident]
         if node.shape == "loop":
+            stroke = FUSION_COLOUR if node.fusion else "#333"
             shape = (f'<ellipse cx="{x:.1f}" cy="{y + _NODE_H / 2:.1f}" rx="{w / 2:.1f}" '
-                     f'ry="{_NODE_H / 2}" fill="#f2f2f2" stroke="#333"/>')
+                     f'ry="{_NODE_H / 2}" fill="{_loop_fill(node)}" stroke="{stroke}"/>')
         else:
             shape = (f'<rect x="{x - w / 2:.1f}" y="{y}" width="{w:.1f}" height="{_NODE_H}" '
                      f'rx="4" fill="#fff" stroke="{COLOURS[node.kind]}"/>')
@@ -251,6 +287,11 @@ def layered_svg(graph: Graph, ident: str = "g") -> str:
                    f'stroke="{COLOURS[kind]}" stroke-width="1.6"{dash}/>'
                    f'<text x="{lx + 26}" y="{legend_y}" font-size="10">{kind}</text>')
         lx += 72
+    if any(node.fusion for node in graph.nodes):
+        out.append(f'<ellipse cx="{lx + 11}" cy="{legend_y - 4}" rx="11" ry="6" '
+                   f'fill="{_FUSABLE_FILL}" stroke="{FUSION_COLOUR}"/>'
+                   f'<text x="{lx + 26}" y="{legend_y}" font-size="10">fusable (hover: its '
+                   "toggle)</text>")
     out.append("</svg>")
     return "".join(out)
 
@@ -281,8 +322,10 @@ def _file_name(name: str, used: set[str]) -> str:
     return candidate + ".dot"
 
 
-def write_graphs(program: Program, directory: str) -> list[str]:
-    """One ``.dot`` file per procedure that has dependences; returns the paths written."""
+def write_graphs(program: Program, directory: str, result: ModelResult | None = None
+                 ) -> list[str]:
+    """One ``.dot`` file per procedure that has dependences; returns the paths written.
+    With the model's ``result``, its legal fusion groups are framed."""
     target = Path(directory)
     try:
         target.mkdir(exist_ok=True)
@@ -296,7 +339,8 @@ def write_graphs(program: Program, directory: str) -> list[str]:
     used: set[str] = set()
     for name in names:
         path = str(target / _file_name(name, used))
-        atomic_write_text(path, to_dot(build_graph(program, name, edges)))
+        atomic_write_text(path, to_dot(build_graph(program, name, edges,
+                                                   fusion_groups(result))))
         written.append(path)
     return written
 

@@ -149,6 +149,7 @@ def to_json_data(
         **({"gathers": [_row(row, env, cell_of) for row in result.tables["Gathers"].rows]}
            if "Gathers" in result.tables else {}),
         **({"offload": _offload(result, env, cell_of)} if "Offload" in result.tables else {}),
+        **({"fusion": _fusion(result, env, cell_of)} if result.aspen is None else {}),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
         "warnings": warnings,
@@ -181,6 +182,29 @@ def _offload(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
         out["idioms_speedup"] = _number(speedup.value(env))  # type: ignore[union-attr]
         out["cells"]["idioms_speedup"] = cell_of(speedup)  # type: ignore[arg-type]
     return out
+
+
+# Fusion-sheet columns in a group of the contract's fusion.groups (DESIGN §3.2)
+_FUSION_FIELDS = ("procedure", "nests", "legal", "reason", "parameter", "traffic_gb_unfused",
+                  "traffic_gb_fused", "time_s_unfused", "time_s_fused", "pays_from_cache_kib")
+
+
+def _fusion(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
+    """``fusion``: one group per candidate run; an illegal run has no parameter and no fused
+    numbers; ``pays_from_cache_kib`` is null where fusion pays at no cache size."""
+    table = result.tables.get("Fusion")
+    groups = []
+    for row in table.rows if table is not None else ():
+        out = _row(row, env, cell_of)
+        group = {key: out.get(key) for key in _FUSION_FIELDS}
+        group.update(nests=row["nest_lines"], legal=row["legal"] == "yes",
+                     parameter=row["parameter"] or None)
+        if group["pays_from_cache_kib"] is not None and group["pays_from_cache_kib"] < 0:
+            group["pays_from_cache_kib"] = None
+        group["cells"] = {key: cell for key, cell in out["cells"].items()
+                          if key in _FUSION_FIELDS}
+        groups.append(group)
+    return {"groups": groups}
 
 
 def _idioms(result: ModelResult) -> dict[str, Any]:
