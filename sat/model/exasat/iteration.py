@@ -10,9 +10,16 @@ repeated for each of their values.  Such a loop inside the grid loops (``do n = 
 in the body of ``do i``) is a *component* loop instead: every cell touches each of its values,
 so the array-components it subscripts count once per value (their *copies*), as in the
 original sheet, and the other arrays of the nest are not re-read.
-Only accesses with two or more loop-variable subscripts vote for axes when the nest has any:
-``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis.
+Only the accesses with the most loop-variable subscripts vote for axes (the arrays that span
+the whole iteration space); a variable none of them has takes the votes of the others:
+``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis, and ``tot(j,k)`` beside
+``x(i,j,k)`` does not put ``j`` on X.
 X is the unit-stride axis: its block extent is rounded up to whole cache lines.
+
+An array that does not step along an axis of the nest (``tot(j,k)`` written after the ``i``
+loop, ``w(i)`` in a 3-D nest, ``b(l,0)`` in the ``j`` loop) is *invariant* along it: its
+:attr:`Pattern.invariant` axes are reused across the loop rather than streamed
+(:mod:`~sat.model.exasat.memory`).
 """
 
 from __future__ import annotations
@@ -44,6 +51,12 @@ class Pattern:
     rank: int
     # chains of component loops enclosing the accesses (empty: one copy per cell)
     copy_chains: tuple[tuple[Loop, ...], ...] = ()
+    # axes with loops the pattern does not step along (it sits outside their loops, or its
+    # subscripts do not use their variables): the same elements serve every step
+    invariant: frozenset[int] = frozenset()
+    # along what its unit-stride dimension steps: "x" (the X axis), "other" (another axis:
+    # tot(j,k) in an i, j, k nest) or "none" (no loop variable: b(l,1), b[l][0])
+    unit: str = "x"
 
     @property
     def words(self) -> int:
@@ -172,15 +185,26 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
         loops, [access for _, access, _ in accesses], loop_dims, row_major)
-    votes: dict[str, Counter[int]] = {}
-    for _, access, _ in accesses:
+    def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
-        if grid and len(dims) < 2:
-            continue
-        if row_major:
-            dims.reverse()
-        for position, d in enumerate(dims):
-            votes.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+        return dims[::-1] if row_major else dims
+
+    votes: dict[str, Counter[int]] = {}
+    # the arrays with the most loop-variable subscripts span the iteration space: theirs are
+    # the votes; a variable they do not use takes those of the arrays that have it
+    ranked = sorted({len(voting_dims(access)) for _, access, _ in accesses}, reverse=True)
+    for rank in ranked:
+        if grid and rank < 2:
+            break
+        cast: dict[str, Counter[int]] = {}
+        for _, access, _ in accesses:
+            dims = voting_dims(access)
+            if len(dims) != rank:
+                continue
+            for position, d in enumerate(dims):
+                cast.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+        for var, counter in cast.items():
+            votes.setdefault(var, counter)
     axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
     notes = [f"loop variable {var} subscripts dimensions at different positions; "
              f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
@@ -216,10 +240,19 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
+    stepped: dict[str, set[int]] = {}
+    units: dict[str, set[str]] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
+        stepped.setdefault(array.key, set()).update(
+            a for a in range(3) if stepping[a].intersection(lowered))
+        if lowered:
+            unit_var = lowered[-1 if row_major else 0]
+            units.setdefault(array.key, set()).add(
+                "x" if unit_var in stepping[0] else
+                "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
         point = []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -232,10 +265,17 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
+    with_loops = {a for a in range(3) if axis_loops[a]}
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
-                        first[key][1], tuple(chains.get(key, {}).values()))
+                        first[key][1], tuple(chains.get(key, {}).values()),
+                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops)
+
+
+def _unit(found: set[str]) -> str:
+    """The pattern's unit-stride stepping, the most regular of its accesses'."""
+    return next((u for u in ("x", "other", "none") if u in found), "x")
 
 
 # ---------------------------------------------------------------- expressions
