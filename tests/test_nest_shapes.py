@@ -13,31 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
+from test_levels import MACHINE as LEVELS_MACHINE
 
 from sat.cli import main
 
-MACHINE = """\
-<machine name="two-level" description="a two-level test machine">
-  <prop key="Cores" val="1" source="test"/>
-  <prop key="GflopsPerCore" val="16" source="test"/>
-  <prop key="GBsPerCore" val="10" source="test"/>
-  <prop key="CacheKB" val="1024" source="test"/>
-  <prop key="LineBytes" val="64" source="test"/>
-  <prop key="WordBytes" val="8" source="test"/>
-  <prop key="ClockGHz" val="2" source="test"/>
-  <prop key="FlopsPerCycle" val="8" source="test"/>
-  <prop key="LoadsPerCycle" val="2" source="test"/>
-  <prop key="StoresPerCycle" val="1" source="test"/>
-  <prop key="VectorBytes" val="32" source="test"/>
-  <memory>
-    <level name="L1" size_kib="{l1}" line_bytes="64" shared_by_cores="1" bandwidth_gbs="128"
-           source="test"/>
-    <level name="L2" size_kib="{l2}" line_bytes="64" shared_by_cores="1" bandwidth_gbs="64"
-           policy="inclusive" source="test"/>
-    <level name="memory" line_bytes="64" shared_by_cores="1" bandwidth_gbs="40" source="test"/>
-  </memory>
-</machine>
-"""
+# test_levels.py's two-level machine with the cache sizes of each test
+MACHINE = LEVELS_MACHINE.replace('size_kib="32"', 'size_kib="{l1}"').replace(
+    'size_kib="1024"', 'size_kib="{l2}"')
 
 
 def run(tmp_path: Path, name: str, source: str, *options: str, l1: int = 16,
@@ -178,3 +160,48 @@ def test_small_coefficient_array_stays_in_cache(tmp_path: Path, l1: int,
     (loop,) = run(tmp_path, "scale.f90", COEFFICIENTS, "--set", "n=64", l1=l1,
                   l2=16)["loops"]
     assert per_level(loop)["L1"] == pytest.approx(expected)
+
+
+TILED = """\
+subroutine tiled(a, b, n, nt, ts)
+  integer :: n, nt, ts, k, jt, it, i, j
+  double precision :: a(n,n), b(n,n)
+  do k = 1, nt
+    do jt = 1, n, ts
+      do it = 1, n, ts
+        do j = jt, jt+ts-1
+          do i = it, it+ts-1
+            b(i,j) = b(i,j) + a(i,j)
+          end do
+        end do
+      end do
+    end do
+    do j = 1, n
+      do i = 1, n
+        a(i,j) = a(i,j) + 1
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_tiled_nest_beside_a_sibling_in_a_time_loop(tmp_path: Path) -> None:
+    """Each sibling is a nest swept nt times; the tile loops block their own nest."""
+    data = run(tmp_path, "tiled.f90", TILED, "--set", "n=1024", "--set", "ts=16",
+               "--set", "nt=10")
+    tiled, sibling = data["loops"]
+    assert (tiled["line"], sibling["line"]) == (5, 14)  # the rows are the siblings'
+    # tiled: 64 x 64 tiles of 16 x 16 over the 1024^2 space, 10 times
+    assert (tiled["sweeps"], tiled["iter_x"], tiled["iter_y"]) == (10, 1024, 1024)
+    assert (tiled["block_x"], tiled["block_y"], tiled["blocks"]) == (16, 16, 64 * 64)
+    assert (sibling["sweeps"], sibling["iter_x"], sibling["iter_y"]) == (10, 1024, 1024)
+    # tiled: a read 8 B, b read and written 16 B: 10 x 1024^2 x 24 = 251,658,240 B
+    # sibling: a read and written: 10 x 1024^2 x 16 = 167,772,160 B; 0.419 GB in all (not
+    # 40,960 sweeps of the whole space)
+    assert tiled["traffic_gb"] * 1e9 == pytest.approx(10 * 1024 ** 2 * 24)
+    assert sibling["traffic_gb"] * 1e9 == pytest.approx(10 * 1024 ** 2 * 16)
+    # one add per point in each: 10 x 1024^2 flops each
+    assert tiled["gflops"] == sibling["gflops"] == pytest.approx(10 * 1024 ** 2 / 1e9)
+    # the tile loops' variables are no problem parameters
+    assert not {"jt", "it"} & {p["name"] for p in data["parameters"]}
