@@ -254,9 +254,15 @@ def test_stream_like_benchmark_reads_as_is():
 def test_stream_like_benchmark_runs_from_the_command_line(capsys):
     data = model(capsys, STREAM, "Cores=1")
     # the set-up loop at line 44 runs 2,000,000 iterations: work, not set-up; the timing loop
-    # at line 50 repeats its four kernels NTIMES = 10 times (elapsed[.][k] is bookkeeping)
+    # at line 50 repeats its four kernels NTIMES = 10 times (elapsed[.][k] is bookkeeping):
+    # each kernel is a nest of its own, swept 10 times
     assert [(loop["procedure"], loop["line"], loop["sweeps"]) for loop in data["loops"]] == [
-        ("main", 44, 1), ("main", 50, 10), ("main", 72, 1)]
+        ("main", 44, 1), ("main", 52, 10), ("main", 57, 10), ("main", 62, 10),
+        ("main", 67, 10), ("main", 72, 1)]
+    # STREAM's bytes per element, with the read for ownership of the written array: copy and
+    # scale 8 + 16, add and triad 8 + 8 + 16 (not the 3 x 16 of one sweep over all three)
+    assert [round(loop["traffic_gb"] * 1e9 / 2e7) for loop in data["loops"][1:5]] == [
+        24, 24, 32, 32]
 
 
 def test_defines_size_the_stream_like_benchmark():

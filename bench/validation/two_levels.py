@@ -120,9 +120,10 @@ class Kernel:
 
     ``source`` is a path under the repository or ``kerncraft:NAME`` (one of Kerncraft's
     example kernels, read as it is by satreport and compiled through ``drivers/snippet.c``).
-    ``kerncraft`` is what Kerncraft reads: ``kerncraft:NAME`` or ``snippet`` (the text of
-    ``snippet``).  ``driver`` is a driver of ``drivers/`` for a source in function form,
-    run as ``driver N SWEEPS FLUSH``.
+    ``kerncraft`` is what Kerncraft reads: ``kerncraft:NAME``, ``snippet`` (the text of
+    ``snippet``) or "" (a kernel its layer conditions do not describe: tiles, several nests,
+    arrays indexed against the loop order).  ``driver`` is a driver of ``drivers/`` for a source in
+    function form, run as ``driver N SWEEPS FLUSH``.
     """
 
     name: str
@@ -156,6 +157,19 @@ KERNELS = (
     Kernel("long-range", "Kerncraft's 3d-long-range-stencil",
            "kerncraft:3d-long-range-stencil.c", "kerncraft:3d-long-range-stencil.c",
            (("M", 72), ("N", 72)), ("M=72", "N=72"), 64 ** 3),
+    # arrays that skip an axis of the nest: c and b are reused across j when their rows fit
+    Kernel("matvec_trans", "Kerncraft's matvec_trans", "kerncraft:matvec_trans.c",
+           "kerncraft:matvec_trans.c", (("M", 2001), ("N", 2000)), ("M=2001", "N=2000"),
+           2001 * 2000),
+    # a reduction into tot[k][j]: one element per (j, k) beside the 64^3 stream of x
+    # (Kerncraft's layer conditions fail on it: "Number of multiplications in index term does
+    # not match loop counter order")
+    Kernel("reduction", "tot[k][j] += x[k][j][i] (kernels/reduction.c)",
+           "bench/validation/kernels/reduction.c", "", (("N", 64),), ("N=64",), 64 ** 3),
+    # a nest tiled 16 x 16 beside an untiled sibling, both in a time loop of 2 steps
+    Kernel("tiled", "tiled nest and sibling in a time loop (kernels/tiled.c)",
+           "bench/validation/kernels/tiled.c", "", (("N", 512), ("S", 16), ("NT", 2)),
+           ("N=512", "S=16", "NT=2"), 2 * 2 * 512 ** 2),
 )
 
 
@@ -722,7 +736,7 @@ def run(kernels: list[Kernel], pairs: list[CachePair], jobs: int, workdir: Path,
         if kerncraft is not None:
             predictions = {(k.name, p): pool.submit(kerncraft_predict, kerncraft, k,
                                                     machines[p], workdir)
-                           for k in kernels for p in pairs}
+                           for k in kernels for p in pairs if k.kerncraft}
 
         def measured(kernel: Kernel, pair: CachePair) -> Measurement:
             counts = valgrind_counts(kernel, exes[kernel.name], sources[kernel.name], pair,
@@ -738,7 +752,8 @@ def run(kernels: list[Kernel], pairs: list[CachePair], jobs: int, workdir: Path,
         for kernel in kernels:
             for pair in pairs:
                 m = measurements[(kernel.name, pair)].result()
-                kc = predictions[(kernel.name, pair)].result() if predictions else None
+                found = predictions.get((kernel.name, pair))
+                kc = found.result() if found is not None else None
                 sat = satreport[(kernel.name, pair)]
                 if sat.note and sat.note not in result.notes:
                     result.notes.append(sat.note)

@@ -1,5 +1,11 @@
 """Loop nests: the unit the model reports on (one row per outermost loop of a procedure).
 
+A repetition loop (a time loop: its variable subscripts no array and bounds no loop inside it)
+around several sibling loops runs each of them in turn: each sibling, with the repetition
+loops that enclose it, is a nest of its own (:class:`NestPart`, its row at the sibling's
+line), whose sweeps are the loops around *it*; the repetition loop's own statements count
+with its first sibling.
+
 A nest is *reported* (a row of the Loops sheet) unless it is fixed setup work: every bound
 of every loop in it is a literal number (so its cost does not grow with any problem
 parameter), it runs fewer iterations than ``SetupIterations`` (1000 unless set) and it touches
@@ -10,6 +16,7 @@ hypterm); satreport lists them in the Notes sheet instead of silently ignoring t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -25,11 +32,53 @@ def outermost_loops(body: Body) -> Iterator[Loop]:
         yield from outermost_loops(branch)
 
 
+@dataclasses.dataclass
+class NestPart(Loop):
+    """A repetition loop around one of its sibling loops: a nest of its own (its ``line`` is
+    the sibling's). ``whole`` is the repetition loop of the source."""
+
+    whole: Loop | None = None
+
+
 def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
-    """Every (procedure, outermost loop) pair of the program, in program order."""
+    """Every (procedure, nest) pair of the program in program order: the outermost loops, a
+    repetition loop around sibling loops as one nest per sibling (:func:`nest_parts`)."""
     for procedure in program.procedures:
         for loop in sorted(outermost_loops(procedure), key=lambda lp: lp.line):
-            yield procedure, loop
+            for part in nest_parts(loop):
+                yield procedure, part
+
+
+def _uses(name: str, loop: Loop) -> bool:
+    """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``."""
+    word = re.compile(rf"\b{re.escape(name)}\b", re.I)
+    for body in levels(loop):
+        if body is not loop and any(var.lower() == name for array in body.arrays
+                                    for access in array.accesses for var in access.loopvars):
+            return True
+        if body is not loop and isinstance(body, Loop) and \
+                word.search(f"{body.lower} {body.upper} {body.stride}"):
+            return True
+        if any(isinstance(o, str) and word.search(o) for array in body.arrays
+               for access in array.accesses for o in access.offsets):
+            return True
+    return False
+
+
+def nest_parts(loop: Loop) -> list[Loop]:
+    """``loop``, or one :class:`NestPart` per sibling loop when it repeats several."""
+    if len(loop.loops) < 2 or not loop.loopvar or _uses(loop.loopvar.lower(), loop):
+        return [loop]
+    parts: list[Loop] = []
+    for index, child in enumerate(loop.loops):
+        for inner in nest_parts(child):
+            own = {} if index == 0 else {  # the repetition loop's own work counts once
+                "adds": 0, "multiplies": 0, "divides": 0, "specials": 0, "scalars": [],
+                "arrays": [], "calls": [], "branches": []}
+            fields = {f.name: getattr(loop, f.name) for f in dataclasses.fields(Loop)}
+            parts.append(NestPart(**{**fields, **own, "loops": [inner], "line": inner.line,
+                                     "whole": getattr(loop, "whole", None) or loop}))
+    return parts
 
 
 def levels(top: Body) -> Iterator[Body]:
@@ -108,6 +157,8 @@ def bounds_assigned_inside(loop: Loop) -> list[tuple[Loop, str]]:
 
 def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:
     """The branch arms between ``body`` and its outermost loop ``target`` (None: not there)."""
+    if isinstance(target, NestPart) and target.whole is not None:
+        target = target.whole
     if any(loop is target for loop in body.loops):
         return []
     for branch in body.branches:

@@ -10,9 +10,21 @@ repeated for each of their values.  Such a loop inside the grid loops (``do n = 
 in the body of ``do i``) is a *component* loop instead: every cell touches each of its values,
 so the array-components it subscripts count once per value (their *copies*), as in the
 original sheet, and the other arrays of the nest are not re-read.
-Only accesses with two or more loop-variable subscripts vote for axes when the nest has any:
-``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis.
+Only the accesses with the most loop-variable subscripts vote for axes (the arrays that span
+the whole iteration space); a variable none of them has takes the votes of the others:
+``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis, and ``tot(j,k)`` beside
+``x(i,j,k)`` does not put ``j`` on X.
 X is the unit-stride axis: its block extent is rounded up to whole cache lines.
+
+A loop whose variable bounds a loop of an axis inside it (``do jt = 1, n, ts`` around ``do j
+= jt, jt+ts-1``) is a *tile* loop of that axis, not a sweep: the axis extends over the tile
+loop's trips times the tile's, and the tile is the axis's block (the code's own blocking,
+in place of BlockX, BlockY or BlockZ).
+
+An array that does not step along an axis of the nest (``tot(j,k)`` written after the ``i``
+loop, ``w(i)`` in a 3-D nest, ``b(l,0)`` in the ``j`` loop) is *invariant* along it: its
+:attr:`Pattern.invariant` axes are reused across the loop rather than streamed
+(:mod:`~sat.model.exasat.memory`).
 """
 
 from __future__ import annotations
@@ -44,6 +56,12 @@ class Pattern:
     rank: int
     # chains of component loops enclosing the accesses (empty: one copy per cell)
     copy_chains: tuple[tuple[Loop, ...], ...] = ()
+    # axes with loops the pattern does not step along (it sits outside their loops, or its
+    # subscripts do not use their variables): the same elements serve every step
+    invariant: frozenset[int] = frozenset()
+    # along what its unit-stride dimension steps: "x" (the X axis), "other" (another axis:
+    # tot(j,k) in an i, j, k nest) or "none" (no loop variable: b(l,1), b[l][0])
+    unit: str = "x"
 
     @property
     def words(self) -> int:
@@ -67,6 +85,7 @@ class NestShape:
     patterns: list[Pattern]
     notes: list[str] = field(default_factory=list)
     copy_loops: list[Loop] = field(default_factory=list)  # component loops inside the grid
+    tiles: list[tuple[Loop, Loop, int]] = field(default_factory=list)  # (tile, inner, axis)
 
     @property
     def file(self) -> str:
@@ -172,15 +191,26 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
         loops, [access for _, access, _ in accesses], loop_dims, row_major)
-    votes: dict[str, Counter[int]] = {}
-    for _, access, _ in accesses:
+    def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
-        if grid and len(dims) < 2:
-            continue
-        if row_major:
-            dims.reverse()
-        for position, d in enumerate(dims):
-            votes.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+        return dims[::-1] if row_major else dims
+
+    votes: dict[str, Counter[int]] = {}
+    # the arrays with the most loop-variable subscripts span the iteration space: theirs are
+    # the votes; a variable they do not use takes those of the arrays that have it
+    ranked = sorted({len(voting_dims(access)) for _, access, _ in accesses}, reverse=True)
+    for rank in ranked:
+        if grid and rank < 2:
+            break
+        cast: dict[str, Counter[int]] = {}
+        for _, access, _ in accesses:
+            dims = voting_dims(access)
+            if len(dims) != rank:
+                continue
+            for position, d in enumerate(dims):
+                cast.setdefault(access.loopvars[d].lower(), Counter())[position] += 1
+        for var, counter in cast.items():
+            votes.setdefault(var, counter)
     axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
     notes = [f"loop variable {var} subscripts dimensions at different positions; "
              f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
@@ -202,6 +232,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                      f"trips multiply the elements of the arrays {inner.loopvar} subscripts "
                      f"at each point of {outer.loopvar}")
     grid_loops = {id(lp) for a in axis_loops for lp in a}
+    tiles = _tile_loops(others, axis_loops)
+    tile_ids = {id(tile) for tile, _, _ in tiles}
+    others = [lp for lp in others if id(lp) not in tile_ids]
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
     sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]
     copy_loops = [lp for lp in others if lp not in sweeps]
@@ -216,10 +249,19 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
+    stepped: dict[str, set[int]] = {}
+    units: dict[str, set[str]] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
+        stepped.setdefault(array.key, set()).update(
+            a for a in range(3) if stepping[a].intersection(lowered))
+        if lowered:
+            unit_var = lowered[-1 if row_major else 0]
+            units.setdefault(array.key, set()).add(
+                "x" if unit_var in stepping[0] else
+                "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
         point = []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -232,10 +274,59 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
+    # reuse across an invariant axis assumes ExaSAT's order, X innermost then Y then Z: with
+    # the loops in another order (the j-outer matrix-vector product, whose inner loop steps
+    # along Y), such arrays are streamed as before
+    with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
+        else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
-                        first[key][1], tuple(chains.get(key, {}).values()))
+                        first[key][1], tuple(chains.get(key, {}).values()),
+                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())))
                 for key in offsets]
-    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops)
+    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles)
+
+
+def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
+                ) -> list[tuple[Loop, Loop, int]]:
+    """(tile, inner, axis) of each non-axis loop whose variable starts an axis loop inside it
+    (``do jt = 1, n, ts`` around ``do j = jt, min(n, jt+ts-1)``; not ``do k = rowptr(i), …``,
+    a row of a sparse matrix, which is no tile)."""
+    found = []
+    for tile in others:
+        if not tile.loopvar:
+            continue
+        start = re.compile(rf"^\s*{re.escape(tile.loopvar.lower())}\s*([+-][^,]*)?$", re.I)
+        inside = {id(lp) for lp in tile.all_loops()}
+        for axis, on_axis in enumerate(axis_loops):
+            inner = next((lp for lp in on_axis if id(lp) in inside
+                          and start.match(lp.lower)), None)
+            if inner is not None:
+                found.append((tile, inner, axis))
+                break
+    return found
+
+
+def _at_tile_start(inner: Loop, tile: Loop) -> Loop:
+    """``inner`` with the tile loop's variable at its first value: one tile's bounds."""
+    pattern = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
+    start = f"({tile.lower})"
+    return Loop(line=inner.line, loopvar=inner.loopvar, lower=pattern.sub(start, inner.lower),
+                upper=pattern.sub(start, inner.upper), stride=inner.stride, file=inner.file)
+
+
+def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
+    """Whether no loop of an axis encloses a loop of an outer axis (X around Y, Y around Z)."""
+    for axis in range(2):
+        for loop in axis_loops[axis]:
+            inside = {id(lp) for lp in loop.all_loops()}
+            if any(id(lp) in inside for outer in axis_loops[axis + 1:] for lp in outer):
+                return False
+    return True
+
+
+def _unit(found: set[str]) -> str:
+    """The pattern's unit-stride stepping, the most regular of its accesses'."""
+    return next((u for u in ("x", "other", "none") if u in found), "x")
 
 
 # ---------------------------------------------------------------- expressions
@@ -314,9 +405,24 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
 
     ``probability`` is the chance the nest runs at all (it sits inside conditional arms).
     """
+    tile_of: dict[int, tuple[Loop, E.Expr]] = {}
+    for tile, inner, _ in shape.tiles:
+        size = trip_count(_at_tile_start(inner, tile), ctx)
+        # the inner loop runs one tile wherever it is met (the flop counts too), not a count
+        # depending on the tile loop's variable
+        ctx.trip_counts[(inner.lower, inner.upper, inner.stride)] = size
+        tile_of[id(inner)] = (tile, size)
+    tiled = {axis: tile_of[id(inner)][1] for _, inner, axis in shape.tiles}
+
+    def trips(lp: Loop) -> E.Expr:
+        if id(lp) in tile_of:
+            tile, size = tile_of[id(lp)]
+            return E.mul(trip_count(tile, ctx), size)
+        return trip_count(lp, ctx)
+
     extents = []
     for a, loops in enumerate(shape.axis_loops):
-        expr = E.maximum(*[trip_count(lp, ctx) for lp in loops]) if loops else E.Num(1)
+        expr = E.maximum(*[trips(lp) for lp in loops]) if loops else E.Num(1)
         extents.append(E.Quantity(_key(shape, f"iter_{AXES[a]}"), expr, "iterations",
                                   f"iterations along {AXES[a].upper()}"))
     sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])
@@ -326,7 +432,8 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
     for a, extent in enumerate(extents):
         size = ctx.param(BLOCK_PARAMS[a])
         # 0 (or less) means no blocking along the axis; a block never exceeds the extent.
-        expr = E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
+        expr = E.minimum(tiled[a], extent) if a in tiled else \
+            E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
         block.append(E.Quantity(_key(shape, f"block_{AXES[a]}"), expr, "iterations",
                                 f"block iterations along {AXES[a].upper()}"))
         # MAX(…, 1): an empty nest (extent 0) has no block, not 0/0 of them.

@@ -200,6 +200,7 @@ class ArrayModel:
     spans: tuple[int, int, int]
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
     words: int = 1  # words per element (2 for a double-precision complex)
+    invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -326,8 +327,46 @@ def _prod(count: int, *factors: E.Expr) -> E.Expr:
     """``count`` times the factors (all expressions already), without generic folding."""
     if count == 0:
         return E.Num(0)
+    factors = tuple(f for f in factors if f != E.Num(1)) or (E.Num(1),)
     items = factors if count == 1 else (E.Num(count), *factors)
     return items[0] if len(items) == 1 else E.Mul(items)
+
+
+@dataclass(frozen=True)
+class Collapsed:
+    """Block sizes of one pattern per reuse case: an axis it is invariant along counts 1
+    where the case keeps its elements from one step of the axis to the next.
+
+    The same element comes back after one step of the innermost axis of the run of invariant
+    axes that ends at the axis: along X after a cell (a register, in every case), along Y
+    after a pencil (cases planes and pencils), along Z after a plane (case planes), or after
+    a pencil when it is invariant along Y too (``w(i)`` in a 3-D nest), or after a cell when
+    along X and Y too (``c(k)``).
+    """
+
+    x: E.Expr
+    h_planes: E.Expr  # case planes: every invariant axis is reused
+    i_planes: E.Expr
+    i_pencils: E.Expr  # case pencils: axes whose elements come back within a pencil
+    h_within: E.Expr  # cases within and none: axes whose elements come back within a cell
+    i_within: E.Expr
+
+
+def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr) -> Collapsed:
+    one = E.Num(1)
+    back = {}  # invariant axis -> the reuse level its elements come back after (0 cell, ...)
+    for axis in sorted(invariant):
+        back[axis] = back.get(axis - 1, axis)
+    return Collapsed(one if 0 in back else g,
+                     one if 1 in back else h, one if 2 in back else i,
+                     one if back.get(2, 2) <= 1 else i,
+                     one if back.get(1, 1) == 0 else h, one if back.get(2, 2) == 0 else i)
+
+
+def _volume(x: E.Expr, h: E.Expr, i: E.Expr, ghi: E.Expr) -> E.Expr:
+    """x*h*i, the shared product when nothing is collapsed."""
+    return ghi if isinstance(x, E.Ref) and isinstance(h, E.Ref) and isinstance(i, E.Ref) \
+        else E.mul(x, h, i)
 
 
 def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
@@ -353,15 +392,23 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
         sx, sy, sz = spans(pattern.offsets)
         words = pattern.words
-        form = (pattern.offsets, words)
+        sizes = _collapsed(pattern.invariant, g, h, i)
+        form = (pattern.offsets, words, pattern.invariant, pattern.unit)
         if form not in shapes:  # identical stencils share their expressions
 
-            def length(s: int, _words: int = words) -> E.Expr:
-                return lined(s, _words)
+            def length(s: int, _words: int = words, _p=pattern, _g=sizes.x) -> E.Expr:
+                if 0 not in _p.invariant:
+                    return lined(s, _words)
+                # one element per change of the other indices: its neighbours along the
+                # axis of its unit-stride dimension share its line; with a constant there
+                # every change is a line of its own
+                return E.add(_g, s) if _p.unit == "other" else \
+                    round_to_lines(E.add(_g, s), ctx, _words)
 
-            shapes[form] = (footprint(plane_terms(pattern.offsets), length, h, 1),
-                            footprint(volume_terms(pattern.offsets), length, h, i))
-        plane_expr, block_expr = shapes[form]
+            shapes[form] = (footprint(plane_terms(pattern.offsets), length, sizes.h_planes, 1),
+                            footprint(volume_terms(pattern.offsets), length, sizes.h_planes,
+                                      sizes.i_planes), length(sx))
+        plane_expr, block_expr, x_length = shapes[form]
         if (pattern.kind, words) not in units:
             cost = array_cost(pattern.kind, ctx, write_cost)  # per word
             units[(pattern.kind, words)] = E.Div(
@@ -373,12 +420,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         prefix = ("array", shape.ident, pattern.key)
         q: dict[str, E.Quantity] = {}
         for name, expr, qunit, label in (
-            ("access_x", E.add(g, sx), "elements", "block access space X"),
-            ("access_y", E.add(h, sy), "elements", "block access space Y"),
-            ("access_z", E.add(i, sz), "elements", "block access space Z"),
+            ("access_x", E.add(sizes.x, sx), "elements", "block access space X"),
+            ("access_y", E.add(sizes.h_planes, sy), "elements", "block access space Y"),
+            ("access_z", E.add(sizes.i_planes, sz), "elements", "block access space Z"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
+                                    x_length if pattern.invariant else
                                     round_to_lines(q["access_x"], ctx, words), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
@@ -403,20 +451,23 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "reused data for reuse within pencils"),
             # every element of the block once, not rounded to cache lines: a lower bound of
             # every other case, so never more than the traffic chosen
-            ("traffic_blocks_gb", _prod(1, unit, ghi), "GB",
+            ("traffic_blocks_gb", _prod(1, unit, _volume(sizes.x, sizes.h_planes,
+                                                         sizes.i_planes, ghi)), "GB",
              "traffic per sweep with reuse between blocks"),
             ("traffic_planes_gb", _prod(1, unit, block), "GB",
              "traffic per sweep with reuse between planes"),
-            ("traffic_pencils_gb", _prod(counts.planes, unit, plane, i), "GB",
+            ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
              "traffic per sweep with reuse between pencils"),
-            ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, h, i), "GB",
+            ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, sizes.h_within,
+                                        sizes.i_within), "GB",
              "traffic per sweep with reuse within pencils"),
-            ("traffic_none_gb", _prod(counts.cells, unit, ghi), "GB",
+            ("traffic_none_gb", _prod(counts.cells, unit, _volume(sizes.x, sizes.h_within,
+                                                                  sizes.i_within, ghi)), "GB",
              "traffic per sweep without reuse within pencils"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, words,
-                                 q=q))
+                                 q=q, invariant=pattern.invariant))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]

@@ -174,11 +174,15 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
                                  nest_q)
     by_words: dict[int, list[E.Quantity]] = {}
+    registers: list[E.Quantity] = []
     for array in memory.arrays:
-        by_words.setdefault(array.words, []).append(array.q["traffic_none_gb"])
+        if 0 in array.invariant:  # held in a register along X: one element (or line) per
+            registers.append(array.q["traffic_within_gb"])  # change of its other indices
+        else:
+            by_words.setdefault(array.words, []).append(array.q["traffic_none_gb"])
     none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
         E.mul(elements_per_line(ctx, words), E.add(*traffic))
-        for words, traffic in sorted(by_words.items())])), "GB",
+        for words, traffic in sorted(by_words.items())], *registers)), "GB",
         "traffic without reuse within pencils, one line per access")
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     result = NestLevels([])

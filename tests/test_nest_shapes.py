@@ -1,0 +1,207 @@
+"""Nest shapes beyond ExaSAT's streamed 3-D grid, counted by hand.
+
+Arrays written at an outer level of a nest (a reduction into ``tot(j,k)``), accesses that do
+not vary with the inner loop (``coef[l][0]`` in the ``j`` loop) and small coefficient arrays
+(``w(i)`` in a 3-D nest). Per-level figures on a two-level machine (64-byte lines, 8-byte
+words: 8 elements per line); a read moves 8 B per element, a write 16 B (the line read for
+ownership, then written back), a read-and-written element 16 B.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_levels import MACHINE as LEVELS_MACHINE
+
+from sat.cli import main
+
+# test_levels.py's two-level machine with the cache sizes of each test
+MACHINE = LEVELS_MACHINE.replace('size_kib="32"', 'size_kib="{l1}"').replace(
+    'size_kib="1024"', 'size_kib="{l2}"')
+
+
+def run(tmp_path: Path, name: str, source: str, *options: str, l1: int = 16,
+        l2: int = 64) -> dict:
+    path, machine = tmp_path / name, tmp_path / "machine.xml"
+    path.write_text(source)
+    machine.write_text(MACHINE.format(l1=l1, l2=l2))
+    out = tmp_path / "out.json"
+    assert main([str(path), "--machine", str(machine), "--json", str(out), *options]) == 0
+    return json.loads(out.read_text())
+
+
+def per_level(loop: dict) -> dict[str, float]:
+    return {row["level"]: row["bytes_per_iteration"] for row in loop["levels"]}
+
+
+REDUCTION = """\
+subroutine reduce(tot, x, n)
+  integer :: n, i, j, k
+  double precision :: tot(n,n), x(n,n,n)
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        tot(j,k) = tot(j,k) + x(i,j,k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+REDUCTION_OUTSIDE = """\
+subroutine reduce(tot, x, n)
+  integer :: n, i, j, k
+  double precision :: tot(n,n), x(n,n,n), s
+  do k = 1, n
+    do j = 1, n
+      s = 0
+      do i = 1, n
+        s = s + x(i,j,k)
+      end do
+      tot(j,k) = s
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("source", [REDUCTION, REDUCTION_OUTSIDE], ids=["inside", "outside"])
+def test_reduction_into_a_plane_counts_the_whole_space(tmp_path: Path, source: str) -> None:
+    data = run(tmp_path, "reduce.f90", source, "--set", "n=128")
+    (loop,) = data["loops"]
+    # x(i,j,k) spans the space: i on X, j on Y, k on Z (tot(j,k) does not put j on X)
+    assert (loop["iter_x"], loop["iter_y"], loop["iter_z"], loop["sweeps"]) == (128, 128, 128, 1)
+    # x: 128^3 x 8 B = 16,777,216; tot, one element per (j,k), read and written (or written:
+    # WriteCost) = 128^2 x 16 B = 262,144: 17,039,360 B
+    assert loop["traffic_gb"] * 1e9 == pytest.approx(128 ** 3 * 8 + 128 ** 2 * 16)
+    assert loop["gflops"] == pytest.approx(128 ** 3 / 1e9)  # one add per point
+    # at each level too: (16,777,216 + 262,144) / 128^3 = 8.125 B per iteration
+    assert per_level(loop) == pytest.approx({"L1": 8.125, "L2": 8.125})
+
+
+def test_one_dimensional_result_written_after_the_inner_loop(tmp_path: Path) -> None:
+    source = """\
+subroutine rowsum(tot, a, n)
+  integer :: n, i, j
+  double precision :: tot(n), a(n,n), s
+  do j = 1, n
+    s = 0
+    do i = 1, n
+      s = s + a(i,j)
+    end do
+    tot(j) = s
+  end do
+end subroutine
+"""
+    (loop,) = run(tmp_path, "rowsum.f90", source, "--set", "n=128")["loops"]
+    # a: 128^2 x 8 = 131,072 B; tot: 128 x 16 = 2,048 B -> 133,120 / 128^2 = 8.125 B/it
+    # (not 8 + 16: tot is written once per j)
+    assert loop["traffic_gb"] * 1e9 == pytest.approx(133_120)
+    assert per_level(loop) == pytest.approx({"L1": 8.125, "L2": 8.125})
+
+
+INVARIANT = """\
+double coef[258][2], u[258][512], v[258][512];
+
+void smooth(void)
+{
+  for (int l = 1; l <= 256; l++)
+    for (int j = 0; j < 512; j++)
+      v[l][j] = coef[l][0] * (u[l-1][j] + u[l+1][j]);
+}
+"""
+
+
+def test_loop_invariant_access_moves_once_per_change_of_its_index(tmp_path: Path) -> None:
+    """coef[l][0] inside the j loop is a register along j: one line per l, not 8 B per j.
+
+    256 x 512 = 131,072 iterations; j on X (512), l on Y (256).
+    - L1 of 16 KiB: no reuse between pencils (the pencils' working set: u 4 pencils, the
+      span -1..1 plus the gap of 2, of 512 elements = 16 KiB, v 2 pencils = 8 KiB, coef 2
+      lines, 24.1 KiB in all, does not fit), so within pencils: u's two pencils, 2 x 512 x
+      256 x 8 B = 2,097,152; v 512 x 256 x 16 B = 2,097,152; coef one line per l, its unit-
+      stride subscript a constant: 256 x 64 B = 16,384. 4,210,688 / 131,072 = 32.125 B/it.
+    - L2 of 64 KiB: reuse between pencils: u's plane footprint, 258 rows of 512, x 8 B
+      = 1,056,768; v and coef as above: 3,170,304 / 131,072 = 24.1875 B/it.
+    (Counted as a stream, coef added 8 B per iteration at both levels.)
+    """
+    (loop,) = run(tmp_path, "smooth.c", INVARIANT, l1=16, l2=64)["loops"]
+    assert (loop["iter_x"], loop["iter_y"]) == (512, 256)
+    assert per_level(loop) == pytest.approx({"L1": 32.125, "L2": 24.1875})
+
+
+COEFFICIENTS = """\
+subroutine scale(a, b, w, n)
+  integer :: n, i, j, k
+  double precision :: a(n,n,n), b(n,n,n), w(n)
+  do k = 1, n
+    do j = 1, n
+      do i = 1, n
+        b(i,j,k) = w(i) * a(i,j,k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("l1, expected", [
+    # 1 KiB: pencils (a, b and w 512 B each = 1.5 KiB) do not fit, so within pencils: w is
+    # read along every pencil like a stream, 8 + 16 + 8 = 32 B/it
+    (1, 32.0),
+    # 16 KiB: the pencils fit (planes, 64.5 KiB, do not): w's 64 elements stay for every
+    # pencil of every plane, 512 B in all: 8 + 16 + 512 / 64^3 = 24.001953125 B/it
+    (16, 24.0 + 512 / 64 ** 3),
+])
+def test_small_coefficient_array_stays_in_cache(tmp_path: Path, l1: int,
+                                                expected: float) -> None:
+    (loop,) = run(tmp_path, "scale.f90", COEFFICIENTS, "--set", "n=64", l1=l1,
+                  l2=16)["loops"]
+    assert per_level(loop)["L1"] == pytest.approx(expected)
+
+
+TILED = """\
+subroutine tiled(a, b, n, nt, ts)
+  integer :: n, nt, ts, k, jt, it, i, j
+  double precision :: a(n,n), b(n,n)
+  do k = 1, nt
+    do jt = 1, n, ts
+      do it = 1, n, ts
+        do j = jt, jt+ts-1
+          do i = it, it+ts-1
+            b(i,j) = b(i,j) + a(i,j)
+          end do
+        end do
+      end do
+    end do
+    do j = 1, n
+      do i = 1, n
+        a(i,j) = a(i,j) + 1
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_tiled_nest_beside_a_sibling_in_a_time_loop(tmp_path: Path) -> None:
+    """Each sibling is a nest swept nt times; the tile loops block their own nest."""
+    data = run(tmp_path, "tiled.f90", TILED, "--set", "n=1024", "--set", "ts=16",
+               "--set", "nt=10")
+    tiled, sibling = data["loops"]
+    assert (tiled["line"], sibling["line"]) == (5, 14)  # the rows are the siblings'
+    # tiled: 64 x 64 tiles of 16 x 16 over the 1024^2 space, 10 times
+    assert (tiled["sweeps"], tiled["iter_x"], tiled["iter_y"]) == (10, 1024, 1024)
+    assert (tiled["block_x"], tiled["block_y"], tiled["blocks"]) == (16, 16, 64 * 64)
+    assert (sibling["sweeps"], sibling["iter_x"], sibling["iter_y"]) == (10, 1024, 1024)
+    # tiled: a read 8 B, b read and written 16 B: 10 x 1024^2 x 24 = 251,658,240 B
+    # sibling: a read and written: 10 x 1024^2 x 16 = 167,772,160 B; 0.419 GB in all (not
+    # 40,960 sweeps of the whole space)
+    assert tiled["traffic_gb"] * 1e9 == pytest.approx(10 * 1024 ** 2 * 24)
+    assert sibling["traffic_gb"] * 1e9 == pytest.approx(10 * 1024 ** 2 * 16)
+    # one add per point in each: 10 x 1024^2 flops each
+    assert tiled["gflops"] == sibling["gflops"] == pytest.approx(10 * 1024 ** 2 / 1e9)
+    # the tile loops' variables are no problem parameters
+    assert not {"jt", "it"} & {p["name"] for p in data["parameters"]}
