@@ -499,3 +499,19 @@ def test_the_repository_template_renders_the_idioms_section():
     assert section.count('<tr class="idiom">') == 26
     assert "<code>y[row[k]] = v[k] * x[col[k]];</code>" in section
     assert "x[col[k]], through col" in section
+
+
+@pytest.mark.parametrize("suffix, loop, text", [
+    (".f90", 5, "subroutine amax(a, n, k)\n  integer :: n, k, i\n  real(8) :: a(n)\n  k = 1\n"
+             "  do i = 2, n\n    if (a(i) > a(k)) k = i\n  end do\nend subroutine\n"),
+    (".c", 4, "int amax(int n, const double *a)\n{\n  int i, k = 0;\n"
+           "  for (i = 1; i < n; i++)\n    if (a[i] > a[k]) k = i;\n  return k;\n}\n")])
+def test_an_arg_max_is_a_reduction_of_its_index(tmp_path, suffix, loop, text):
+    """``if (a(i) > a(k)) k = i``: k is read and written in each iteration and its new value
+    is chosen by a test on the array the loop reads, so it carries a value fed by a: a
+    reduction (into k), beside the stream of a. A counter's value depends on no array and
+    stays no reduction (test_hand_labelled_loops)."""
+    source = tmp_path / f"amax{suffix}"
+    source.write_text(text)
+    assert found(read_sources([str(source)])) == {(loop, "stream", "a"),
+                                                  (loop, "reduction", "k")}

@@ -21,8 +21,8 @@ is seen from the loop it is in:
 A value is *carried* when a reference reads and writes an element no subscript of which
 moves with the loop (``y(j) = y(j) + ...`` in an ``i`` loop), or a scalar is read before it is
 written in an iteration and its new value is computed, directly or through other scalars of
-the loop, from array elements the loop reads (``s = s + a(i)``; a counter ``n = n + 1`` is
-not one).
+the loop, from array elements the loop reads or is chosen by a test on them (``s = s + a(i)``;
+the arg-max ``if (a(i) > a(k)) k = i``; a counter ``n = n + 1`` is not one).
 """
 
 from __future__ import annotations
@@ -157,6 +157,7 @@ def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
 
 
 _INDEX = re.compile(r"([A-Za-z_][\w%]*)\s*\(")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _derived(access: Access, chain: tuple[str, ...]) -> tuple[Subscript, ...]:
@@ -200,6 +201,13 @@ def _carriers(loop: Loop, bodies: list[Body], chain: tuple[str, ...],
             everything.setdefault(scalar.name, []).append(scalar)
     sources = {name: {s for sc in found for s in sc.sources} for name, found in
                everything.items()}
+    # A value chosen by a test on the loop's arrays is fed by them too (the arg-max
+    # ``if (a(i) > a(k)) k = i``): the names of an arm's condition feed what the arm writes.
+    for body in bodies[1:]:
+        tested = set(_NAME.findall(getattr(body, "condition", "")))
+        for scalar in body.scalars:
+            if scalar.writes:
+                sources.setdefault(scalar.name, set()).update(tested)
     unknown_flow = {name for name, found in everything.items()
                     if all(not sc.sources and not sc.line for sc in found)}
     reads_arrays = any(ref_reads for ref_reads in _array_reads(bodies))
