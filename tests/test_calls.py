@@ -599,3 +599,72 @@ def test_the_page_takes_the_dependences_of_the_model(tmp_path):
     assert edges == dependences(result.program)  # written through the calls: 22 → 30
     assert {(e.source_line, e.sink_line, e.kind) for e in edges} >= {(22, 30, "flow"),
                                                                      (27, 30, "flow")}
+
+
+SWEEP = """module m
+contains
+subroutine sweep(n, a, b)
+  integer :: n, i
+  real(8) :: a(n), b(n)
+  do i = 2, n - 1
+    b(i) = a(i-1) + a(i) + a(i+1)
+  end do
+end subroutine
+end module
+program p
+  use m
+  integer, parameter :: n = 1000
+  real(8) :: a(n), b(n)
+  integer :: k
+  do k = 1, 10
+    call sweep(n, a, b)
+  end do
+end program
+"""
+
+SMOOTH = """module st
+contains
+subroutine smooth(r, n, a, b)
+  integer :: r, n, i, j
+  real(8) :: a(n), b(n)
+  do i = 1 + r, n - r
+    b(i) = 0
+    do j = -r, r
+      b(i) = b(i) + a(i + j)
+    end do
+  end do
+end subroutine
+end module
+program q
+  use st
+  integer, parameter :: r = 2, n = 1000
+  real(8) :: a(n), b(n)
+  integer :: k
+  do k = 1, 10
+    call smooth(r, n, a, b)
+  end do
+end program
+"""
+
+
+def test_a_named_constant_passed_to_a_callee_keeps_its_value(capsys, tmp_path):
+    """``call sweep(n, a, b)`` with ``n = 1000`` a constant of the caller, ``n`` also the
+    callee's dummy: the caller's constant is the parameter n_p (the name is a variable in
+    sweep) and the call passes n_p, not a defaulted ``n``. By hand: 10 calls x 998 points x
+    2 adds = 19,960 flops = 1.996e-05 Gflop (with the default n = 128 it was 2.52e-06)."""
+    data, _ = run_json(capsys, tmp_path, SWEEP)
+    (loop,) = data["loops"]
+    assert loop["gflops"] == pytest.approx(1.996e-05, rel=1e-12)
+    problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
+    assert problem == {"n_p": 1000}
+
+
+def test_a_constant_used_only_as_an_argument_reaches_the_callee(capsys, tmp_path):
+    """A stencil radius ``r = 2`` the caller uses only as an argument: the callee's loops run
+    from 1 + r to n - r with j from -r to r. By hand: 10 calls x 996 points x 5 adds = 49,800
+    flops = 4.98e-05 Gflop (r was a defaulted 1 before, giving 3 adds per point)."""
+    data, _ = run_json(capsys, tmp_path, SMOOTH)
+    (loop,) = data["loops"]
+    assert loop["gflops"] == pytest.approx(4.98e-05, rel=1e-12)
+    problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
+    assert problem == {"r_q": 2, "n_q": 1000}
