@@ -22,14 +22,24 @@ statements, and ``/* … */`` comments.  ``strict=True`` refuses those too.
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from sat.aspen import tree as t
 from sat.aspen.conformance import leniencies
 from sat.aspen.errors import AspenError
+from sat.quoting import echoed, quoted
+
+_MAX_DIGITS = 320  # more digits than any double has (checked before float() reads them all)
 
 GRAMMAR = r"""
 start: _top*
@@ -235,11 +245,14 @@ class _Build(Transformer):
     def _tloc(self, tok: Token) -> t.Loc:
         return t.Loc(self.path, tok.line or 0, tok.column or 0)
 
-    @staticmethod
-    def _string(tok: Token | None) -> str | None:
+    def _string(self, tok: Token | None) -> str | None:
         if tok is None:
             return None
-        return bytes(str(tok)[1:-1], "utf-8").decode("unicode_escape")
+        try:
+            return bytes(str(tok)[1:-1], "utf-8").decode("unicode_escape")
+        except UnicodeDecodeError as err:  # "\x" without two hex digits, a lone "\"
+            raise AspenError(f"bad escape in the string {echoed(str(tok))}: {err.reason}",
+                             self._tloc(tok)) from None
 
     # ------------------------------------------------------------------ top level
     def start(self, items):
@@ -476,12 +489,20 @@ class _Build(Transformer):
 
     # ------------------------------------------------------------------ expressions
     def int_(self, items):
-        tok = items[0]
-        return t.Num(float(int(tok)), str(tok), self._tloc(tok))
+        return self._number(items[0])
 
     def real(self, items):
-        tok = items[0]
-        return t.Num(float(tok), str(tok), self._tloc(tok))
+        return self._number(items[0])
+
+    def _number(self, tok: Token) -> t.Num:
+        """A literal as a double; one beyond a double's range (a 400-digit count, ``1e400``)
+        has no value in the model: refused at its place."""
+        text = str(tok)
+        value = float(text) if sum(c.isdigit() for c in text) <= _MAX_DIGITS else math.inf
+        if not math.isfinite(value):
+            raise AspenError(f"the number {quoted(text, 40)} is out of range (at most about "
+                             "1.8e308)", self._tloc(tok))
+        return t.Num(value, text, self._tloc(tok))
 
     @v_args(meta=True)
     def name(self, meta, items):
@@ -540,7 +561,18 @@ def parse_text(text: str, path: str = "<string>", strict: bool = False) -> t.Fil
     refused = [f for f in found if strict or f.error]
     if refused:
         raise AspenError(refused[0].message, refused[0].loc)
-    return t.File(path, _Build(path).transform(tree), tuple(found))
+    return t.File(path, _build(path, tree), tuple(found))
+
+
+def _build(path: str, tree):
+    """The model tree of a parse tree; the builder's own errors (a bad number or escape) as
+    they are, not wrapped in lark's ``VisitError``."""
+    try:
+        return _Build(path).transform(tree)
+    except VisitError as err:
+        if isinstance(err.orig_exc, AspenError):
+            raise err.orig_exc from None
+        raise
 
 
 def parse_file(path: str | Path, strict: bool = False) -> t.File:
@@ -561,7 +593,7 @@ def parse_file(path: str | Path, strict: bool = False) -> t.File:
 @functools.lru_cache(maxsize=512)
 def _parse_cached(path: str, mtime_ns: int, size: int, strict: bool = False) -> t.File:
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # a BOM is no text
     except OSError as err:
         raise AspenError(f"cannot read {path}: {err.strerror or err}") from None
     return parse_text(text, path, strict)
@@ -574,4 +606,4 @@ def parse_expression(text: str, path: str = "<expression>") -> t.Expr:
         tree = lark.parse(text, start="expr")
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
-    return _Build(path).transform(tree)
+    return _build(path, tree)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from sat import __version__
 from sat.pipeline.reports import write_reports
 from sat.pipeline.session import Run, UsageError
+from sat.quoting import echoed
 
 if TYPE_CHECKING:  # imported when needed: start-up time of small runs
     from sat.machine import Machine
@@ -51,8 +52,8 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     for name, (value, _source) in params.symbol_values.items():
         if name not in app.params and (aspen_machine is None or
                                        name not in aspen_machine.params):
-            raise UsageError(f"--set {name}: no such parameter of the machine or of the Aspen "
-                             f"model {app.name}")
+            raise UsageError(f"--set {echoed(name)}: no such parameter of the machine or of "
+                             f"the Aspen model {app.name}")
         params.add(_set_parameter(name, value))
     run.progress(f"building the model of {app.name}" + (
         f" on {aspen_machine.name}, socket {socket}" if aspen_machine is not None else

@@ -1,0 +1,192 @@
+"""Inputs written to probe the readers' limits: each ends with exit status 0 or 2 and one line.
+
+One test class per kind of hostile input: typed YAML values, names that hold line breaks,
+errors that know their place, huge numbers, invalid Aspen, deep structures, exponential
+references, sweeps that overflow, evolution strategies that would never stop.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+KERNCRAFT = ROOT / "tests" / "data" / "machines" / "toy-one-cache.yaml"
+PLANNER = EXAMPLES / "scenarios" / "machine-planner.yaml"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    """Exit status, standard output and standard error of one run of the command line."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def error_line(capsys, *args: str) -> str:
+    """The one line a refused run prints (exit status 2), without its 'satreport: error: '."""
+    status, _out, err = run(capsys, *args)
+    assert status == 2, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("satreport: error: ")
+    return lines[0][len("satreport: error: "):]
+
+
+def aspen(tmp_path: Path, body: str, name: str = "m.aspen") -> Path:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- 1. typed YAML values
+
+
+class TestTypedYamlValues:
+    @pytest.mark.parametrize("value, shown", [
+        ("!!float abc", "'abc' is not a valid !!float value"),
+        ("!!int abc", "'abc' is not a valid !!int value"),
+        ("!!bool maybe", "'maybe' is not a valid !!bool value"),
+        ('!!int ""', "'' is not a valid !!int value"),
+    ])
+    def test_a_tag_its_value_cannot_have_is_an_error_at_its_line(self, capsys, tmp_path,
+                                                                 value, shown):
+        scenario = tmp_path / "s.yaml"
+        # line 14: after the 13 lines of the planner
+        scenario.write_text(PLANNER.read_text() + f"time_limit_s: {value}\n")
+        line = error_line(capsys, EXAMPLES / "triad.f90", "--scenario", scenario,
+                          "--json", tmp_path / "o.json")
+        assert line.startswith(f"{scenario}:14: {shown}")
+
+    @pytest.mark.parametrize("reader", ["machine", "idioms", "accelerator"])
+    def test_every_yaml_reader_refuses_them(self, capsys, tmp_path, reader):
+        path = tmp_path / "f.yaml"
+        path.write_text("a: 1\nb: !!float x1\n")
+        option = {"machine": "-m", "idioms": "--idioms", "accelerator": "--accelerator"}[reader]
+        line = error_line(capsys, EXAMPLES / "lap.f90", option, path, "--json",
+                          tmp_path / "o.json")
+        assert line.startswith(f"{path}:2: 'x1' is not a valid !!float value")
+
+    def test_yaml_spellings_of_numbers_still_read(self, tmp_path):
+        from sat.safeyaml import read_yaml
+
+        path = tmp_path / "n.yaml"
+        path.write_text("a: !!int 0x1f\nb: 1_000\nc: !!float .inf\nd: !!bool yes\n")
+        data = read_yaml(path, "n.yaml", ValueError, "numbers")
+        assert data == {"a": 31, "b": 1000, "c": float("inf"), "d": True}
+
+
+# ---------------------------------------------------------------- 8. one-line errors
+
+
+class TestOneLineErrors:
+    NAME = "a\nb"
+
+    @pytest.mark.parametrize("args, start", [
+        (["--socket", NAME], "--socket 'a\\nb': "),
+        (["--set", f"n={NAME}"], "--set 'n=a\\nb': "),
+        (["--set", f"{NAME}=3"], "--set 'a\\nb=3': "),
+        (["--sweep", f"{NAME}=1..3"], "--sweep 'a\\nb=1..3': "),
+        (["-m", NAME], "'a\\nb': no such machine"),
+        (["--accelerator", NAME], "--accelerator 'a\\nb': "),
+    ])
+    def test_a_name_with_a_line_break_is_echoed_quoted(self, capsys, tmp_path, args, start):
+        line = error_line(capsys, EXAMPLES / "lap.f90", *args, "--json", tmp_path / "o.json")
+        assert line.startswith(start)
+
+    def test_a_source_named_with_a_line_break(self, capsys, tmp_path):
+        assert error_line(capsys, f"{tmp_path}/{self.NAME}.f90") == \
+            f"'{tmp_path}/a\\nb.f90': no such file"
+
+    def test_a_warning_about_a_name_is_one_line(self, capsys, tmp_path):
+        status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--functions",
+                                f"laplacian,{self.NAME}", "--json", tmp_path / "o.json")
+        assert status == 0
+        assert "satreport: warning: procedure 'a\\nb' not found in the sources" in \
+            err.splitlines()
+
+    def test_a_nested_list_in_an_idiom_file(self, capsys, tmp_path):
+        idioms = tmp_path / "i.yaml"
+        idioms.write_text("version: 1\nidioms:\n  mine:\n    subscripts: {some: [[loop]]}\n")
+        line = error_line(capsys, EXAMPLES / "lap.f90", "--idioms", idioms)
+        assert line.startswith(f"{idioms}:4: idiom 'mine': subscripts: some: expected a kind")
+
+    def test_a_bad_escape_in_an_aspen_label(self, capsys, tmp_path):
+        model = aspen(tmp_path, 'model m {\n  param n = 10\n'
+                      '  kernel main { execute "\\x" { flops [n] } }\n}\n')
+        assert error_line(capsys, model) == \
+            f'{model}:3:25: bad escape in the string "\\x": truncated \\xXX escape'
+
+
+# ---------------------------------------------------------------- 9. the place in messages
+
+
+class TestMessagesWithThePlace:
+    def test_a_kerncraft_clock_beyond_a_double(self, capsys, tmp_path):
+        machine = tmp_path / "k.yml"
+        text = KERNCRAFT.read_text()
+        assert "\nclock: 1.5 GHz\n" in text  # line 13
+        machine.write_text(text.replace("\nclock: 1.5 GHz\n", "\nclock: 1e400 GHz\n"))
+        assert error_line(capsys, EXAMPLES / "lap.f90", "-m", machine) == \
+            f"{machine}:13: clock: expected the core clock, e.g. '2.7 GHz', got '1e400 GHz'"
+
+    def test_an_accelerator_value_that_is_not_finite(self, capsys, tmp_path):
+        from sat.machine.accelerators import DATA
+
+        device = tmp_path / "a.yaml"
+        text = (DATA / "hc1.yaml").read_text()
+        assert "\n  AccGBs: {value: 80," in text  # line 15
+        device.write_text(text.replace("AccGBs: {value: 80,", "AccGBs: {value: .nan,"))
+        assert error_line(capsys, EXAMPLES / "lap.f90", "--accelerator", device) == \
+            f"{device}:15: AccGBs: nan is not a finite number"
+
+    @pytest.mark.parametrize("value", ["nan", ".nan", "1e400", "abc"])
+    def test_a_scenario_set_value_at_its_line(self, capsys, tmp_path, value):
+        scenario = tmp_path / "s.yaml"
+        text = PLANNER.read_text()
+        assert text.endswith("set:\n  n: 1e9\n")  # n on line 13
+        scenario.write_text(text.replace("  n: 1e9\n", f"  n: {value}\n"))
+        line = error_line(capsys, EXAMPLES / "triad.f90", "--scenario", scenario)
+        assert line.startswith(f"{scenario}:13: set: n: expected a finite number, got ")
+
+    def test_a_byte_order_mark_is_read_by_every_reader(self, capsys, tmp_path):
+        bom = b"\xef\xbb\xbf"
+        model = tmp_path / "stencil.aspen"
+        model.write_bytes(bom + (EXAMPLES / "aspen" / "stencil.aspen").read_bytes())
+        machine = tmp_path / "one_socket.aspen"
+        machine.write_bytes(bom + (EXAMPLES / "aspen" / "one_socket.aspen").read_bytes())
+        plain = tmp_path / "plain.json"
+        assert main([str(EXAMPLES / "aspen" / "stencil.aspen"), "-m",
+                     str(EXAMPLES / "aspen" / "one_socket.aspen"), "--json", str(plain)]) == 0
+        marked = tmp_path / "marked.json"
+        assert main([str(model), "-m", str(machine), "--json", str(marked)]) == 0
+        capsys.readouterr()
+        assert json.loads(marked.read_text())["totals"]["time_s"] == \
+            json.loads(plain.read_text())["totals"]["time_s"]
+        source = tmp_path / "lap.f90"
+        source.write_bytes(bom + (EXAMPLES / "lap.f90").read_bytes())
+        kerncraft = tmp_path / "k.yml"
+        kerncraft.write_bytes(bom + KERNCRAFT.read_bytes())
+        assert main([str(source), "-m", str(kerncraft), "--json", str(marked), "-q"]) == 0
+
+    @pytest.mark.parametrize("statement, kind", [
+        ('model m {\n  import x from "{secret}"\n  param n = 1\n'
+         '  kernel main { execute { flops [n] } }\n}\n', "imported"),
+        ("include {secret}\nmachine M { node [1] n }\n", "included")])
+    def test_a_file_outside_the_folder_is_not_quoted(self, capsys, tmp_path, statement, kind):
+        secret = tmp_path / "secret.txt"
+        secret.write_text("password: hunter2\n")
+        folder = tmp_path / "model"
+        folder.mkdir()
+        model = aspen(folder, statement.replace("{secret}", str(secret)))
+        args = [model] if kind == "imported" else [EXAMPLES / "aspen" / "stencil.aspen", "-m",
+                                                   model]
+        line = error_line(capsys, *args)
+        assert "hunter2" not in line and "password" not in line
+        place = "2:3" if kind == "imported" else "1:1"
+        assert line == (f"{model}:{place}: the {kind} file {secret}, outside the model's "
+                        "folder, is not an Aspen model (line 1)")
