@@ -190,3 +190,66 @@ class TestMessagesWithThePlace:
         place = "2:3" if kind == "imported" else "1:1"
         assert line == (f"{model}:{place}: the {kind} file {secret}, outside the model's "
                         "folder, is not an Aspen model (line 1)")
+
+
+# ---------------------------------------------------------------- 2. huge numbers
+
+
+class TestHugeNumbers:
+    def test_a_5000_digit_integer_in_a_yaml_file(self, capsys, tmp_path):
+        # beyond Python's 4,300-digit int-to-text limit: refused before it is converted
+        machine = tmp_path / "k.yml"
+        text = KERNCRAFT.read_text()
+        assert "\ncores per socket: 2\n" in text  # line 14
+        machine.write_text(text.replace("\ncores per socket: 2\n",
+                                        "\ncores per socket: 1" + "0" * 4999 + "\n"))
+        assert error_line(capsys, EXAMPLES / "lap.f90", "-m", machine) == \
+            f"{machine}:14: a whole number of 5000 digits: out of range (at most about " \
+            "1.8e308): expected a YAML machine file"
+
+    def test_an_integer_just_beyond_a_double(self, capsys, tmp_path):
+        # 2**1024 has 309 digits, fewer than the digit limit: refused by its value
+        machine = tmp_path / "k.yml"
+        machine.write_text(KERNCRAFT.read_text().replace(
+            "\ncores per socket: 2\n", f"\ncores per socket: {2**1024}\n"))
+        line = error_line(capsys, EXAMPLES / "lap.f90", "-m", machine)
+        assert line.startswith(f"{machine}:14: '1797693134862315907729305190789")
+        assert line.endswith("out of range (at most about 1.8e308): expected a YAML machine "
+                             "file")
+
+    @pytest.mark.parametrize("literal, shown", [
+        ("1" + "0" * 400, "'1" + "0" * 36 + "…'"), ("1e400", "'1e400'"), ("2.5e308", "'2.5e308'")])
+    def test_an_aspen_literal_beyond_a_double(self, capsys, tmp_path, literal, shown):
+        model = aspen(tmp_path, f"model m {{\n  param n = {literal}\n"
+                      "  kernel main { execute { flops [n] } }\n}\n")
+        assert error_line(capsys, model) == \
+            f"{model}:2:13: the number {shown} is out of range (at most about 1.8e308)"
+
+    def test_a_set_value_whose_model_overflows_names_the_nest(self, capsys, tmp_path):
+        # stencil7.c's nest at line 16 sweeps nx*ny*nz = 1e900 points: beyond a double; its
+        # sums once raised "-inf + inf in fsum"
+        line = error_line(capsys, EXAMPLES / "c" / "stencil7.c", "--set", "nx=1e300",
+                          "--set", "ny=1e300", "--set", "nz=1e300", "--json", tmp_path / "o")
+        assert line.startswith(f"{EXAMPLES / 'c' / 'stencil7.c'}:16: ")
+        assert ", beyond the range of a double, and total Total_Time_s is " in line
+        assert not (tmp_path / "o").exists()
+
+    def test_a_large_but_finite_model_still_runs(self, capsys, tmp_path):
+        # lap.f90 with hi(1) = 1e300: 1e300 * 128 * 128 points, 8 flops each (6 adds, 2
+        # multiplies): 1.31072e305 flops = 1.31072e296 Gflop, finite: an answer, not an error
+        out = tmp_path / "o.json"
+        status, _out, _err = run(capsys, EXAMPLES / "lap.f90", "--set", "hi_1=1e300",
+                                 "--json", out)
+        assert status == 0
+        assert json.loads(out.read_text())["totals"]["gflops"] == pytest.approx(1.31072e296)
+
+    def test_nested_aspen_iterations_beyond_a_double(self, capsys, tmp_path):
+        # 1e300 * 1e300 * 10 flops: the workbook has no literal for it, and the run says so
+        model = aspen(tmp_path, "model m {\n  param n = 10\n  kernel main {\n"
+                      "    iterate [1e300] { iterate [1e300] { execute { flops [n] } } }\n"
+                      "  }\n}\n")
+        for output, name in (("-o", "out.xlsx"), ("--json", "out.json")):
+            assert error_line(capsys, model, output, tmp_path / name) == \
+                f"{model}:3: flops of kernel main is inf, beyond the range of a double, and " \
+                "total Total_Time_s is inf; give smaller parameter values"
+            assert not (tmp_path / name).exists()

@@ -24,6 +24,7 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     from sat.ir import Program
     from sat.model.aspen_app import AspenModelError, build_aspen_model
     from sat.model.tables import Note
+    from sat.model.validate import overflows
     from sat.parameters import build_parameters, validate
     from sat.parameters.registry import split_build_settings
 
@@ -64,6 +65,9 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
         raise UsageError(str(error)) from None
     validate(params)
     env = result.env()
+    errors = overflows(result, env)
+    if errors:
+        raise UsageError(errors[0])
     for message in machine.notes:
         result.notes.append(Note(message, "assumption"))
     run.warn_all([(n.message, n.file, n.line) for n in result.notes if n.kind == "warning"])
