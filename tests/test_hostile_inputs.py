@@ -253,3 +253,60 @@ class TestHugeNumbers:
                 f"{model}:3: flops of kernel main is inf, beyond the range of a double, and " \
                 "total Total_Time_s is inf; give smaller parameter values"
             assert not (tmp_path / name).exists()
+
+
+# ---------------------------------------------------------------- 7. invalid Aspen
+
+
+class TestInvalidAspen:
+    @pytest.mark.parametrize("body, message", [
+        # a division by zero: in a clause, in a dependent parameter at the values given
+        ("kernel main { execute { flops [1/0] } }", "3:34: division by zero in '1 / 0'"),
+        ("param r = 1/(n-10)\n  kernel main { execute { flops [r] } }",
+         "3:13: division by zero in '1 / (n - 10)'"),
+        ("param r = 1/(n-10)\n  kernel main { execute { flops [n] } }",
+         "3:13: division by zero in '1 / (n - 10)'"),
+        # negative counts and probabilities outside 0..1
+        ("kernel main { execute { flops [0-5] } }", "3:27: flops [0 - 5] is -5: expected 0 or "
+         "more"),
+        ("kernel main { execute [0-2] { flops [n] } }", "3:17: execute [0 - 2] is -2: expected "
+         "0 or more"),
+        ("kernel main { iterate [n-13] { execute { flops [n] } } }", "3:17: iterate [n - 13] is "
+         "-3: expected 0 or more"),
+        ("kernel main { probability { [0-0.5] { execute { flops [n] } } } }",
+         "3:31: probability [0 - 0.5] is -0.5: expected 0 to 1"),
+        ("kernel main { probability { [1.5] { execute { flops [n] } } } }",
+         "3:31: probability [1.5] is 1.5: expected 0 to 1"),
+        # a negative argument reaches a count through a call: refused at the count
+        ("kernel k(param m) { iterate [m] { execute { flops [1] } } }\n"
+         "  kernel main { call k(0-n) }", "3:23: iterate [0 - n] is -10: expected 0 or more"),
+    ])
+    def test_refused_at_its_place(self, capsys, tmp_path, body, message):
+        model = aspen(tmp_path, f"model m {{\n  param n = 10\n  {body}\n}}\n")
+        assert error_line(capsys, model, "--json", tmp_path / "o.json") == f"{model}:{message}"
+        from sat import aspen as library
+
+        # the library says the same: in a parameter's error, or raised by the counts
+        app = library.load_model(model)
+        errors = [p.error for p in library.parameters(app) if p.error]
+        try:
+            library.resources(app)
+        except library.AspenError as err:
+            errors.append(str(err))
+        assert any(e.endswith(message.split(": ", 1)[1]) for e in errors)
+
+    def test_a_negative_set_value_is_refused_at_the_count(self, capsys, tmp_path):
+        stencil = EXAMPLES / "aspen" / "stencil.aspen"
+        assert "iterate [nsteps]" in stencil.read_text().splitlines()[23]  # line 24
+        assert error_line(capsys, stencil, "--set", "nsteps=-3") == \
+            f"{stencil}:24:5: iterate [nsteps] is -3: expected 0 or more"
+
+    def test_a_branch_not_taken_may_hold_a_negative_count(self, capsys, tmp_path):
+        # n = 0: the iterate [n - 1] of the branch not taken counts nothing: 0 flops
+        model = aspen(tmp_path, "model m {\n  param n = 0\n  kernel main {\n"
+                      "    if (n > 0) { iterate [n-1] { execute { flops [n] } } }\n"
+                      "    execute { flops [7] }\n  }\n}\n")
+        out = tmp_path / "o.json"
+        status, _out, _err = run(capsys, model, "--json", out)
+        assert status == 0
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 7

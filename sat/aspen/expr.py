@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sat.aspen import tree as t
-from sat.aspen.errors import AspenError
+from sat.aspen.errors import AspenError, DivisionByZero
 
 SI_CONSTANTS: dict[str, float] = {
     "nano": 1e-9,
@@ -172,7 +172,7 @@ class Env:
             return a * b
         if op == "/":
             if b == 0:
-                raise AspenError(f"division by zero in '{to_text(e)}'", e.loc)
+                raise DivisionByZero(f"division by zero in '{to_text(e)}'", e.loc)
             return a / b
         if op == "^":
             try:
