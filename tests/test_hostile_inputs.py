@@ -310,3 +310,81 @@ class TestInvalidAspen:
         status, _out, _err = run(capsys, model, "--json", out)
         assert status == 0
         assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 7
+
+
+# ---------------------------------------------------------------- 3. deep structures
+
+
+def _app(tmp_path: Path, body: str) -> Path:
+    return aspen(tmp_path, f"model m {{\n  param n = 10\n  kernel k {{ execute {{ flops [n] }} }}"
+                 f"\n  kernel main {{\n{body}\n  }}\n}}\n")
+
+
+class TestDeepStructures:
+    @pytest.mark.parametrize("body, flops", [
+        # 500 statements in a row: 500 x 10 flops
+        ("\n".join("    execute { flops [n] }" for _ in range(500)), 5000),
+        # 500 calls of k (10 flops each)
+        ("\n".join("    call k()" for _ in range(500)), 5000),
+        # a 20,000-term sum: 20,000 x 10
+        ("    execute { flops [" + "+".join(["n"] * 20000) + "] }", 200000),
+        # a 600-term product of ones, times n
+        ("    execute { flops [n*" + "*".join(["1"] * 600) + "] }", 10),
+        # a counter over 2,000 iterations: 2,000 x 10
+        ("    iterate i [2000] { execute { flops [n] } }", 20000),
+    ])
+    def test_long_sequences_are_no_nesting(self, capsys, tmp_path, body, flops):
+        out = tmp_path / "o.json"
+        status, _out, err = run(capsys, _app(tmp_path, body), "--json", out)
+        assert status == 0, err
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == flops
+
+    @pytest.mark.parametrize("body", [
+        "    execute { flops [" + "-" * 20000 + "n] }",
+        "    " + "iterate [2] {" * 3000 + " execute { flops [n] } " + "}" * 3000,
+        "    if (n > 0) { execute { flops [n] } }" + "".join(
+            f" else if (n > {i}) {{ execute {{ flops [n] }} }}" for i in range(3000)),
+        "    execute { flops [" + "(" * 5000 + "n" + ")" * 5000 + "] }",
+    ])
+    def test_nesting_beyond_the_limit_is_an_error_at_its_place(self, capsys, tmp_path, body):
+        from sat.aspen.parser import MAX_NESTING
+
+        model = _app(tmp_path, body)
+        line = error_line(capsys, model)
+        assert line.startswith(f"{model}:5:")  # the body's line
+        assert line.endswith(f": nested deeper than {MAX_NESTING} levels (blocks, parentheses, "
+                             "operators): simplify the model")
+
+    def test_nesting_within_the_limit_reads(self, capsys, tmp_path):
+        # 20 nested iterate [2]: 2^20 x 10 flops
+        model = _app(tmp_path, "    " + "iterate [2] {" * 20 + " execute { flops [n] } "
+                     + "}" * 20)
+        out = tmp_path / "o.json"
+        assert run(capsys, model, "--json", out)[0] == 0
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 10 * 2**20
+
+    def test_a_scenario_objective_of_3000_terms(self, capsys, tmp_path):
+        # 3,000 x GBsPerCore at the planner's optimum, 3.2 GB/s (README): 9,600
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(PLANNER.read_text().replace(
+            "objective: minimize GBsPerCore",
+            "objective: minimize " + " + ".join(["GBsPerCore"] * 3000)))
+        out = tmp_path / "o.json"
+        status, _out, err = run(capsys, EXAMPLES / "triad.f90", "--scenario", scenario,
+                                "--json", out)
+        assert status == 0, err
+        assert json.loads(out.read_text())["scenario"]["optimum"]["GBsPerCore"] == \
+            pytest.approx(3.2, rel=1e-6)
+
+    def test_a_scenario_objective_nested_100000_deep(self, capsys, tmp_path):
+        from sat.explore.expression import MAX_NESTING
+
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(PLANNER.read_text().replace(
+            "objective: minimize GBsPerCore",
+            "objective: minimize " + "(" * 100000 + "GBsPerCore" + ")" * 100000))
+        line = error_line(capsys, EXAMPLES / "triad.f90", "--scenario", scenario)
+        assert line.startswith(f"{scenario}:7: objective '((((")
+        assert line.endswith(f": nested deeper than {MAX_NESTING} levels (parentheses, signs, "
+                             "functions)")
+        assert len(line) < 300

@@ -147,12 +147,12 @@ class Flow:
             self._checked(count, s.loc, "iterate" if isinstance(s, t.Iterate) else "map")
             if s.counter:
                 n = self.env.eval(count)
-                out = None
+                terms = []
                 i = 0
                 while i < n:
-                    out = add(out, self.stmts(s.body, {**bind, s.counter: num(i)}))
+                    terms.append(self.stmts(s.body, {**bind, s.counter: num(i)}))
                     i += 1
-                return out
+                return total(terms)
             body = self.stmts(s.body, bind)
             return None if body is None else mul(count, body)
         if isinstance(s, (t.Par, t.Seq)):

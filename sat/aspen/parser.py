@@ -25,7 +25,7 @@ import functools
 import math
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -554,7 +554,7 @@ def parse_text(text: str, path: str = "<string>", strict: bool = False) -> t.Fil
     """
     lark = _lark()
     try:
-        tree = lark.parse(text, start="start")
+        tree = _shaped(lark.parse(text, start="start"), path)
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
     found = leniencies(tree, text, path)
@@ -603,7 +603,77 @@ def parse_expression(text: str, path: str = "<expression>") -> t.Expr:
     """Parse one expression in Aspen syntax (``2*n^3 / max(1, log(n))``)."""
     lark = _lark()
     try:
-        tree = lark.parse(text, start="expr")
+        tree = _shaped(lark.parse(text, start="expr"), path)
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
     return _build(path, tree)
+
+
+#: Blocks within blocks, parentheses and operators within expressions: the levels of the
+#: syntax tree a model may nest (the deepest of Aspen's suite has 17).  What reads, evaluates
+#: and prints a model recurses on its nesting; a sum of many terms is no nesting (below).
+MAX_NESTING = 100
+_CHAIN = 32  # terms of a sum or product from which it is evaluated as a balanced tree
+
+
+def _shaped(tree: Tree, path: str) -> Tree:
+    """``tree`` with its long sums and products (a 20,000-term sum, which the grammar reads
+    as 20,000 nested additions) rebuilt as balanced trees of the same terms, so that their
+    depth is the logarithm of their length; then refused if it nests deeper than
+    :data:`MAX_NESTING`.  Sums of fewer than 32 terms keep their order of addition (and so
+    the values Aspen's tools print).  Iterative: no recursion on the input's depth."""
+    inside: set[int] = set()  # links of chains already rebuilt from their top
+    for node in _subtrees(tree):  # parents before children: a chain from its top, once
+        if id(node) not in inside and node.data in ("add", "mul") \
+                and _chain_length(node) >= _CHAIN:
+            terms, links = _chain(node)
+            inside.update(map(id, links))
+            node.children = _balanced(node.data, terms, node.meta).children
+    depth: dict[int, int] = {}
+    for node in reversed(_subtrees(tree)):  # children before parents
+        depth[id(node)] = 1 + max((depth[id(c)] for c in node.children if isinstance(c, Tree)),
+                                  default=0)
+        if depth[id(node)] > MAX_NESTING:
+            meta = node.meta
+            where = t.Loc(path, meta.line, meta.column) if not meta.empty else None
+            raise AspenError(f"nested deeper than {MAX_NESTING} levels (blocks, parentheses, "
+                             "operators): simplify the model", where)
+    return tree
+
+
+def _subtrees(tree: Tree) -> list[Tree]:
+    order, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(child for child in node.children if isinstance(child, Tree))
+    return order
+
+
+def _chain_length(node: Tree) -> int:
+    length = 1
+    while isinstance(node, Tree) and node.data in ("add", "mul") and length < _CHAIN:
+        child = node.children[0]
+        if not (isinstance(child, Tree) and child.data == node.data):
+            break
+        node, length = child, length + 1
+    return length + 1
+
+
+def _chain(node: Tree) -> tuple[list, list[Tree]]:
+    """The operands of a left-nested chain of one operator, left to right, and its links."""
+    rights, links = [], []
+    rule = node.data
+    while isinstance(node, Tree) and node.data == rule:
+        links.append(node)
+        rights.append(node.children[1])
+        node = node.children[0]
+    return [node, *reversed(rights)], links
+
+
+def _balanced(rule: str, terms: list, meta) -> Tree:
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return Tree(rule, [_balanced(rule, terms[:middle], meta),
+                       _balanced(rule, terms[middle:], meta)], meta)

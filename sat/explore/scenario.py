@@ -281,7 +281,7 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
         try:
             return parse_expression(text, resolve)
         except ExpressionError as error:
-            raise _fail(display, line, f"{what} {text.strip()!r}: column "
+            raise _fail(display, line, f"{what} {quoted(text.strip(), 80)}: column "
                         f"{error.column + offset}: {error}") from None
 
     variables = []
@@ -333,7 +333,7 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
         try:
             left_text, operator, right_text, column = split_comparison(text)
         except ExpressionError as error:
-            raise _fail(display, line, f"constraint {text!r}: column {error.column}: "
+            raise _fail(display, line, f"constraint {quoted(text, 80)}: column {error.column}: "
                         f"{error}") from None
         left = expression(left_text, line, "constraint")
         right = expression(right_text, line, "constraint", column - 1)
