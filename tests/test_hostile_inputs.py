@@ -388,3 +388,61 @@ class TestDeepStructures:
         assert line.endswith(f": nested deeper than {MAX_NESTING} levels (parentheses, signs, "
                              "functions)")
         assert len(line) < 300
+
+
+# ---------------------------------------------------------------- 6. sweeps that overflow
+
+
+class TestOverflowingSweeps:
+    def test_a_result_beyond_a_double_is_an_invalid_row(self, capsys, tmp_path):
+        # lap.f90 sweeps hi(1) x hi(2) x hi(3) points: with hi(2) = 1e300 it is finite at
+        # hi(1) = 1 (1e300 * 128 points) and beyond a double at hi(1) = 1e300
+        out = tmp_path / "o.json"
+        status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--sweep", "hi_1=1..1e300:2",
+                                "--sweep", "hi_2=1e300..1e300:1", "--json", out)
+        assert status == 0, err
+        text = out.read_text()
+        assert "NaN" not in text and "Infinity" not in text
+        first, second = json.loads(text)["sweep"]["rows"]
+        assert first["valid"] and first["Total_GFlops"] == pytest.approx(8 * 1e300 * 128 / 1e9)
+        assert not second["valid"] and second["Total_GFlops"] is None
+        assert second["reason"].endswith(" beyond the range of a double")
+
+    def test_a_range_wider_than_a_double(self, capsys):
+        assert error_line(capsys, EXAMPLES / "lap.f90", "--sweep", "hi_1=-1e308..1e308:3") == \
+            "--sweep hi_1=-1e308..1e308:3: the range -1e+308..1e+308 is wider than a double " \
+            "can hold"
+
+    def test_the_json_writer_never_writes_nan(self):
+        from sat.report.json_export import dumps
+
+        assert json.loads(dumps({"a": [float("nan"), float("inf"), 1.5]})) == \
+            {"a": [None, None, 1.5]}
+
+    def test_a_grid_of_1e16_configurations_streams_in_bounded_memory(self):
+        # four axes of 10,000 values: the chunks of the grid are made as they are consumed
+        # (a list of them alone would hold 1.5e11 entries)
+        import itertools
+        import tracemalloc
+
+        from sat.explore.sweep import axes_for, prepare
+        from sat.explore.sweep import run as run_sweep
+        from sat.frontend import read_sources
+        from sat.machine import load_machine
+        from sat.model.build import build_model
+        from sat.parameters import build_parameters
+
+        program = read_sources([str(EXAMPLES / "lap.f90")])
+        result = build_model(program, build_parameters(load_machine(None)))
+        sweep = prepare(result, axes_for(result, ["hi_1=1..10000", "hi_2=1..10000",
+                                                  "hi_3=1..10000", "CacheKB=1..10000"]))
+        assert sweep.points == 10**16
+        tracemalloc.start()
+        rows = list(itertools.islice(run_sweep(sweep), 10_001))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert [rows[0][k] for k in ("hi_1", "hi_2", "hi_3", "CacheKB")] == [1, 1, 1, 1]
+        # the grid in itertools.product order: CacheKB fastest, so row 10,001 is the first of
+        # the second run of CacheKB = 1..10,000, at hi(3) = 2
+        assert [rows[-1][k] for k in ("hi_1", "hi_2", "hi_3", "CacheKB")] == [1, 1, 2, 1]
+        assert peak < 200 * 2**20  # one chunk of 65,536 rows

@@ -68,6 +68,9 @@ def parse_axis(spec: str) -> tuple[str, tuple[float, ...]]:
                          "NAME=LO..HI*FACTOR")
     high_text, kind, step_text = (re.split(r"([:*])", after, maxsplit=1) + ["", ""])[:3]
     low, high = _number(low_text, "LO", spec), _number(high_text, "HI", spec)
+    if not math.isfinite(high - low):
+        raise SweepError(f"--sweep {shown}: the range {low:g}..{high:g} is wider than a double "
+                         "can hold")
     if high < low:
         raise SweepError(f"--sweep {shown}: the range is reversed (HI {high:g} < LO {low:g})")
     if kind == ":":
@@ -168,8 +171,11 @@ def run(sweep: Sweep, progress: Callable[[int, int], None] | None = None,
     """Every configuration of the grid as a row: swept values, results, ``valid``,
     ``reason``; evaluated in chunks of :data:`CHUNK` (on a cluster with a Dask ``mapper``)."""
     total = sweep.points
-    chunks = [(first, min(CHUNK, total - first)) for first in range(0, total, CHUNK)]
-    for (first, count), rows in zip(chunks, mapper(_rows, sweep, chunks), strict=True):
+
+    def chunks() -> Iterator[tuple[int, int]]:  # lazily: a grid may have 10^16 points
+        return ((first, min(CHUNK, total - first)) for first in range(0, total, CHUNK))
+
+    for (first, count), rows in zip(chunks(), mapper(_rows, sweep, chunks()), strict=True):
         yield from rows
         if progress is not None:
             progress(first + count, total)
@@ -195,9 +201,13 @@ def _rows(sweep: Sweep, first: int, count: int) -> list[dict[str, object]]:
                                                                strict=True)
                            if 0 < block[index] < span), "")
         row: dict[str, object] = {name: _plain(columns[name][index]) for name in names}
-        for name, column in zip(sweep.results, outputs, strict=True):
-            value = float(column[index])
-            row[name] = value if not reason and math.isfinite(value) else None
+        values = [float(column[index]) for column in outputs]
+        if not reason:  # a result beyond a double (or inf - inf) is no result
+            reason = next((f"{name} is {value:g}: beyond the range of a double" for name, value
+                           in zip(sweep.results, values, strict=True)
+                           if not math.isfinite(value)), "")
+        for name, value in zip(sweep.results, values, strict=True):
+            row[name] = None if reason else value
         row["valid"] = not reason
         row["reason"] = reason
         rows.append(row)
