@@ -13,6 +13,7 @@ import traceback
 
 from sat import __version__
 from sat.pipeline import UsageError, run
+from sat.quoting import one_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -167,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as error:  # noqa: BLE001 - the single place errors reach the user
         if isinstance(error, _known_errors()):
-            print(f"satreport: error: {error}", file=sys.stderr)
+            print(one_line(f"satreport: error: {error}"), file=sys.stderr)
             return 2
         if args.verbose:
             traceback.print_exc()
-        print(f"satreport: internal error: {type(error).__name__}: {error} "
-              "(this is a bug; rerun with -v for details)", file=sys.stderr)
+        print(one_line(f"satreport: internal error: {type(error).__name__}: {error} "
+                       "(this is a bug; rerun with -v for details)"), file=sys.stderr)
         return 3
 
 

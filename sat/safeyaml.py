@@ -13,13 +13,19 @@ without PyYAML (start-up time: importing PyYAML costs more than a small run's mo
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
+
+from sat.quoting import quoted
 
 MAX_FILE_BYTES = 1 << 20  # Kerncraft's largest machine files hold under 300 KB
 MAX_DEPTH = 100
 MAX_ALIAS_VALUES = 100_000  # values an alias may stand for, in all
+_LARGEST = sys.float_info.max  # an integer beyond it has no value in a model of doubles
+_MAX_DIGITS = 320  # more digits than any double has: refused before Python's own int limit
 
 _TAG = "tag:yaml.org,2002:"
 _TYPED_SCALARS = {_TAG + name for name in ("null", "bool", "int", "float")}
@@ -149,16 +155,38 @@ class _Builder:
 
     def _typed(self, node: Any, tag: str) -> Any:
         """A null, boolean, integer or float scalar; the common spellings without PyYAML's
-        constructor, which is much slower (benchmark sections hold thousands of numbers)."""
+        constructor, which is much slower (benchmark sections hold thousands of numbers).
+
+        A value its tag cannot be (``!!float abc``, ``!!bool maybe``) and a number beyond the
+        range of a double (a 400-digit integer, ``1.0e400``) are refused at their line: no
+        reader downstream could use them."""
         text = node.value
+        digits = sum(c.isdigit() for c in text)
+        if tag == _TAG + "int" and digits > _MAX_DIGITS:
+            raise self.fail(node, f"a whole number of {digits} digits: out of range (at most "
+                            f"about 1.8e308): expected {self.what}")
         try:
-            if tag == _TAG + "int":
-                return int(text)
-            if tag == _TAG + "float":
-                return float(text)
-        except ValueError:
-            pass  # 0x1f, 1_000, .inf, 1:30 (base 60), …: YAML's own rules
-        return self.loader.construct_object(node)
+            try:
+                if tag == _TAG + "int":
+                    value = int(text)
+                elif tag == _TAG + "float":
+                    value = float(text)
+                else:
+                    value = self.loader.construct_object(node)
+            except ValueError:  # 0x1f, 1_000, .inf, 1:30 (base 60), …: YAML's own rules
+                value = self.loader.construct_object(node)
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError):
+            raise self.fail(node, f"{quoted(text)} is not a valid !!{tag[len(_TAG):]} value: "
+                            f"expected {self.what}") from None
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int) and abs(value) > _LARGEST:
+            raise self.fail(node, f"{quoted(text)}: out of range (at most about 1.8e308): "
+                            f"expected {self.what}")
+        if isinstance(value, float) and math.isinf(value) and "inf" not in text.lower():
+            raise self.fail(node, f"{quoted(text)}: out of range of a double (at most about "
+                            f"1.8e308): expected {self.what}")
+        return value
 
     def _mapping(self, node: Any, depth: int) -> Located:
         result = Located()

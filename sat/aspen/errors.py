@@ -16,3 +16,7 @@ class AspenError(ValueError):
         self.reason = " ".join(str(reason).split())
         self.loc = loc
         super().__init__(f"{loc}: {self.reason}" if loc is not None else self.reason)
+
+
+class DivisionByZero(AspenError):
+    """A division by zero in a model's expression: an error wherever it is evaluated."""

@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from sat.aspen import tree as t
-from sat.aspen.errors import AspenError
-from sat.aspen.expr import Env, add, mul, num, substitute, total
+from sat.aspen.errors import AspenError, DivisionByZero
+from sat.aspen.expr import Env, add, mul, num, substitute, to_text, total
 from sat.aspen.model import AppModel
 
 #: The resources every report lists (``bytes`` is loads + stores).
@@ -57,6 +57,24 @@ class Flow:
         self.leaf = leaf
         self._cache: dict[str, t.Expr | None] = {}
         self._stack: list[str] = []
+        self._unchecked = 0  # > 0 inside a branch not taken at the current values
+
+    def _checked(self, e: t.Expr, loc: t.Loc, what: str, at_most: float | None = None) -> None:
+        """Refuse a count (a clause's amount, a parallelism, an iteration count) that is
+        negative at the current values, or a probability outside 0..1, at its place; a
+        division by zero in it is refused too.  One that cannot be evaluated yet (a kernel
+        argument without a value) is checked where the kernel is called."""
+        if self._unchecked:
+            return
+        try:
+            value = self.env.eval(e)
+        except DivisionByZero:
+            raise
+        except AspenError:
+            return
+        if value < 0 or (at_most is not None and value > at_most):
+            bounds = f"0 to {at_most:g}" if at_most is not None else "0 or more"
+            raise AspenError(f"{what} [{to_text(e)}] is {value:g}: expected {bounds}", loc)
 
     # ------------------------------------------------------------------ kernels
     def kernel(self, k: t.Kernel, bind: Mapping[str, t.Expr] | None = None,
@@ -119,17 +137,22 @@ class Flow:
 
     def stmt(self, s, bind: Mapping[str, t.Expr]) -> t.Expr | None:
         if isinstance(s, t.Execute):
+            if s.parallelism is not None:
+                self._checked(substitute(s.parallelism, bind), s.loc, "execute")
+            for c in s.clauses:
+                self._checked(substitute(c.amount, bind), c.loc, c.resource)
             return self.leaf(s, bind)
         if isinstance(s, (t.Iterate, t.Map)):
             count = substitute(s.count, bind)
+            self._checked(count, s.loc, "iterate" if isinstance(s, t.Iterate) else "map")
             if s.counter:
                 n = self.env.eval(count)
-                out = None
+                terms = []
                 i = 0
                 while i < n:
-                    out = add(out, self.stmts(s.body, {**bind, s.counter: num(i)}))
+                    terms.append(self.stmts(s.body, {**bind, s.counter: num(i)}))
                     i += 1
-                return out
+                return total(terms)
             body = self.stmts(s.body, bind)
             return None if body is None else mul(count, body)
         if isinstance(s, (t.Par, t.Seq)):
@@ -137,26 +160,30 @@ class Flow:
         if isinstance(s, t.Call):
             return self.call(s, bind)
         if isinstance(s, t.If):
+            try:
+                taken = self.env.eval(substitute(s.cond, bind)) != 0
+            except AspenError:
+                taken = None  # not decided yet: neither branch is checked
+            self._unchecked += taken is not True
             then = self.stmts(s.then, bind)
+            self._unchecked += (taken is not False) - (taken is not True)
             other = self.stmts(s.other, bind)
+            self._unchecked -= taken is not False
             if then is None and other is None:
                 return None
             return t.Cond(substitute(s.cond, bind), then or num(0), other or num(0), s.loc)
         if isinstance(s, t.Switch):
-            subject = substitute(t.Name(s.name, s.loc), bind)
-            out = self.stmts(s.other, bind) if s.other is not None else None
-            for case in reversed(s.cases):
-                body = self.stmts(case.body, bind)
-                if body is None and out is None:
-                    continue
-                test = t.Binary("==", subject, substitute(case.value, bind), case.loc)
-                out = t.Cond(test, body or num(0), out or num(0), case.loc)
-            return out
+            self._unchecked += 1  # the cases not taken may hold anything
+            try:
+                return self._switch(s, bind)
+            finally:
+                self._unchecked -= 1
         if isinstance(s, t.Probability):
             out = None
             weights = None
             for case in s.cases:
                 w = substitute(case.value, bind)
+                self._checked(w, case.loc, "probability", at_most=1)
                 weights = add(weights, w)
                 body = self.stmts(case.body, bind)
                 if body is not None:
@@ -168,6 +195,17 @@ class Flow:
                     out = add(out, mul(rest, body))
             return out
         raise AspenError(f"unexpected statement {type(s).__name__}", getattr(s, "loc", None))
+
+    def _switch(self, s: t.Switch, bind: Mapping[str, t.Expr]) -> t.Expr | None:
+        subject = substitute(t.Name(s.name, s.loc), bind)
+        out = self.stmts(s.other, bind) if s.other is not None else None
+        for case in reversed(s.cases):
+            body = self.stmts(case.body, bind)
+            if body is None and out is None:
+                continue
+            test = t.Binary("==", subject, substitute(case.value, bind), case.loc)
+            out = t.Cond(test, body or num(0), out or num(0), case.loc)
+        return out
 
     def call(self, s: t.Call, bind: Mapping[str, t.Expr]) -> t.Expr | None:
         k = self.app.kernel(s.kernel, s.loc)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sat.aspen import tree as t
-from sat.aspen.errors import AspenError
+from sat.aspen.errors import AspenError, DivisionByZero
 
 SI_CONSTANTS: dict[str, float] = {
     "nano": 1e-9,
@@ -172,7 +172,7 @@ class Env:
             return a * b
         if op == "/":
             if b == 0:
-                raise AspenError(f"division by zero in '{to_text(e)}'", e.loc)
+                raise DivisionByZero(f"division by zero in '{to_text(e)}'", e.loc)
             return a / b
         if op == "^":
             try:
@@ -344,11 +344,23 @@ def mul(a: t.Expr, b: t.Expr) -> t.Expr:
     return t.Binary("*", a, b, b.loc)
 
 
+_LONG = 32  # terms from which a sum is built as a balanced tree
+
+
 def total(terms) -> t.Expr | None:
-    out = None
-    for term in terms:
-        out = add(out, term)
-    return out
+    """The sum of ``terms`` (``None`` ones left out).  A short sum adds left to right, as
+    Aspen does; a long one (a kernel of 500 statements) is a balanced tree of the same terms,
+    whose depth is the logarithm of its length: what evaluates it recurses on its depth."""
+    present = [term for term in terms if term is not None]
+    if len(present) < _LONG:
+        out = None
+        for term in present:
+            out = add(out, term)
+        return out
+    while len(present) > 1:
+        present = [add(*present[i:i + 2]) if i + 1 < len(present) else present[i]
+                   for i in range(0, len(present), 2)]
+    return present[0]
 
 
 def names(e: t.Expr) -> set[str]:

@@ -27,6 +27,7 @@ from sat.aspen import tree as t
 from sat.aspen.errors import AspenError
 from sat.aspen.expr import Env, num, substitute
 from sat.aspen.model import MachineModel
+from sat.quoting import quoted
 
 
 def _skip(comp: t.Component, socket: str | None) -> bool:
@@ -157,7 +158,7 @@ def check_socket(m: MachineModel, socket: str | None) -> str:
         raise AspenError(f"machine '{m.name}' has several socket types; choose one of "
                          f"{', '.join(inside)}")
     if socket not in m.components or m.components[socket].kind != "socket":
-        raise AspenError(f"machine '{m.name}' has no socket '{socket}' (sockets: "
+        raise AspenError(f"machine '{m.name}' has no socket {quoted(socket)} (sockets: "
                          f"{', '.join(m.sockets) or 'none'})")
     return socket
 

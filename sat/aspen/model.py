@@ -26,6 +26,7 @@ from sat.aspen import tree as t
 from sat.aspen.errors import AspenError
 from sat.aspen.expr import SI_CONSTANTS, ParamDef
 from sat.aspen.parser import parse_file
+from sat.quoting import echoed
 
 
 @dataclass
@@ -293,7 +294,7 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
         if target.resolve() in stack:
             raise AspenError(f"import cycle: {imp.path} imports itself (through "
                              f"{' -> '.join(s.name for s in stack)})", imp.loc)
-        parsed = parse_file(target)
+        parsed = _parse_referred(target, stack[0].parent, "imported", imp)
         sub = _single_model(parsed)
         app.leniencies += [x for x in parsed.leniencies if x not in app.leniencies]
         if sub.name != imp.model:
@@ -339,8 +340,23 @@ def load_machine_model(path: str | Path) -> MachineModel:
     return mach
 
 
-def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...]) -> None:
-    f = parse_file(path)
+def _parse_referred(target: Path, folder: Path, how: str, item: t.Import | t.Include) -> t.File:
+    """The file an ``import`` or ``include`` names.  One outside the model's folder may be any
+    file at all (``/etc/passwd``): what is wrong with it is said at the statement, without the
+    text a syntax error would quote from it."""
+    try:
+        return parse_file(target)
+    except AspenError as err:
+        if target.resolve().is_relative_to(folder.resolve()):
+            raise
+        where = f" (line {err.loc.line})" if err.loc is not None and err.loc.line else ""
+        raise AspenError(f"the {how} file {echoed(item.path)}, outside the model's folder, is "
+                         f"not an Aspen model{where}", item.loc) from None
+
+
+def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...],
+             item: t.Include | None = None) -> None:
+    f = parse_file(path) if item is None else _parse_referred(path, top, "included", item)
     if f.models:
         raise AspenError(f"{path} holds an application model, not a machine model",
                          f.models[0].loc)
@@ -355,7 +371,7 @@ def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...])
                 raise AspenError(f"cannot find the included file '{item.path}'", item.loc)
             if target.resolve() in stack:
                 raise AspenError(f"include cycle: {item.path} includes itself", item.loc)
-            _include(mach, target, top, stack + (path.resolve(),))
+            _include(mach, target, top, stack + (path.resolve(),), item)
         elif isinstance(item, t.Param):
             mach.params[item.name] = _param_def(item)
         elif isinstance(item, t.Enum):

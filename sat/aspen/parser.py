@@ -22,14 +22,24 @@ statements, and ``/* … */`` comments.  ``strict=True`` refuses those too.
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from sat.aspen import tree as t
 from sat.aspen.conformance import leniencies
 from sat.aspen.errors import AspenError
+from sat.quoting import echoed, quoted
+
+_MAX_DIGITS = 320  # more digits than any double has (checked before float() reads them all)
 
 GRAMMAR = r"""
 start: _top*
@@ -235,11 +245,14 @@ class _Build(Transformer):
     def _tloc(self, tok: Token) -> t.Loc:
         return t.Loc(self.path, tok.line or 0, tok.column or 0)
 
-    @staticmethod
-    def _string(tok: Token | None) -> str | None:
+    def _string(self, tok: Token | None) -> str | None:
         if tok is None:
             return None
-        return bytes(str(tok)[1:-1], "utf-8").decode("unicode_escape")
+        try:
+            return bytes(str(tok)[1:-1], "utf-8").decode("unicode_escape")
+        except UnicodeDecodeError as err:  # "\x" without two hex digits, a lone "\"
+            raise AspenError(f"bad escape in the string {echoed(str(tok))}: {err.reason}",
+                             self._tloc(tok)) from None
 
     # ------------------------------------------------------------------ top level
     def start(self, items):
@@ -476,12 +489,20 @@ class _Build(Transformer):
 
     # ------------------------------------------------------------------ expressions
     def int_(self, items):
-        tok = items[0]
-        return t.Num(float(int(tok)), str(tok), self._tloc(tok))
+        return self._number(items[0])
 
     def real(self, items):
-        tok = items[0]
-        return t.Num(float(tok), str(tok), self._tloc(tok))
+        return self._number(items[0])
+
+    def _number(self, tok: Token) -> t.Num:
+        """A literal as a double; one beyond a double's range (a 400-digit count, ``1e400``)
+        has no value in the model: refused at its place."""
+        text = str(tok)
+        value = float(text) if sum(c.isdigit() for c in text) <= _MAX_DIGITS else math.inf
+        if not math.isfinite(value):
+            raise AspenError(f"the number {quoted(text, 40)} is out of range (at most about "
+                             "1.8e308)", self._tloc(tok))
+        return t.Num(value, text, self._tloc(tok))
 
     @v_args(meta=True)
     def name(self, meta, items):
@@ -533,14 +554,25 @@ def parse_text(text: str, path: str = "<string>", strict: bool = False) -> t.Fil
     """
     lark = _lark()
     try:
-        tree = lark.parse(text, start="start")
+        tree = _shaped(lark.parse(text, start="start"), path)
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
     found = leniencies(tree, text, path)
     refused = [f for f in found if strict or f.error]
     if refused:
         raise AspenError(refused[0].message, refused[0].loc)
-    return t.File(path, _Build(path).transform(tree), tuple(found))
+    return t.File(path, _build(path, tree), tuple(found))
+
+
+def _build(path: str, tree):
+    """The model tree of a parse tree; the builder's own errors (a bad number or escape) as
+    they are, not wrapped in lark's ``VisitError``."""
+    try:
+        return _Build(path).transform(tree)
+    except VisitError as err:
+        if isinstance(err.orig_exc, AspenError):
+            raise err.orig_exc from None
+        raise
 
 
 def parse_file(path: str | Path, strict: bool = False) -> t.File:
@@ -561,7 +593,7 @@ def parse_file(path: str | Path, strict: bool = False) -> t.File:
 @functools.lru_cache(maxsize=512)
 def _parse_cached(path: str, mtime_ns: int, size: int, strict: bool = False) -> t.File:
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # a BOM is no text
     except OSError as err:
         raise AspenError(f"cannot read {path}: {err.strerror or err}") from None
     return parse_text(text, path, strict)
@@ -571,7 +603,77 @@ def parse_expression(text: str, path: str = "<expression>") -> t.Expr:
     """Parse one expression in Aspen syntax (``2*n^3 / max(1, log(n))``)."""
     lark = _lark()
     try:
-        tree = lark.parse(text, start="expr")
+        tree = _shaped(lark.parse(text, start="expr"), path)
     except UnexpectedInput as err:
         raise _syntax_error(err, path, text) from None
-    return _Build(path).transform(tree)
+    return _build(path, tree)
+
+
+#: Blocks within blocks, parentheses and operators within expressions: the levels of the
+#: syntax tree a model may nest (the deepest of Aspen's suite has 17).  What reads, evaluates
+#: and prints a model recurses on its nesting; a sum of many terms is no nesting (below).
+MAX_NESTING = 100
+_CHAIN = 32  # terms of a sum or product from which it is evaluated as a balanced tree
+
+
+def _shaped(tree: Tree, path: str) -> Tree:
+    """``tree`` with its long sums and products (a 20,000-term sum, which the grammar reads
+    as 20,000 nested additions) rebuilt as balanced trees of the same terms, so that their
+    depth is the logarithm of their length; then refused if it nests deeper than
+    :data:`MAX_NESTING`.  Sums of fewer than 32 terms keep their order of addition (and so
+    the values Aspen's tools print).  Iterative: no recursion on the input's depth."""
+    inside: set[int] = set()  # links of chains already rebuilt from their top
+    for node in _subtrees(tree):  # parents before children: a chain from its top, once
+        if id(node) not in inside and node.data in ("add", "mul") \
+                and _chain_length(node) >= _CHAIN:
+            terms, links = _chain(node)
+            inside.update(map(id, links))
+            node.children = _balanced(node.data, terms, node.meta).children
+    depth: dict[int, int] = {}
+    for node in reversed(_subtrees(tree)):  # children before parents
+        depth[id(node)] = 1 + max((depth[id(c)] for c in node.children if isinstance(c, Tree)),
+                                  default=0)
+        if depth[id(node)] > MAX_NESTING:
+            meta = node.meta
+            where = t.Loc(path, meta.line, meta.column) if not meta.empty else None
+            raise AspenError(f"nested deeper than {MAX_NESTING} levels (blocks, parentheses, "
+                             "operators): simplify the model", where)
+    return tree
+
+
+def _subtrees(tree: Tree) -> list[Tree]:
+    order, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(child for child in node.children if isinstance(child, Tree))
+    return order
+
+
+def _chain_length(node: Tree) -> int:
+    length = 1
+    while isinstance(node, Tree) and node.data in ("add", "mul") and length < _CHAIN:
+        child = node.children[0]
+        if not (isinstance(child, Tree) and child.data == node.data):
+            break
+        node, length = child, length + 1
+    return length + 1
+
+
+def _chain(node: Tree) -> tuple[list, list[Tree]]:
+    """The operands of a left-nested chain of one operator, left to right, and its links."""
+    rights, links = [], []
+    rule = node.data
+    while isinstance(node, Tree) and node.data == rule:
+        links.append(node)
+        rights.append(node.children[1])
+        node = node.children[0]
+    return [node, *reversed(rights)], links
+
+
+def _balanced(rule: str, terms: list, meta) -> Tree:
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return Tree(rule, [_balanced(rule, terms[:middle], meta),
+                       _balanced(rule, terms[middle:], meta)], meta)

@@ -92,7 +92,25 @@ def _sqrt(x):
     return np.sqrt(np.where(np.greater_equal(x, 0), x, np.nan))
 
 
-_NAMESPACE = {"np": np, "_div": _div, "_ceiling": _ceiling, "_floor": _floor,
+def _sum(*terms):
+    result = terms[0]
+    for term in terms[1:]:
+        result = result + term
+    return result
+
+
+def _product(*factors):
+    result = factors[0]
+    for factor in factors[1:]:
+        result = result * factor
+    return result
+
+
+# Terms from which a sum or product is a call: Python compiles "a + b + …" as nested
+# operations, and its compiler recurses on their depth (3,000 terms overflow its stack).
+_LONG = 32
+_NAMESPACE = {"np": np, "_div": _div, "_sum": _sum, "_product": _product, "_ceiling": _ceiling,
+              "_floor": _floor,
               "_maximum": _maximum, "_minimum": _minimum, "_and": _and, "_or": _or,
               "_ln": _ln, "_sqrt": _sqrt}
 
@@ -117,9 +135,13 @@ class NumpyPrinter:
         return self.name_of_quantity(expr.quantity)
 
     def _print_Add(self, expr: Add) -> str:
+        if len(expr.terms) >= _LONG:
+            return f"_sum({', '.join(map(self.doprint, expr.terms))})"
         return "(" + " + ".join(map(self.doprint, expr.terms)) + ")"
 
     def _print_Mul(self, expr: Mul) -> str:
+        if len(expr.factors) >= _LONG:
+            return f"_product({', '.join(map(self.doprint, expr.factors))})"
         return "(" + " * ".join(map(self.doprint, expr.factors)) + ")"
 
     def _print_Div(self, expr: Div) -> str:

@@ -23,6 +23,7 @@ _TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
                     r"|(?P<op><=|>=|==|!=|[-+*/(),<>=^]))")
 _FUNCTIONS = {"min": E.minimum, "max": E.maximum, "abs": lambda x: E.func("ABS", x)}
 COMPARISONS = ("<=", ">=")
+MAX_NESTING = 100  # what parses, compiles and prints an expression recurses on its nesting
 
 
 class ExpressionError(ValueError):
@@ -64,6 +65,13 @@ class _Parser:
         self.tokens = _tokens(text)
         self.index = 0
         self.resolve = resolve
+        self.depth = 0  # parentheses, signs and calls open around the current token
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ExpressionError(f"nested deeper than {MAX_NESTING} levels (parentheses, "
+                                  "signs, functions)", self.token.column)
 
     @property
     def token(self) -> _Token:
@@ -106,11 +114,15 @@ class _Parser:
                 return result
 
     def unary(self) -> E.Expr:
-        if self.take("-"):
-            return -self.unary()
-        if self.take("+"):
-            return self.unary()
-        return self.atom()
+        self.deeper()
+        try:
+            if self.take("-"):
+                return -self.unary()
+            if self.take("+"):
+                return self.unary()
+            return self.atom()
+        finally:
+            self.depth -= 1
 
     def atom(self) -> E.Expr:
         token = self.token

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +37,13 @@ from sat.explore.expression import (
     parse_expression,
     split_comparison,
 )
+from sat.machine.spec import parse_number
 from sat.model import expr as E
 from sat.model.tables import ModelResult
 from sat.parameter import check_value
-from sat.parameters import find_parameter, spec_of
-from sat.parameters.registry import BUILD_SETTINGS
+from sat.parameters import ParameterError, find_parameter, spec_of
+from sat.parameters.registry import BUILD_SETTINGS, parse_set
+from sat.quoting import quoted
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 SOLVERS = ("auto", "exhaustive", "isres")
@@ -133,8 +136,21 @@ def read_scenario(path: str | Path) -> ScenarioFile:
         if not isinstance(raw, Located):
             raise _fail(display, data.lines["set"], "set: expected NAME: VALUE lines")
         for name, value in raw.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-                raise _fail(display, raw.lines[name], f"set: {name}: expected a number")
+            try:
+                parse_set(f"{name}=0")
+            except ParameterError:
+                raise _fail(display, raw.lines[name], f"set: {quoted(name)}: expected a "
+                            "parameter name or a code symbol such as hi(1)") from None
+            # checked here, where the line is known: --set would only know the text
+            number = value if isinstance(value, (int, float)) else \
+                parse_number(value) if isinstance(value, str) else None
+            flag = isinstance(value, str) and value.strip().lower() in ("true", "false",
+                                                                          "yes", "no")
+            if isinstance(value, bool) or not (flag or (number is not None and
+                                                        abs(number) <= sys.float_info.max
+                                                        and math.isfinite(number))):
+                raise _fail(display, raw.lines[name], f"set: {name}: expected a finite "
+                            f"number, got {quoted(value)}")
             sets.append(f"{name}={value}")
     solver = str(data.get("solver", "auto")).strip().lower()
     if solver not in SOLVERS:
@@ -175,6 +191,9 @@ def _variables(raw: object, line: int, display: str) -> list[VariableSpec]:
                             "finite number")
             bounds.append(value)
         low, high = bounds
+        if not math.isfinite(high - low):
+            raise _fail(display, where, f"variable {name}: the range {low:g}..{high:g} is "
+                        "wider than a double can hold")
         if high < low:
             raise _fail(display, where, f"variable {name}: the range is reversed (HI {high:g} "
                         f"< LO {low:g})")
@@ -262,7 +281,7 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
         try:
             return parse_expression(text, resolve)
         except ExpressionError as error:
-            raise _fail(display, line, f"{what} {text.strip()!r}: column "
+            raise _fail(display, line, f"{what} {quoted(text.strip(), 80)}: column "
                         f"{error.column + offset}: {error}") from None
 
     variables = []
@@ -314,7 +333,7 @@ def bind(scenario: ScenarioFile, result: ModelResult) -> Problem:
         try:
             left_text, operator, right_text, column = split_comparison(text)
         except ExpressionError as error:
-            raise _fail(display, line, f"constraint {text!r}: column {error.column}: "
+            raise _fail(display, line, f"constraint {quoted(text, 80)}: column {error.column}: "
                         f"{error}") from None
         left = expression(left_text, line, "constraint")
         right = expression(right_text, line, "constraint", column - 1)

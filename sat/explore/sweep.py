@@ -28,6 +28,7 @@ from sat.model.tables import ModelResult
 from sat.model.validate import stencil_blocks
 from sat.parameter import check_value
 from sat.parameters import find_parameter, spec_of
+from sat.quoting import echoed
 
 MAX_AXIS = 10_000  # values per axis
 CHUNK = 65_536  # configurations evaluated at once
@@ -47,17 +48,19 @@ class Axis:
 
 
 def _number(text: str, what: str, spec: str) -> float:
+    shown = echoed(spec)
     try:
         value = float(text)
     except ValueError:
-        raise SweepError(f"--sweep {spec}: {what} {text!r} is not a number") from None
+        raise SweepError(f"--sweep {shown}: {what} {text!r} is not a number") from None
     if not math.isfinite(value):
-        raise SweepError(f"--sweep {spec}: {what} must be finite")
+        raise SweepError(f"--sweep {shown}: {what} must be finite")
     return value
 
 
 def parse_axis(spec: str) -> tuple[str, tuple[float, ...]]:
     """``NAME=LO..HI[:STEPS|*FACTOR]`` -> (name as written, values)."""
+    shown = echoed(spec)
     name, equals, rest = spec.partition("=")
     low_text, dots, after = rest.partition("..")
     if not (equals and dots and name.strip()):
@@ -65,32 +68,35 @@ def parse_axis(spec: str) -> tuple[str, tuple[float, ...]]:
                          "NAME=LO..HI*FACTOR")
     high_text, kind, step_text = (re.split(r"([:*])", after, maxsplit=1) + ["", ""])[:3]
     low, high = _number(low_text, "LO", spec), _number(high_text, "HI", spec)
+    if not math.isfinite(high - low):
+        raise SweepError(f"--sweep {shown}: the range {low:g}..{high:g} is wider than a double "
+                         "can hold")
     if high < low:
-        raise SweepError(f"--sweep {spec}: the range is reversed (HI {high:g} < LO {low:g})")
+        raise SweepError(f"--sweep {shown}: the range is reversed (HI {high:g} < LO {low:g})")
     if kind == ":":
         steps = _number(step_text, "STEPS", spec)
         if not steps.is_integer() or steps < 1:
-            raise SweepError(f"--sweep {spec}: STEPS must be a whole number of at least 1")
+            raise SweepError(f"--sweep {shown}: STEPS must be a whole number of at least 1")
         if steps > MAX_AXIS:
-            raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis")
+            raise SweepError(f"--sweep {shown}: at most {MAX_AXIS:,} values per axis")
         count = int(steps)
         values = [low] if count == 1 else [low + (high - low) * k / (count - 1)
                                            for k in range(count)]
     elif kind == "*":
         factor = _number(step_text, "FACTOR", spec)
         if factor <= 1 or low <= 0:
-            raise SweepError(f"--sweep {spec}: a geometric range needs LO > 0 and FACTOR > 1")
+            raise SweepError(f"--sweep {shown}: a geometric range needs LO > 0 and FACTOR > 1")
         values = [low]
         while values[-1] * factor <= high * (1 + 1e-12):
             values.append(values[-1] * factor)
             if len(values) > MAX_AXIS:
-                raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis")
+                raise SweepError(f"--sweep {shown}: at most {MAX_AXIS:,} values per axis")
     else:
         if not (low.is_integer() and high.is_integer()):
-            raise SweepError(f"--sweep {spec}: give :STEPS or *FACTOR for a range that is not "
+            raise SweepError(f"--sweep {shown}: give :STEPS or *FACTOR for a range that is not "
                              "of whole numbers")
         if high - low + 1 > MAX_AXIS:
-            raise SweepError(f"--sweep {spec}: at most {MAX_AXIS:,} values per axis; give "
+            raise SweepError(f"--sweep {shown}: at most {MAX_AXIS:,} values per axis; give "
                              ":STEPS or *FACTOR")
         values = [float(v) for v in range(int(low), int(high) + 1)]
     return name.strip(), tuple(values)
@@ -104,12 +110,13 @@ def axes_for(result: ModelResult, specs: list[str]) -> list[Axis]:
     axes: list[Axis] = []
     for spec in specs:
         written, values = parse_axis(spec)
+        shown = echoed(spec)
         parameter = find_parameter(parameters, written)
         if parameter is None:
-            raise SweepError(f"--sweep {spec}: no parameter {written!r}"
+            raise SweepError(f"--sweep {shown}: no parameter {written!r}"
                              + did_you_mean(written, [p.name for p in result.parameters]))
         if any(axis.name == parameter.name for axis in axes):
-            raise SweepError(f"--sweep {spec}: {parameter.name} is swept twice")
+            raise SweepError(f"--sweep {shown}: {parameter.name} is swept twice")
         axes.append(Axis(parameter.name, values))
     return axes
 
@@ -164,8 +171,11 @@ def run(sweep: Sweep, progress: Callable[[int, int], None] | None = None,
     """Every configuration of the grid as a row: swept values, results, ``valid``,
     ``reason``; evaluated in chunks of :data:`CHUNK` (on a cluster with a Dask ``mapper``)."""
     total = sweep.points
-    chunks = [(first, min(CHUNK, total - first)) for first in range(0, total, CHUNK)]
-    for (first, count), rows in zip(chunks, mapper(_rows, sweep, chunks), strict=True):
+
+    def chunks() -> Iterator[tuple[int, int]]:  # lazily: a grid may have 10^16 points
+        return ((first, min(CHUNK, total - first)) for first in range(0, total, CHUNK))
+
+    for (first, count), rows in zip(chunks(), mapper(_rows, sweep, chunks()), strict=True):
         yield from rows
         if progress is not None:
             progress(first + count, total)
@@ -191,9 +201,13 @@ def _rows(sweep: Sweep, first: int, count: int) -> list[dict[str, object]]:
                                                                strict=True)
                            if 0 < block[index] < span), "")
         row: dict[str, object] = {name: _plain(columns[name][index]) for name in names}
-        for name, column in zip(sweep.results, outputs, strict=True):
-            value = float(column[index])
-            row[name] = value if not reason and math.isfinite(value) else None
+        values = [float(column[index]) for column in outputs]
+        if not reason:  # a result beyond a double (or inf - inf) is no result
+            reason = next((f"{name} is {value:g}: beyond the range of a double" for name, value
+                           in zip(sweep.results, values, strict=True)
+                           if not math.isfinite(value)), "")
+        for name, value in zip(sweep.results, values, strict=True):
+            row[name] = None if reason else value
         row["valid"] = not reason
         row["reason"] = reason
         rows.append(row)

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from sat import ir
+from sat.quoting import quoted
 
 __all__ = ["FORTRAN_SUFFIXES", "FrontendError", "is_fortran", "read_sources"]
 
@@ -125,5 +126,5 @@ def _keep(program: ir.Program, functions: list[str]) -> None:
     wanted = {name.strip().lower() for name in functions if name.strip()}
     present = {proc.name.lower() for proc in program.procedures}
     for name in sorted(wanted - present):
-        program.warnings.append(ir.Diagnostic(f"procedure '{name}' not found in the sources"))
+        program.warnings.append(ir.Diagnostic(f"procedure {quoted(name)} not found in the sources"))
     program.procedures = [p for p in program.procedures if p.name.lower() in wanted]

@@ -16,9 +16,11 @@ An accelerator file is YAML: ``name``, ``source`` and ``parameters``, each param
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from sat.quoting import echoed, quoted
 from sat.resources import data_dir
 
 DATA = data_dir() / "accelerators"
@@ -66,26 +68,32 @@ def load_accelerator(name_or_file: str) -> Accelerator:
     if not path.is_file():
         path = Path(name_or_file)
         if not path.is_file():
-            raise AcceleratorError(f"--accelerator {name_or_file}: no such built-in "
+            raise AcceleratorError(f"--accelerator {echoed(name_or_file)}: no such built-in "
                                    f"accelerator ({', '.join(builtin_accelerators())}) or file")
     what = "an accelerator file"
     doc = read_yaml(path, str(path), AcceleratorError, what)
     if not isinstance(doc, dict) or not isinstance(doc.get("parameters"), dict):
         raise AcceleratorError(f"{path}:1: no 'parameters' mapping: expected {what}")
     source = str(doc.get("source", path.name))
+    parameters = doc["parameters"]
     values: dict[str, tuple[float, str]] = {}
-    for key, entry in doc["parameters"].items():
+    for key, entry in parameters.items():
+        line = parameters.lines.get(key, parameters.line)
         if str(key) not in SPECS:
-            raise AcceleratorError(f"{path}: unknown accelerator parameter {key!r} "
-                                   f"(known: {', '.join(SPECS)})")
+            raise AcceleratorError(f"{path}:{line}: unknown accelerator parameter "
+                                   f"{quoted(key)} (known: {', '.join(SPECS)})")
         raw, where = (entry.get("value"), entry.get("source", source)) \
             if isinstance(entry, dict) else (entry, source)
         try:
             value = float(raw)
-        except (TypeError, ValueError):
-            raise AcceleratorError(f"{path}: {key}: {raw!r} is not a number") from None
+        except (TypeError, ValueError, OverflowError):
+            value = math.nan
+        if not math.isfinite(value):  # .inf, .nan, "1e400": no model can use it
+            raise AcceleratorError(f"{path}:{line}: {key}: {quoted(raw)} is not a finite "
+                                   "number")
         values[str(key)] = (value, str(where))
     missing = [k for k in SPECS if k not in values]
     if missing:
-        raise AcceleratorError(f"{path}: missing accelerator parameters: {', '.join(missing)}")
+        raise AcceleratorError(f"{path}:{parameters.line}: missing accelerator parameters: "
+                               f"{', '.join(missing)}")
     return Accelerator(str(doc.get("name", path.stem)), source, values)

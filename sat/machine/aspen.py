@@ -91,6 +91,7 @@ from sat.aspen.model import MachineModel, load_machine_model
 from sat.aspen.parser import parse_file
 from sat.machine.levels import MEMORY, ON_CHIP, CoreThroughput, MemoryLevel
 from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
+from sat.quoting import quoted
 
 _SPECS = {spec.name: spec for spec in MACHINE_SPECS}
 _BILLION = 1e9
@@ -127,7 +128,7 @@ def _load(model: MachineModel, path: Path, display: str, socket: str | None) -> 
         notes.append(f"{display}: no socket chosen: {socket} is modelled, the machine's first "
                      f"socket type ({others})")
     elif socket not in inside:
-        raise MachineError(f"{display}: machine '{machine_name}' has no socket '{socket}' "
+        raise MachineError(f"{display}: machine '{machine_name}' has no socket {quoted(socket)} "
                            f"(sockets: {', '.join(inside)})")
     return _Mapping(model, display, socket, notes).machine(path)
 

@@ -75,6 +75,7 @@ from sat.machine.levels import (
     on_chip_kib_per_core,
 )
 from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
+from sat.quoting import quoted
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
@@ -95,6 +96,7 @@ _PLACEHOLDER = "INFORMATION_REQUIRED"
 _DECIMAL = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"": 1.0, "k": 2.0**10, "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,
            "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_LARGEST = 1.7976931348623157e308
 _QUANTITY = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S*)\s*")
 
 
@@ -109,7 +111,7 @@ class _Reader:
 
     def fail(self, line: int, field: str, expected: str, got: Any = None, *,
              missing: bool = False) -> MachineError:
-        shown = "" if got is None else f", got {_show(got)}"
+        shown = "" if got is None else f", got {quoted(got)}"
         what = "missing: expected" if missing else "expected"
         return MachineError(f"{self.display}:{line}: {field}: {what} {expected}{shown}")
 
@@ -165,16 +167,11 @@ class _Reader:
                         raw, missing=key not in container)
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "…"
-
-
 def _parse_quantity(raw: Any, units: tuple[str, ...], prefixes: dict[str, float]) -> float | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, (int, float)):
-        value = float(raw)
+        value = float(raw) if abs(raw) <= _LARGEST else math.inf
         return value if math.isfinite(value) else None
     if not isinstance(raw, str):
         return None
@@ -183,10 +180,13 @@ def _parse_quantity(raw: Any, units: tuple[str, ...], prefixes: dict[str, float]
         return None
     number, rest = float(found.group(1)), found.group(2)
     for unit in units:
+        value = None
         if rest == unit:
-            return number
-        if unit and rest.endswith(unit) and rest[: -len(unit)] in prefixes:
-            return number * prefixes[rest[: -len(unit)]]
+            value = number
+        elif unit and rest.endswith(unit) and rest[: -len(unit)] in prefixes:
+            value = number * prefixes[rest[: -len(unit)]]
+        if value is not None:  # "1e400 GHz" is beyond a double: no quantity
+            return value if math.isfinite(value) else None
     return None
 
 

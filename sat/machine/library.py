@@ -6,6 +6,7 @@ from pathlib import Path
 
 from sat.machine.exasat_xml import load_exasat_xml
 from sat.machine.spec import Machine, MachineError
+from sat.quoting import echoed
 from sat.resources import machines_dir
 
 DEFAULT_MACHINE = "exascale"
@@ -50,7 +51,7 @@ def load_machine(name_or_path: str | None, socket: str | None = None) -> Machine
         path = Path(text)
         if not path.is_file():
             names = ", ".join(name for name, _ in list_machines())
-            raise MachineError(f"{text}: no such machine file or built-in machine "
+            raise MachineError(f"{echoed(text)}: no such machine file or built-in machine "
                                f"(built-ins: {names})")
     display = _display(path)
     if socket is not None and path.suffix.lower() != ASPEN_SUFFIX:

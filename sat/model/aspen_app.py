@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sat.aspen import AppModel, AspenError, MachineModel, tree
+from sat.aspen.errors import DivisionByZero
 from sat.aspen.evaluate import data_set_expression, resource_expression
 from sat.aspen.expr import SI_CONSTANTS, Env, names
 from sat.aspen.runtime import combined_env, runtime_expression
@@ -175,6 +176,7 @@ def _inputs(scopes: list[tuple[str, AppModel | MachineModel]], env: Env, params:
                 ranges[name] = (env.eval(definition.range.low), env.eval(definition.range.high))
             if free and name not in params:
                 pending[name] = definition.value
+                _refuse_division_by_zero(env, tree.Name(name, definition.loc))
                 continue
             if name in params:  # a --set value of a machine parameter of the same name
                 continue
@@ -183,6 +185,18 @@ def _inputs(scopes: list[tuple[str, AppModel | MachineModel]], env: Env, params:
                                  group, f"Aspen parameter {name} ({_where(definition.loc)}).",
                                  f"{_where(definition.loc)}", "number"))
     return pending, ranges
+
+
+def _refuse_division_by_zero(env: Env, expr: tree.Expr) -> None:
+    """Raise if ``expr`` divides by zero at the current values, as Aspen's evaluator does
+    (the workbook's formulas guard a division, which then gives 0).  Anything else wrong
+    with it is said where it is used."""
+    try:
+        env.eval(expr)
+    except DivisionByZero:
+        raise
+    except AspenError:
+        pass
 
 
 def _where(loc: tree.Loc) -> str:
@@ -262,8 +276,9 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
                                                                        converter.env)),
                                     column_unit(r), f"{r} of {name}") for r in RESOURCES}
             if machine is not None:
-                time = converter.expr(runtime_expression(app, machine, socket, name,
-                                                         converter.env))
+                runtime = runtime_expression(app, machine, socket, name, converter.env)
+                _refuse_division_by_zero(converter.env, runtime)  # a rate of 0, say
+                time = converter.expr(runtime)
             else:
                 time = _roofline(counts, app, name, converter)
         except AspenError as error:

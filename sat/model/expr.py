@@ -75,6 +75,16 @@ class Env:
             raise KeyError(f"no value for parameter {name!r}") from None
 
 
+
+def fsum(terms: Sequence[float]) -> float:
+    """``math.fsum``, but an overflowing sum (``inf - inf``, finite terms beyond a double) is
+    what plain addition gives, ``nan`` or ``±inf``: the model's checks then name the result
+    that overflowed, rather than the sum raising."""
+    try:
+        return math.fsum(terms)
+    except (ValueError, OverflowError):
+        return sum(terms, 0.0)
+
 @dataclass(frozen=True, slots=True)
 class Num(Expr):
     value: float
@@ -128,7 +138,7 @@ class Add(Expr):
     terms: tuple[Expr, ...]
 
     def evaluate(self, env: Env) -> float:
-        return math.fsum(t.evaluate(env) for t in self.terms)
+        return fsum([t.evaluate(env) for t in self.terms])
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,8 +411,8 @@ class _Sweep:
     def _add(self, node: Add, at: Sequence[int]) -> Values:
         terms = [self.expr(t, at) for t in node.terms]
         if all(type(t) is float for t in terms):
-            return math.fsum(terms)
-        return [math.fsum(column)
+            return fsum(terms)
+        return [fsum(column)
                 for column in zip(*(_spread(t, len(at)) for t in terms), strict=True)]
 
     def _mul(self, node: Mul, at: Sequence[int]) -> Values:

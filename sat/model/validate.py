@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from sat.model.expr import Env, Param, Quantity, Ref, children
@@ -74,8 +75,32 @@ def check(result: ModelResult, env: Env | None = None) -> list[str]:
             errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
                           f"({block.value(env):g}) is narrower than the stencil ({span}); "
                           "its footprint is approximate: give a larger block")
+    errors.extend(overflows(result, env))
     for name, quantity in result.totals.items():
         value = quantity.value(env)
-        if value != value or value < 0:  # NaN or negative
+        if value < 0:
             errors.append(f"total {name} is {value:g}")
+    return errors
+
+
+def overflows(result: ModelResult, env: Env) -> list[str]:
+    """Errors for totals beyond a double (or undefined, ``inf - inf``): each at the first row
+    (a nest, a kernel) with a quantity that is, named, else the total alone."""
+    errors = []
+    for total, quantity in result.totals.items():
+        value = quantity.value(env)
+        if math.isfinite(value):
+            continue
+        errors.append(f"total {total} is {value:g}: beyond the range of a double; give "
+                      "smaller parameter values")
+        for row in (row for table in result.tables.values() for row in table.rows):
+            bad = next((key for key, cell in row.items() if isinstance(cell, Quantity)
+                        and not math.isfinite(cell.value(env))), None)
+            if bad is not None and row.get("line"):
+                what = f"kernel {row['kernel']}" if row.get("kernel") else "the nest"
+                errors[-1] = (f"{row.get('file') or row.get('procedure')}:{row['line']}: {bad} "
+                              f"of {what} is {row[bad].value(env):g}, beyond the range of a "
+                              f"double, and total {total} is {value:g}; give smaller "
+                              "parameter values")
+                break
     return errors

@@ -28,6 +28,7 @@ from sat.parameters.accelerator import add_accelerator_parameters
 from sat.parameters.costs import add_cost_parameters, cost_spec
 from sat.parameters.files import read_block_params, read_conds, read_params, read_symsubs
 from sat.parameters.levels import add_level_parameters, level_spec
+from sat.quoting import echoed
 
 SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("StreamingWrites", "",
@@ -134,10 +135,11 @@ def parse_value(text: str, kind: str, name: str) -> float:
             return 1
         if lowered in _FALSE:
             return 0
-        raise ParameterError(f"--set {name}={text}: {name} is TRUE or FALSE (also yes/no, 1/0)")
+        raise ParameterError(f"--set {echoed(name + '=' + text)}: {name} is TRUE or FALSE "
+                             "(also yes/no, 1/0)")
     value = parse_number(text)
     if value is None:
-        raise ParameterError(f"--set {name}={text}: {text!r} is not a finite number")
+        raise ParameterError(f"--set {echoed(name + '=' + text)}: {text!r} is not a finite number")
     return value
 
 
@@ -174,7 +176,7 @@ def split_build_settings(sets: Iterable[str]) -> tuple[dict[str, float], list[st
             continue
         value = parse_value(raw, "number", known)
         if value < 0 or not float(value).is_integer():
-            raise ParameterError(f"--set {name}={raw}: {known} is a whole number of "
+            raise ParameterError(f"--set {echoed(name + '=' + raw)}: {known} is a whole number of "
                                  "iterations, 0 or more")
         settings[known] = value
     return settings, rest

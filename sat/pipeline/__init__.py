@@ -15,6 +15,7 @@ from sat import collector
 from sat.pipeline.aspen import ASPEN_SUFFIXES, aspen_machine_report, aspen_model_and_reports
 from sat.pipeline.program import program_outputs
 from sat.pipeline.session import Run, UsageError, available_cores
+from sat.quoting import echoed
 
 __all__ = ["SOURCE_SUFFIXES", "Run", "UsageError", "run"]
 
@@ -28,9 +29,9 @@ def _check_sources(sources: list[str]) -> None:
     for source in sources:
         path = Path(source)
         if not path.is_file():
-            raise UsageError(f"{source}: no such file")
+            raise UsageError(f"{echoed(source)}: no such file")
         if path.suffix.lower() not in SOURCE_SUFFIXES:
-            raise UsageError(f"{source}: unknown source type {path.suffix or '(none)'} "
+            raise UsageError(f"{echoed(source)}: unknown source type {path.suffix or '(none)'} "
                              f"(expected one of {' '.join(SOURCE_SUFFIXES)})")
 
 
@@ -38,10 +39,10 @@ def _check_socket(args: argparse.Namespace) -> None:
     """--socket chooses a socket type of an Aspen machine model, and of nothing else."""
     if args.socket is None or str(args.machine or "").lower().endswith(".aspen"):
         return
-    machine = f"-m {args.machine} is not one" if args.machine else \
+    machine = f"-m {echoed(args.machine)} is not one" if args.machine else \
         "the default machine (exascale) is not one"
-    raise UsageError(f"--socket {args.socket}: only an Aspen machine model (-m FILE.aspen) has "
-                     f"socket types to choose from; {machine}")
+    raise UsageError(f"--socket {echoed(args.socket)}: only an Aspen machine model "
+                     f"(-m FILE.aspen) has socket types to choose from; {machine}")
 
 
 def _outputs(args: argparse.Namespace) -> str | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from sat import __version__
 from sat.pipeline.reports import write_reports
 from sat.pipeline.session import Run, UsageError
+from sat.quoting import echoed
 
 if TYPE_CHECKING:  # imported when needed: start-up time of small runs
     from sat.machine import Machine
@@ -23,6 +24,7 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     from sat.ir import Program
     from sat.model.aspen_app import AspenModelError, build_aspen_model
     from sat.model.tables import Note
+    from sat.model.validate import overflows
     from sat.parameters import build_parameters, validate
     from sat.parameters.registry import split_build_settings
 
@@ -51,8 +53,8 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
     for name, (value, _source) in params.symbol_values.items():
         if name not in app.params and (aspen_machine is None or
                                        name not in aspen_machine.params):
-            raise UsageError(f"--set {name}: no such parameter of the machine or of the Aspen "
-                             f"model {app.name}")
+            raise UsageError(f"--set {echoed(name)}: no such parameter of the machine or of "
+                             f"the Aspen model {app.name}")
         params.add(_set_parameter(name, value))
     run.progress(f"building the model of {app.name}" + (
         f" on {aspen_machine.name}, socket {socket}" if aspen_machine is not None else
@@ -63,6 +65,9 @@ def aspen_model_and_reports(run: Run, workbook: str | None, machine: Machine,
         raise UsageError(str(error)) from None
     validate(params)
     env = result.env()
+    errors = overflows(result, env)
+    if errors:
+        raise UsageError(errors[0])
     for message in machine.notes:
         result.notes.append(Note(message, "assumption"))
     run.warn_all([(n.message, n.file, n.line) for n in result.notes if n.kind == "warning"])

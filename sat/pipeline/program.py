@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from sat import collector
 from sat.pipeline.reports import write_reports
 from sat.pipeline.session import Run, UsageError
+from sat.quoting import echoed
 
 if TYPE_CHECKING:  # imported when needed: start-up time of small runs
     from sat.machine import Machine
@@ -64,7 +65,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                              fuse_all=getattr(args, "fuse", "none") == "all")
         unknown = unknown_sets(params, [s.split("=", 1)[0] for s in sets])
         if unknown:
-            raise UsageError(f"--set {unknown[0]}: no such parameter or code symbol")
+            raise UsageError(f"--set {echoed(unknown[0])}: no such parameter or code symbol")
         validate(params)  # problem parameters now exist too
         run.progress("evaluating the model")
         env = result.env()  # one evaluation for the checks and every output

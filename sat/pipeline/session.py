@@ -8,6 +8,7 @@ import re
 import sys
 
 from sat.ir import Diagnostic
+from sat.quoting import one_line
 
 WARNINGS_PER_KIND = 3
 # Messages that differ only in quoted names and numbers are one kind of warning.
@@ -69,7 +70,7 @@ class Run:
 
     def warn(self, message: str) -> None:
         if not self.args.quiet:
-            self.shown.write(f"satreport: warning: {message}")
+            self.shown.write(one_line(f"satreport: warning: {message}"))
 
     def warn_all(self, diagnostics: list[tuple[str, str, int]]) -> None:
         """(message, file, line) warnings, grouped so that what matters stays visible.

@@ -270,4 +270,16 @@ def _totals(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
 
 
 def dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """The JSON text of ``data``: a number that is not finite is ``null`` (JSON has no NaN or
+    Infinity; where it matters the data says why, as a sweep row's ``reason``)."""
+    return json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(value) for value in data]
+    return data

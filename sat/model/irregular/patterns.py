@@ -325,6 +325,10 @@ class _PatternReader:
             items = kinds if isinstance(kinds, list) else [kinds]
             expanded: set[str] = set()
             for kind in items:
+                if not isinstance(kind, str):  # a nested list or mapping names no kind
+                    raise self.fail(value.lines[key], f"subscripts: {key}: expected a kind "
+                                    f"or a list of kinds ({', '.join((*KINDS, *GROUPS))}), "
+                                    f"got {kind!r}")
                 if kind in KINDS:
                     expanded.add(kind)
                 elif kind in GROUPS:
