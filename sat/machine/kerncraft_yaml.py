@@ -25,7 +25,8 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
 - ``cacheline size`` → ``LineBytes`` (else L1's ``cl_size``).
 - ``memory hierarchy`` → the levels, innermost first, named by ``level`` (``MEM`` → ``memory``):
 
-  - ``cache per group: sets, ways, cl_size`` → ``sets``, ``ways``, ``line_bytes``; the size of
+  - ``cache per group: sets, ways, cl_size`` → ``sets``, ``ways``, ``line_bytes`` (``cl_size``
+    a number or a quantity, ``64`` or ``64 B``, as Kerncraft's own files write it); the size of
     one instance is sets × ways × cl_size (what Kerncraft's cache simulator uses), ``size per
     group`` only when these are missing (a note says when the two disagree);
   - ``cache per group: write_allocate, write_back`` → ``write_allocate``, ``write_back``;
@@ -360,8 +361,9 @@ def _cache_geometry(entry: Located, level: MemoryLevel, read: _Reader, field: st
         ignored.extend(f"cache per group: {key}" for key in cache if key not in _CACHE_USED)
         sets = read.count(cache, "sets", f"{field}: cache per group: sets", required=False)
         ways = read.count(cache, "ways", f"{field}: cache per group: ways", required=False)
-        line = read.count(cache, "cl_size", f"{field}: cache per group: cl_size",
-                          required=False)
+        line = read.quantity(cache, "cl_size", f"{field}: cache per group: cl_size",
+                             ("", "B"), {"": 1.0}, "the line size in bytes, e.g. 64 or '64 B'",
+                             required=False)
         level.sets, level.ways = sets, ways
         if line is not None:
             level.line_bytes = float(line)

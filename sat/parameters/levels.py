@@ -4,8 +4,12 @@ A machine with two or more cache levels gets, besides ExaSAT's parameters (``Cac
 ``GBsPerCore`` keep their meaning), one capacity and one bandwidth per cache level and the
 core's clock and load/store throughput:
 
-- ``L1KB``, ``L2KB``, … — capacity per thread (KiB): one instance's size divided by the cores
-  that share it;
+- ``L1KB``, ``L2KB``, … — capacity per thread (KiB) when every core sharing an instance runs:
+  one instance's size divided by the cores that share it;
+- ``L3SharedBy``, … — for a level whose instance several cores share, their number: the
+  capacity the model uses is then ``L3KB × L3SharedBy / MAX(1, MIN(Cores, L3SharedBy))``, the
+  instance's size over the cores *in use* that share it (one core running alone owns the
+  whole cache; :class:`sat.model.hierarchy.levels.Hierarchy`);
 - ``L1GBs``, ``L2GBs``, … — bandwidth of the link from that level to the next one out (GB/s).
   A link between caches is counted per core (one instance's bandwidth divided by the cores
   sharing it, or ``LineBytes × ClockGHz / cycles per line``): caches' bandwidth grows with the
@@ -39,7 +43,8 @@ ASSUMED_CORE = {
 ASSUMED_BYTES_PER_CYCLE = 32.0
 
 
-_LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs)")
+_LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs|SharedBy)")
+_LEVEL_UNITS = {"KB": "KiB", "GBs": "GB/s", "SharedBy": "cores"}
 
 
 def level_spec(name: str) -> ParameterSpec | None:
@@ -47,8 +52,9 @@ def level_spec(name: str) -> ParameterSpec | None:
     if name in ASSUMED_CORE:
         default, label = ASSUMED_CORE[name]
         return ParameterSpec(name, CORE_KEYS[name][1], label, default, "positive")
-    if _LEVEL_NAME.fullmatch(name):
-        return ParameterSpec(name, "KiB" if name.endswith("KB") else "GB/s", "", 1, "positive")
+    found = _LEVEL_NAME.fullmatch(name)
+    if found:
+        return ParameterSpec(name, _LEVEL_UNITS[found.group(1)], "", 1, "positive")
     return None
 
 
@@ -75,10 +81,18 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         per_thread = level.size_kib / level.shared_by_cores  # type: ignore[operator]
         paramset.add(Parameter(
             capacity, per_thread, "KiB", "machine",
-            f"{level.name} cache capacity per thread: one instance's size divided by the cores "
-            "sharing it.",
+            f"{level.name} cache capacity per thread when every core sharing it runs: one "
+            "instance's size divided by the cores sharing it.",
             f"{level.size_kib:g} KiB / {level.shared_by_cores:g} cores: {level.source}".rstrip(
                 ": ")))
+        shared_by = ""
+        if level.shared_by_cores > 1:
+            shared_by = f"{level.name}SharedBy"
+            paramset.add(Parameter(
+                shared_by, level.shared_by_cores, "cores", "machine",
+                f"Cores sharing one {level.name} instance: with fewer of them in use (Cores), "
+                f"each has a larger part of it ({level.name}KB × {shared_by} / MIN(Cores, "
+                f"{shared_by})).", level.source or machine.source))
         value, source, shared = _link_bandwidth(outer, machine, clock, line)
         paramset.add(Parameter(bandwidth, value, "GB/s", "machine",
                                f"Bandwidth of the {link_name} link"
@@ -89,7 +103,7 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
             level.name, capacity, bandwidth, link_name, shared,
             adds_inner=index > 0 and level.policy in ("exclusive", "victim"),
             overlaps=bool(outer is not None and outer.transfers_overlap),
-            ways=level.ways, sets=level.sets))
+            ways=level.ways, sets=level.sets, shared_by=shared_by))
 
 
 def _link_bandwidth(outer: MemoryLevel | None, machine: Machine, clock: float,

@@ -53,8 +53,10 @@ LEVEL_COLUMNS: list[Column] = [
     *nest_columns(),
     _c("level", "Level", "", "Cache level (the machine file's name), innermost first."),
     _c("size_kib", "Capacity", "KiB", "Capacity per thread the layer condition compares "
-       "with: the level's parameter (LnKB), plus the inner levels' for an exclusive or victim "
-       "cache; CacheKB for ExaSAT's single on-chip cache."),
+       "with: the level's parameter (LnKB; for a shared level, LnKB x LnSharedBy / MAX(1, "
+       "MIN(Cores, LnSharedBy)): the instance over the cores in use that share it), plus the "
+       "inner levels' for an exclusive or victim cache; CacheKB for ExaSAT's single on-chip "
+       "cache."),
     _c("ws_plane_kb", "WS/plane", "KiB", "Working set for reuse between planes (actual "
        "variant).", "Working set"),
     _c("ws_pencil_kb", "WS/pencil", "KiB", "Working set for reuse between pencils (actual "
@@ -106,7 +108,12 @@ class Hierarchy:
         for spec in specs:
             # an exclusive or victim cache holds what the level inside it does not: their
             # capacities add (as for CacheKB, sat.machine.levels.on_chip_kib_per_core)
-            own = ctx.param(spec.capacity)
+            own: E.Expr = ctx.param(spec.capacity)
+            if spec.shared_by:
+                # the instance's size over the cores in use that share it: one core running
+                # alone owns the whole shared cache
+                sharing = ctx.param(spec.shared_by)
+                own = E.mul(own, sharing) / E.maximum(1, E.minimum(cores, sharing))
             capacity = E.add(own, inner) if spec.adds_inner and inner is not None else own
             inner = self.capacity[spec.name] = E.Quantity(
                 ("level", spec.name, "size_kib"), capacity, "KiB",
