@@ -1,8 +1,13 @@
-"""The ECM model's machine side, by hand, on a two-level test machine written here.
+"""The ECM model's in-core port model, shared caches and steady state, by hand, on a
+two-level test machine written here.
 
 The machine ("ports-test"): 4 cores at 2 GHz, 64-byte lines, 8-byte words; a private 32 KiB
 L1, an L2 of 4 MiB shared by the 4 cores (L2KB = 1 MiB per core when all 4 run); memory
-40 GB/s shared by the 4 cores.
+40 GB/s shared by the 4 cores.  The core: 32-byte vectors (4 elements), 1 add, 1 multiply and
+1 FMA port, 2 FP instructions per cycle; 2 load ports and 1 store port of 16 bytes (a 32-byte
+access takes 2 cycles of a port), 2 address units; stores overlap with transfers, address
+units do not.  A unit of work is 8 iterations (64 B / 8 B): 2 vector instructions per
+operation of an iteration, each load or store 2 port cycles.
 """
 
 from __future__ import annotations
@@ -23,6 +28,19 @@ MACHINE = """\
   <prop key="LineBytes" val="64" source="test"/>
   <prop key="WordBytes" val="8" source="test"/>
   <prop key="ClockGHz" val="2" source="test"/>
+  <prop key="VectorBytes" val="32" source="test"/>
+  <prop key="AddPorts" val="1" source="test"/>
+  <prop key="MulPorts" val="1" source="test"/>
+  <prop key="FMAPorts" val="1" source="test"/>
+  <prop key="FPPorts" val="2" source="test"/>
+  <prop key="DivCycles" val="16" source="test"/>
+  <prop key="LoadsPerCycle" val="2" source="test"/>
+  <prop key="LoadBytes" val="16" source="test"/>
+  <prop key="StoresPerCycle" val="1" source="test"/>
+  <prop key="StoreBytes" val="16" source="test"/>
+  <prop key="AGUsPerCycle" val="2" source="test"/>
+  <prop key="StoresOverlap" val="1" source="test"/>
+  <prop key="AGUsOverlap" val="0" source="test"/>
   <memory>
     <level name="L1" size_kib="32" line_bytes="64" shared_by_cores="1" bandwidth_gbs="128"
            source="test"/>
@@ -155,3 +173,137 @@ def test_tiny_problems_run_with_a_warning(tmp_path, capsys, n):
         assert any("extent along Y (1) is narrower than the stencil (2)" in m
                    for m in messages)
     assert loop["ecm"]["t_ecm"] is not None
+
+
+TRIAD = """\
+double a[N], b[N], c[N], d[N];
+
+for(int i=0; i<N; ++i)
+    a[i] = b[i] + c[i] * d[i];
+"""
+
+COPY = """\
+double a[N], b[N];
+
+for(int i=0; i<N; ++i)
+    a[i] = b[i];
+"""
+
+
+def incore(tmp_path: Path, source: str, *options: str) -> dict:
+    sizes = ["--set", "N=100", "--set", "M=100"] if "M" in source else ["--set", "N=1000000"]
+    data = run(tmp_path, source, *sizes, *options)
+    return data["loops"][0]["ecm"]
+
+
+@pytest.mark.parametrize(("source", "instructions", "t_ol", "t_nol"), [
+    # 1d-3pt: 2 adds, 2 multiplies per iteration: 2 FMA (MIN(2, 2)), nothing apart; 3 loads
+    # (a at -1, 0, +1), 1 store.  T_fp = MAX(4 FMA / 1, 4 / 2) = 4; 12 load uops / 2 ports
+    # = 6; 4 store uops / 1 = 4; addresses MAX(6, 16 / 2) = 8.
+    # T_OL = MAX(4, T_store 4) = 4; T_nOL = MAX(6, T_agu 8) = 8
+    (ONE_D_3PT, {"add": 0, "mul": 0, "fma": 4, "div": 0, "special": 0, "load": 6,
+                 "store": 2}, 4, 8),
+    # triad: 1 add, 1 multiply: 1 FMA; 3 loads, 1 store.  T_fp = MAX(2 / 1, 2 / 2) = 2;
+    # loads 12 uops / 2 = 6; stores 4; addresses MAX(6, 16 / 2) = 8: T_OL 4, T_nOL 8
+    (TRIAD, {"add": 0, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 6,
+             "store": 2}, 4, 8),
+    # copy: no arithmetic; 1 load (4 uops / 2 = 2), 1 store (4 uops / 1 = 4), addresses
+    # MAX(2, 8 / 2) = 4: T_OL = T_store 4; T_nOL = MAX(2, 4) = 4
+    (COPY, {"add": 0, "mul": 0, "fma": 0, "div": 0, "special": 0, "load": 2,
+            "store": 2}, 4, 4),
+    # 7-point stencil: 5 adds, 1 multiply: 1 FMA and 4 adds; 6 loads, 1 store.
+    # T_fp = MAX(8 / 1, 2 / 1, (8 + 2) / 2) = 8; loads 24 uops / 2 = 12; stores 4;
+    # addresses MAX(12, 28 / 2) = 14: T_OL = MAX(8, 4) = 8; T_nOL = MAX(12, 14) = 14
+    (STENCIL7, {"add": 8, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 12,
+                "store": 2}, 8, 14),
+])
+def test_port_counts_of_four_kernels(tmp_path, source, instructions, t_ol, t_nol):
+    ecm = incore(tmp_path, source)
+    assert ecm["incore"] == {"vectorised": True, "vector_elements": 4,
+                             "instructions": instructions}
+    assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
+
+
+def test_a_nest_turned_scalar_issues_one_element_per_instruction(tmp_path):
+    data = run(tmp_path, STENCIL7, "--set", "N=100", "--set", "M=100")
+    (name,) = [p["name"] for p in data["parameters"] if p["name"].startswith("Vectorised_")]
+    ecm = incore(tmp_path, STENCIL7, "--set", f"{name}=FALSE")
+    # 8 instructions per operation; 8-byte accesses take one port cycle.  4 adds -> 32,
+    # 1 FMA -> 8, 6 loads -> 48, 1 store -> 8.  T_fp = MAX(32 / 1, 8 / 1, 40 / 2) = 32;
+    # loads 48 / 2 = 24; stores 8; addresses MAX(24, 56 / 2) = 28
+    assert ecm["incore"]["vectorised"] is False
+    assert ecm["incore"]["instructions"]["add"] == 32
+    assert (ecm["t_ol"], ecm["t_nol"]) == (32, 28)
+
+
+@pytest.mark.parametrize(("source", "why"), [
+    ("double a[N], b[N];\nfor(int i=1; i<N; ++i)\n    a[i] = a[i-1] + b[i];\n",
+     "a is written and read at other offsets along i"),
+    ("double a[N], b[N], s;\nfor(int i=0; i<N; ++i)\n    s += a[i]*b[i];\n",
+     "s carries a value from one iteration to the next"),
+])
+def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
+        tmp_path, source, why):
+    data = run(tmp_path, source, "--set", "N=1000")
+    (switch,) = [p for p in data["parameters"] if p["name"].startswith("Vectorised_")]
+    assert switch["value"] is False and why in switch["source"]
+    assert data["loops"][0]["ecm"]["incore"]["vector_elements"] == 1
+
+
+def test_warm_caches_keep_what_fits(tmp_path):
+    # 1d-3pt with N = 100,000: a spans 100,000 elements, b's 99,998 round to 100,000 (whole
+    # lines): 200,000 x 8 B / 1024 = 1562.5 KiB of data.  It does not fit the 32 KiB L1, it
+    # fits the 4 MiB L2 one core owns.
+    cold = run(tmp_path, ONE_D_3PT, "--set", "N=100000", "--set", "Cores=1")
+    warm = run(tmp_path, ONE_D_3PT, "--set", "N=100000", "--set", "Cores=1",
+               "--set", "WarmCaches=TRUE")
+    (l1_cold, l2_cold), (l1_warm, l2_warm) = cold["loops"][0]["levels"], \
+        warm["loops"][0]["levels"]
+    assert l1_warm["data_kib"] == pytest.approx(1562.5)
+    # L1: the same either way: a read once (8 B), b read for ownership and written back
+    # (16 B): 24 B per iteration (x 100,000 / 99,998 iterations for the rounding)
+    for level in (l1_cold, l1_warm):
+        assert level["bytes_per_iteration"] == pytest.approx(24 * 100000 / 99998)
+    # memory: cold, the same 24 B; warm, nothing (the data stays in L2)
+    assert l2_cold["bytes_per_iteration"] == pytest.approx(24 * 100000 / 99998)
+    assert (l2_warm["traffic_gb"], l2_warm["layer_condition"]) == (0, "resident")
+    assert warm["loops"][0]["ecm"]["t_data"]["L2-MEM"] == 0
+    # 4 cores: 390.6 KiB each, against 1 MiB of L2 each: still resident
+    four = run(tmp_path, ONE_D_3PT, "--set", "N=100000", "--set", "Cores=4",
+               "--set", "WarmCaches=TRUE")
+    assert four["loops"][0]["levels"][1]["layer_condition"] == "resident"
+    assert parameter(warm, "WarmCaches")["value"] is True
+
+
+@pytest.mark.libreoffice
+def test_editing_ports_cores_and_warm_caches_in_the_workbook_matches_set(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book_path = tmp_path / "k.xlsx"
+    written = run(tmp_path, STENCIL7, "--set", "N=300", "--set", "M=300", "-o", str(book_path))
+    cells = written["loops"][0]
+    edits = {"AddPorts": 2, "LoadBytes": 32, "Cores": 1, "WarmCaches": True}
+    book = recalculate_edited(book_path, edits, tmp_path / "lo")
+    expected = run(tmp_path, STENCIL7, "--set", "N=300", "--set", "M=300",
+                   *[a for name, value in edits.items()
+                     for a in ("--set", f"{name}={str(value).upper()}")])
+    (loop,) = expected["loops"]
+    # by hand: adds 8 / 2 ports = 4, FMA 2 / 1, (8 + 2) / 2 = 5 -> T_fp 5; 32-byte loads take
+    # one cycle: 12 / 2 = 6; stores 4 (16-byte port); addresses MAX(6, (12 + 4) / 2) = 8
+    assert (loop["ecm"]["t_ol"], loop["ecm"]["t_nol"]) == (5, 8)
+    # one core owns the 4 MiB L2, the 2845 KiB of planes fit: condition planes
+    assert loop["levels"][1]["layer_condition"] == "planes"
+
+    def cell(address: str):
+        sheet, where = address.rsplit("!", 1)
+        return book[sheet.strip("'")][where.replace("$", "")].value
+
+    for key in ("t_ol", "t_nol", "t_ecm", "time_s", "roofline_time_s"):
+        assert cell(cells["ecm"]["cells"][key]) == pytest.approx(loop["ecm"][key]), key
+    for level, where in zip(loop["levels"], cells["levels"], strict=True):
+        for key in ("size_kib", "traffic_gb", "layer_condition", "data_kib"):
+            assert cell(where["cells"][key]) == pytest.approx(level[key] if key !=
+                                                              "layer_condition" else
+                                                              {"resident": 0, "planes": 1,
+                                                               "pencils": 2, "within": 3,
+                                                               "none": 4}[level[key]]), key

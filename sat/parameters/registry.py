@@ -36,6 +36,11 @@ SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("NTAHints", "",
                   "TRUE if arrays read without reuse are read with non-temporal hints, so they do "
                   "not push reusable data out of the cache.", 0, "flag", "boolean"),
+    ParameterSpec("WarmCaches", "",
+                  "FALSE: every nest sweeps its data from memory once (ExaSAT's model); TRUE: "
+                  "steady state, the nest runs again and again, so data that fits in a cache "
+                  "level stays there (Kerncraft's ECM model; levels and ECM sheets).", 0, "flag",
+                  "boolean"),
     ParameterSpec("BlockX", "elements",
                   "Cache block size along x (the unit-stride dimension); 0 means no blocking.",
                   0, "count", "integer"),
@@ -47,6 +52,8 @@ SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
 SOFTWARE_PARAMETERS = tuple(spec.name for spec in SOFTWARE_SPECS)
 SPECS: dict[str, ParameterSpec] = {spec.name: spec for spec in MACHINE_SPECS + SOFTWARE_SPECS}
 _TRUE = {"true", "1", "yes"}
+# Prefixes of the boolean parameters the model creates per nest
+MODEL_SWITCHES = ("vectorised_",)
 _FALSE = {"false", "0", "no"}
 
 
@@ -150,7 +157,9 @@ def apply_set(paramset: ParameterSet, text: str) -> None:
         parameter.source = "--set"
         parameter.defaulted = False
         return
-    value = parse_value(raw, "number", name)
+    # a switch the model creates per nest (Vectorised_<procedure>_<line>) takes TRUE/FALSE
+    kind = "boolean" if name.lower().startswith(MODEL_SWITCHES) else "number"
+    value = parse_value(raw, kind, name)
     wanted = symbol_to_name(name)
     # hi_1 and hi(1) are one symbol: replace the entry a file gave, keeping its spelling.
     key = next((s for s in paramset.symbol_values if symbol_to_name(s) == wanted), name)
