@@ -36,11 +36,6 @@ SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("NTAHints", "",
                   "TRUE if arrays read without reuse are read with non-temporal hints, so they do "
                   "not push reusable data out of the cache.", 0, "flag", "boolean"),
-    ParameterSpec("WarmCaches", "",
-                  "FALSE: every nest sweeps its data from memory once (ExaSAT's model); TRUE: "
-                  "steady state, the nest runs again and again, so data that fits in a cache "
-                  "level stays there (Kerncraft's ECM model; levels and ECM sheets).", 0, "flag",
-                  "boolean"),
     ParameterSpec("BlockX", "elements",
                   "Cache block size along x (the unit-stride dimension); 0 means no blocking.",
                   0, "count", "integer"),
@@ -49,8 +44,18 @@ SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("BlockZ", "elements", "Cache block size along z; 0 means no blocking.",
                   0, "count", "integer"),
 )
+# Software parameters of machines with several cache levels only (ExaSAT's one-cache machines
+# keep their parameters)
+LEVEL_SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
+    ParameterSpec("WarmCaches", "",
+                  "FALSE: every nest sweeps its data from memory once (ExaSAT's model); TRUE: "
+                  "steady state, the nest runs again and again, so data that fits in a cache "
+                  "level stays there (Kerncraft's ECM model; Levels and ECM sheets).", 0, "flag",
+                  "boolean"),
+)
 SOFTWARE_PARAMETERS = tuple(spec.name for spec in SOFTWARE_SPECS)
-SPECS: dict[str, ParameterSpec] = {spec.name: spec for spec in MACHINE_SPECS + SOFTWARE_SPECS}
+SPECS: dict[str, ParameterSpec] = {spec.name: spec for spec in
+                                   MACHINE_SPECS + SOFTWARE_SPECS + LEVEL_SOFTWARE_SPECS}
 _TRUE = {"true", "1", "yes"}
 # Prefixes of the boolean parameters the model creates per nest
 MODEL_SWITCHES = ("vectorised_",)
@@ -81,7 +86,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
     add_cost_parameters(paramset, machine)
     if accelerator is not None:
         add_accelerator_parameters(paramset, accelerator)
-    for spec in SOFTWARE_SPECS:
+    for spec in SOFTWARE_SPECS + (LEVEL_SOFTWARE_SPECS if paramset.levels else ()):
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))
     if params_file:
