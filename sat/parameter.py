@@ -71,7 +71,7 @@ class LevelSpec:
     bandwidth of its link outwards, and the structure the machine file fixes."""
 
     name: str  # "L1", "L2", … or "on-chip"
-    capacity: str  # parameter: capacity per thread (KiB)
+    capacity: str  # parameter: capacity per thread when every core sharing it runs (KiB)
     bandwidth: str  # parameter: bandwidth of the link to the next level out (GB/s)
     link: str  # "L1-L2", …, "L3-MEM"
     link_shared_by: float = 1.0  # cores sharing one instance of that link
@@ -79,6 +79,9 @@ class LevelSpec:
     overlaps: bool = False  # ECM: transfers over the link overlap the other contributions
     ways: int | None = None  # associativity and sets, when the machine file gives them
     sets: int | None = None
+    # parameter: cores sharing one instance ("" for a private level): the capacity per thread
+    # is then the instance's size over the cores in use that share it
+    shared_by: str = ""
 
 
 @dataclass

@@ -119,19 +119,24 @@ def test_small_caches_count_whole_lines(tmp_path, l1_kib, condition, per_iterati
 def test_ecm_contributions_prediction_and_saturation(tmp_path):
     (loop,) = run(tmp_path)["loops"]
     ecm = loop["ecm"]
-    # 8 iterations per unit of work (64 B / 8 B); 8 flops per iteration (6 adds, 2
-    # multiplies) at 8 flops per cycle: T_OL = 8
+    # 8 iterations per unit of work (64 B / 8 B), vectorised 4 elements per 32-byte
+    # instruction: 2 instructions per unit for each operation of an iteration.  The machine
+    # gives no ports: 1 add, 1 multiply, no FMA, 2 FP instructions per cycle; full-width
+    # (32 B) loads and stores, 2 + 1 address units, stores and addresses overlapping.
+    # 6 adds and 2 multiplies: MAX(12 / 1, 4 / 1, 16 / 2) = 12 cycles (the add port)
     assert ecm["iterations_per_unit"] == 8
-    assert ecm["t_ol"] == pytest.approx(8)
-    # 7 loads and 1 store per iteration, 4 elements per 32-byte access: 2 accesses per unit
-    # per element; max(7 / 2, 1 / 1) x 2 = 7
+    assert ecm["incore"] == {"vectorised": True, "vector_elements": 4, "instructions": {
+        "add": 12, "mul": 4, "fma": 0, "div": 0, "special": 0, "load": 14, "store": 2}}
+    # T_OL = MAX(T_fp 12, T_store 2 / 1, T_agu MAX(14 / 2, 16 / 3)) = 12
+    assert ecm["t_ol"] == pytest.approx(12)
+    # 7 loads per iteration, 14 per unit on 2 load ports: T_nOL = 7
     assert ecm["t_nol"] == pytest.approx(7)
     # L1-L2: 43.75 B x 8 / (64 GB/s / 2 GHz = 32 B/cycle); memory: 25.5 x 8 / 20 B/cycle
     assert ecm["t_data"] == {"L1-L2": pytest.approx(PENCILS * 8 / 32),
                              "L2-MEM": pytest.approx(PLANES * 8 / 20)}
     t_ecm = 7 + PENCILS * 8 / 32 + PLANES * 8 / 20  # no overlap: 28.1375
     assert ecm["t_ecm"] == pytest.approx(t_ecm)
-    assert ecm["bound"] == "L1-L2"
+    assert ecm["bound"] == "in-core"  # T_OL 12 against L1-L2 10.9 and L2-MEM 10.2
     assert ecm["saturation_cores"] == 3  # ceil(28.1375 / 10.2)
     single = ITERATIONS / 8 * t_ecm / 2e9
     assert ecm["time_single_core_s"] == pytest.approx(single)

@@ -11,8 +11,9 @@ Usage::
 
     python bench/validation/kerncraft_examples.py [--kerncraft-dir DIR] [--size 100]
 
-Kerncraft is installed by setup_kerncraft.sh when missing.  Exit status 1 when satreport
-fails on a file or disagrees with Kerncraft's flop counts.
+Then every machine file of Kerncraft's distribution (``examples/machine-files/*.yml``) is read
+by satreport with the copy kernel.  Kerncraft is installed by setup_kerncraft.sh when missing.
+Exit status 1 when satreport fails on a file or disagrees with Kerncraft's flop counts.
 """
 
 from __future__ import annotations
@@ -132,7 +133,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path.name}: {len(nests)} nest(s), flops {nests}; {verdict}"
               + "".join(f"\n    warning {w}" for w in warnings))
     print(f"{len(files) - failures} of {len(files)} read and agreeing")
-    return 1 if failures else 0
+    machines = sorted((kerncraft.kernels.parent / "machine-files").glob("*.yml"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    unread = 0
+    for machine in machines:  # every machine file of the distribution, read as it is
+        done = subprocess.run([sys.executable, "-m", "sat", str(kerncraft.kernels / "copy.c"),
+                               "-m", str(machine), "--json", "-", "-q", "--set", "n=1000"],
+                              capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            unread += 1
+            print(f"{machine.name}: satreport FAILS: "
+                  f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    print(f"{len(machines) - unread} of {len(machines)} machine files read")
+    return 1 if failures or unread else 0
 
 
 if __name__ == "__main__":

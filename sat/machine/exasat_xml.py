@@ -96,6 +96,7 @@ from lxml import etree
 
 from sat.machine.costs import cost_name, cost_spec
 from sat.machine.levels import (
+    CORE_FLAGS,
     CORE_KEYS,
     DUPLEXES,
     EXPECTED_NAMES,
@@ -275,6 +276,8 @@ def _set_core(core: CoreThroughput, lines: dict[str, int], key: str, value: floa
     where = f"{display}:{line}"
     if attribute in lines:
         raise MachineError(f"{where}: {key}: given twice (also line {lines[attribute]})")
+    if key in CORE_FLAGS and value not in (0, 1):
+        raise MachineError(f"{where}: {key} must be 1 (TRUE) or 0 (FALSE), got {value:g}")
     if value < 0 or (value == 0 and not may_be_zero):
         raise MachineError(f"{where}: {key} must be {'non-negative' if may_be_zero else 'positive'}"
                            f", got {value:g}")

@@ -22,10 +22,18 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
 - ``FLOPs per cycle: DP: total`` → ``FlopsPerCycle``; ``GflopsPerCore`` = clock (GHz) × total.
   ``DP: ADD``, ``MUL``, ``FMA`` → ``AddFlopsPerCycle``, ``MulFlopsPerCycle``,
   ``FMAFlopsPerCycle``.
+- ``in-core model`` (``OSACA: SNB``, …) → the micro-architecture, whose port figures
+  (:mod:`sat.machine.microarchitectures`: vector width, ports, load/store widths, address
+  units, divider) fill what the file does not give; ``FLOPs per cycle: DP: ADD``, ``MUL`` →
+  ``AddPorts``, ``MulPorts`` (flops / elements per vector), ``total`` → ``FMAPorts`` (total /
+  2 / elements, when the file gives FMA); the ``non-overlapping model`` ports decide
+  ``StoresOverlap`` and ``AGUsOverlap`` (FALSE when the store-data or address ports are
+  listed there).
 - ``cacheline size`` → ``LineBytes`` (else L1's ``cl_size``).
 - ``memory hierarchy`` → the levels, innermost first, named by ``level`` (``MEM`` → ``memory``):
 
-  - ``cache per group: sets, ways, cl_size`` → ``sets``, ``ways``, ``line_bytes``; the size of
+  - ``cache per group: sets, ways, cl_size`` → ``sets``, ``ways``, ``line_bytes`` (``cl_size``
+    a number or a quantity, ``64`` or ``64 B``, as Kerncraft's own files write it); the size of
     one instance is sets × ways × cl_size (what Kerncraft's cache simulator uses), ``size per
     group`` only when these are missing (a note says when the two disagree);
   - ``cache per group: write_allocate, write_back`` → ``write_allocate``, ``write_back``;
@@ -53,9 +61,9 @@ exclusive cache (:func:`sat.machine.levels.on_chip_kib_per_core`).  ``WordBytes`
 precision), ``ReadCost`` 8 B, ``ReadWriteCost`` 16 B and ``WriteCost`` 16 B (8 B if no cache
 level write-allocates).  Kerncraft files do not describe registers, division and special-function
 costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
-note.  Every other field (``sockets``, ``threads per core``, ``compiler``, ``in-core model``,
-``isa``, ``overlapping model`` and ``non-overlapping model`` ports, ``performance counter
-metrics``, ``groups``, ``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
+note.  Every other field (``sockets``, ``threads per core``, ``compiler``,
+``isa``, the ``overlapping model`` ports, ``performance counter metrics``, ``groups``,
+``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
 port list, the single-precision FLOPs, benchmark results other than the one used, …) is
 ignored, and one note lists them.
 """
@@ -68,19 +76,22 @@ from pathlib import Path
 from typing import Any
 
 from sat.machine.levels import (
+    CORE_KEYS,
     MEMORY,
     CoreThroughput,
     MemoryLevel,
     level_name,
     on_chip_kib_per_core,
 )
+from sat.machine.microarchitectures import lookup
 from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
 from sat.quoting import quoted
 from sat.safeyaml import Located, LocatedList, read_yaml
 
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
 _USED = {"model name", "model type", "clock", "cores per socket", "cores per NUMA domain",
-         "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks"}
+         "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks", "in-core model",
+         "non-overlapping model"}
 _LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
                "upstream throughput", "transfers overlap"}
 _CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
@@ -227,6 +238,7 @@ def load_kerncraft(path: Path, display: str) -> Machine:
             core.sources[attribute] = f"{origin} (FLOPs per cycle: DP: {key})"
 
     notes: list[str] = []
+    _ports(data, core, origin, notes)
     levels, memory_raw, throughputs = _levels(data, read, ignored, notes)
     line_bytes = read.quantity(data, "cacheline size", "cacheline size", ("B",), _DECIMAL,
                                "the cache line size, e.g. '64 B'", required=False)
@@ -286,6 +298,56 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     ordered = {spec.name: values[spec.name] for spec in MACHINE_SPECS}
     description = _description(data, path)
     return Machine(path.stem, description, display, ordered, levels, notes, core)
+
+
+def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -> None:
+    """The port model of the file's micro-architecture (``in-core model``): its table entry
+    (:mod:`sat.machine.microarchitectures`), the file's ``FLOPs per cycle`` for the add,
+    multiply and FMA ports, and the overlap of stores and address units from the file's
+    ``non-overlapping model`` port list."""
+    models = data.get("in-core model")  # an !!omap: a list of one-entry mappings
+    pairs = [models] if isinstance(models, Located) else \
+        [item for item in models if isinstance(item, Located)] \
+        if isinstance(models, LocatedList) else []
+    names = [str(value) for pair in pairs for key, value in pair.items()
+             if key in ("OSACA", "IACA")]
+    entry = next((found for name in names if (found := lookup(name)) is not None), None)
+    if entry is None:
+        if names:
+            notes.append(f"{origin}: micro-architecture {', '.join(names)} is not in satreport's "
+                         "table: the port model takes its assumed defaults")
+        return
+    core.microarchitecture = entry.name
+    for key, value in entry.values.items():
+        attribute = CORE_KEYS[key][0]
+        if getattr(core, attribute) is None:
+            setattr(core, attribute, float(value))
+            core.sources[attribute] = (f"{origin}: micro-architecture {entry.name}, "
+                                       f"satreport's table: {entry.source}")
+    elements = entry.values["VectorBytes"] / 8  # double precision
+    for attribute, per_cycle, divisor in (
+            ("add_ports", core.add_flops_per_cycle, elements),
+            ("mul_ports", core.mul_flops_per_cycle, elements),
+            # Kerncraft's files disagree on FMA (operations or flops); total = 2 x FMA ops
+            ("fma_ports", core.flops_per_cycle if core.fma_flops_per_cycle else None,
+             2 * elements)):
+        if per_cycle:
+            fma = " x 2 flops per FMA" if attribute == "fma_ports" else ""
+            setattr(core, attribute, per_cycle / divisor)
+            core.sources[attribute] = (f"{origin}: FLOPs per cycle DP {per_cycle:g} / "
+                                       f"{divisor:g} (elements per {entry.name} vector"
+                                       f"{fma})")
+    model = data.get("non-overlapping model")
+    ports = model.get("ports") if isinstance(model, Located) else None
+    listed = ports.get("OSACA") if isinstance(ports, Located) else None
+    if isinstance(listed, LocatedList):
+        serial = {str(port).strip() for port in listed}
+        for attribute, own, what in (("stores_overlap", entry.store_ports, "store-data"),
+                                     ("agus_overlap", entry.agu_ports, "address")):
+            setattr(core, attribute, 0.0 if serial & set(own) else 1.0)
+            core.sources[attribute] = (f"{origin}: non-overlapping model ports "
+                                       f"{sorted(serial)}, {entry.name}'s {what} "
+                                       f"ports {list(own)}")
 
 
 def _unit(unit: str) -> str:
@@ -360,8 +422,9 @@ def _cache_geometry(entry: Located, level: MemoryLevel, read: _Reader, field: st
         ignored.extend(f"cache per group: {key}" for key in cache if key not in _CACHE_USED)
         sets = read.count(cache, "sets", f"{field}: cache per group: sets", required=False)
         ways = read.count(cache, "ways", f"{field}: cache per group: ways", required=False)
-        line = read.count(cache, "cl_size", f"{field}: cache per group: cl_size",
-                          required=False)
+        line = read.quantity(cache, "cl_size", f"{field}: cache per group: cl_size",
+                             ("", "B"), {"": 1.0}, "the line size in bytes, e.g. 64 or '64 B'",
+                             required=False)
         level.sets, level.ways = sets, ways
         if line is not None:
             level.line_bytes = float(line)

@@ -82,7 +82,20 @@ CORE_KEYS: dict[str, tuple[str, str, bool]] = {
     "LoadsPerCycle": ("loads_per_cycle", "loads/cycle", False),
     "StoresPerCycle": ("stores_per_cycle", "stores/cycle", False),
     "VectorBytes": ("vector_bytes", "B", False),
+    # the port model of the ECM model's in-core part (sat.model.hierarchy.incore)
+    "AddPorts": ("add_ports", "instructions/cycle", False),
+    "MulPorts": ("mul_ports", "instructions/cycle", False),
+    "FMAPorts": ("fma_ports", "instructions/cycle", True),
+    "FPPorts": ("fp_ports", "instructions/cycle", False),
+    "DivCycles": ("div_cycles", "cycles", False),
+    "LoadBytes": ("load_bytes", "B", False),
+    "StoreBytes": ("store_bytes", "B", False),
+    "AGUsPerCycle": ("agus_per_cycle", "addresses/cycle", False),
+    "StoresOverlap": ("stores_overlap", "", True),
+    "AGUsOverlap": ("agus_overlap", "", True),
 }
+# In-core keys that are TRUE/FALSE (0/1 in a machine file)
+CORE_FLAGS = ("StoresOverlap", "AGUsOverlap")
 
 
 @dataclass
@@ -92,9 +105,12 @@ class CoreThroughput:
     ``flops_per_cycle`` is the peak (all pipes busy with the best instruction mix);
     ``add_``/``mul_``/``fma_flops_per_cycle`` the flops per cycle of code made only of
     additions, multiplications or fused multiply-adds (an FMA counts 2 flops).  Loads and
-    stores are full-width vector accesses of ``vector_bytes`` each (fractions allowed: a core
-    that needs two cycles per store has ``stores_per_cycle`` 0.5).  ``sources`` maps a field
-    name to where its number comes from.
+    stores issue ``loads_per_cycle`` and ``stores_per_cycle`` per cycle, each moving up to
+    ``load_bytes`` / ``store_bytes`` (a wider access takes several cycles of a port; a file
+    that gives no width has full-width ports of ``vector_bytes``).  The ``*_ports``,
+    ``div_cycles``, ``agus_per_cycle`` and the overlap flags are the port model of
+    :mod:`sat.machine.microarchitectures`.  ``sources`` maps a field name to where its number
+    comes from.
     """
 
     clock_ghz: float | None = None
@@ -105,6 +121,17 @@ class CoreThroughput:
     loads_per_cycle: float | None = None
     stores_per_cycle: float | None = None
     vector_bytes: float | None = None
+    add_ports: float | None = None
+    mul_ports: float | None = None
+    fma_ports: float | None = None
+    fp_ports: float | None = None
+    div_cycles: float | None = None
+    load_bytes: float | None = None
+    store_bytes: float | None = None
+    agus_per_cycle: float | None = None
+    stores_overlap: float | None = None
+    agus_overlap: float | None = None
+    microarchitecture: str = ""  # the name a file gives (Kerncraft's in-core model), if any
     sources: dict[str, str] = field(default_factory=dict)
 
 

@@ -85,11 +85,18 @@ LEVELS_NOTE = ("Levels and ECM sheets: per cache level, ExaSAT's reuse cases wit
                "reuse within a pencil, and every access as a whole line without it; an "
                "exclusive or victim cache adds the inner levels' capacity. Caches are taken "
                "as fully associative with LRU replacement; a link's reads and write-backs add "
-               "up (half duplex). The ECM model's in-core part is a simple throughput model: "
-               "weighted flops at GflopsPerCore/ClockGHz per cycle, one vector load per "
-               "distinct element read and one store per array written, at LoadsPerCycle and "
-               "StoresPerCycle. The Loops sheet's columns (CacheKB, GBsPerCore) are "
-               "ExaSAT's and do not depend on these.")
+               "up (half duplex). The ECM model's in-core part is a port model of one unit of "
+               "work: vector (Vectorised_ TRUE) or scalar instructions by class (add, "
+               "multiply, FMA as MIN(adds, multiplies) when the core has FMA ports, divide, "
+               "special, one load per distinct cell read, one store per array written) over "
+               "the core's ports (AddPorts, MulPorts, FMAPorts, FPPorts, DivCycles, "
+               "LoadsPerCycle x LoadBytes, StoresPerCycle x StoreBytes, AGUsPerCycle); T_OL "
+               "is the arithmetic and what overlaps (StoresOverlap, AGUsOverlap), T_nOL the "
+               "rest. A loop is vectorised by default when it steps along an array's "
+               "contiguous dimension and carries no value from one iteration to the next "
+               "(a floating-point reduction stays scalar: set its Vectorised_ switch TRUE "
+               "for code built with -ffast-math). The Loops sheet's columns (CacheKB, "
+               "GBsPerCore) are ExaSAT's and do not depend on these.")
 
 DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
                  "has no B:F; a parameter edited to 0 in the workbook), the quotient is 0 "
@@ -477,9 +484,9 @@ def build_model(program: Program, params: ParameterSet,
         per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
         cost_row = nest_costs(shape.ident, row, per_level.traffic, specs, ctx) if costs \
             else None
-        ecm_nest = ecm.nest_ecm(shape.ident, space, memory, per_level, memory.q, specs, core,
-                                ctx, specs[-1].link_shared_by, where) if core is not None \
-            else None
+        ecm_nest = ecm.nest_ecm(shape, space, memory, per_level, {k: row[k] for k in KINDS},
+                                specs, core, ctx, specs[-1].link_shared_by, where) \
+            if core is not None else None
         return per_level, cost_row, ecm_nest
 
     for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,

@@ -27,15 +27,17 @@ class Column:
     comment: str = ""  # one sentence shown as the header's comment in the workbook
     number_format: str = "General"
     band: str = ""  # a header band grouping several columns ("Working set (actual)")
-    # A column of codes: code k means words[k - 1]. The workbook shows the word beside the code
-    # (a live formula of it); the JSON gives the word.
+    # A column of codes: code first_code + k means words[k]. The workbook shows the word beside
+    # the code (a live formula of it); the JSON gives the word.
     words: tuple[str, ...] = ()
+    first_code: int = 1
 
 
 def column(key: str, header: str, unit: str, comment: str, band: str = "",
-           number_format: str = "General", words: tuple[str, ...] = ()) -> Column:
+           number_format: str = "General", words: tuple[str, ...] = (),
+           first_code: int = 1) -> Column:
     """A :class:`Column`, with the band before the number format (the common case)."""
-    return Column(key, header, unit, comment, number_format, band, words)
+    return Column(key, header, unit, comment, number_format, band, words, first_code)
 
 
 def nest_columns() -> list[Column]:

@@ -65,16 +65,41 @@ def stencil_blocks(result: ModelResult
                 yield row, axis, block, span
 
 
+def _narrow_blocks(result: ModelResult, env: Env, whole: bool) -> list[tuple[str, str, int]]:
+    """(message, file, line) per array and axis whose block is narrower than its stencil:
+    ``whole`` those whose block is the nest's whole extent (a tiny problem), else those a
+    block size made narrower."""
+    loops = result.tables.get("Loops")
+    nests = {(r.get("procedure"), r.get("line")): r for r in (loops.rows if loops else [])}
+    found = []
+    for row, axis, block, span in stencil_blocks(result):
+        size = block.value(env)
+        if not 0 < size < span:
+            continue
+        extent = nests[(row.get("procedure"), row.get("line"))].get(f"iter_{axis}")
+        if whole != (isinstance(extent, Quantity) and extent.value(env) <= size):
+            continue
+        what = "extent" if whole else "block"
+        advice = ("a problem this small is fine, its working sets are approximate" if whole
+                  else "its footprint is approximate: give a larger block")
+        found.append((f"{row.get('array')}: the {what} along {axis.upper()} ({size:g}) is "
+                      f"narrower than the stencil ({span}); {advice}",
+                      str(row.get("file") or row.get("procedure") or ""),
+                      int(row.get("line") or 0)))
+    return found
+
+
+def tiny_extents(result: ModelResult, env: Env | None = None) -> list[tuple[str, str, int]]:
+    """(message, file, line) for nests whose whole extent along Y or Z is narrower than an
+    array's stencil (a tiny problem such as N = 3): warnings, the model still holds."""
+    return _narrow_blocks(result, env or result.env(), whole=True)
+
+
 def check(result: ModelResult, env: Env | None = None) -> list[str]:
     """Errors (``file:line: message``) for evaluated values that make no sense."""
     env = env or result.env()
-    errors: list[str] = []
-    for row, axis, block, span in stencil_blocks(result):
-        if 0 < block.value(env) < span:
-            where = f"{row.get('file') or row.get('procedure')}:{row.get('line')}"
-            errors.append(f"{where}: {row.get('array')}: the block along {axis.upper()} "
-                          f"({block.value(env):g}) is narrower than the stencil ({span}); "
-                          "its footprint is approximate: give a larger block")
+    errors: list[str] = [f"{file}:{line}: {message}" for message, file, line
+                         in _narrow_blocks(result, env, whole=False)]
     errors.extend(overflows(result, env))
     for name, quantity in result.totals.items():
         value = quantity.value(env)

@@ -4,16 +4,22 @@ A machine with two or more cache levels gets, besides ExaSAT's parameters (``Cac
 ``GBsPerCore`` keep their meaning), one capacity and one bandwidth per cache level and the
 core's clock and load/store throughput:
 
-- ``L1KB``, ``L2KB``, … — capacity per thread (KiB): one instance's size divided by the cores
-  that share it;
+- ``L1KB``, ``L2KB``, … — capacity per thread (KiB) when every core sharing an instance runs:
+  one instance's size divided by the cores that share it;
+- ``L3SharedBy``, … — for a level whose instance several cores share, their number: the
+  capacity the model uses is then ``L3KB × L3SharedBy / MAX(1, MIN(Cores, L3SharedBy))``, the
+  instance's size over the cores *in use* that share it (one core running alone owns the
+  whole cache; :class:`sat.model.hierarchy.levels.Hierarchy`);
 - ``L1GBs``, ``L2GBs``, … — bandwidth of the link from that level to the next one out (GB/s).
   A link between caches is counted per core (one instance's bandwidth divided by the cores
   sharing it, or ``LineBytes × ClockGHz / cycles per line``): caches' bandwidth grows with the
   cores.  The link of the last cache to memory is one memory interface's whole bandwidth,
   shared by the cores the machine file says (memory bandwidth saturates: the ECM model's
   saturation point comes from it);
-- ``ClockGHz``, ``LoadsPerCycle``, ``StoresPerCycle``, ``VectorBytes`` — the core, for ECM's
-  in-core part.  The peak flops per cycle is ``GflopsPerCore / ClockGHz``.
+- ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
+  ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
+  ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``)
+  — the core, for ECM's in-core part (:mod:`sat.model.hierarchy.incore`).
 
 Values the machine file does not give are documented assumptions, said in their source.
 ExaSAT's machines (one ``on-chip`` cache) get none of these: their model is ExaSAT's.
@@ -24,31 +30,57 @@ from __future__ import annotations
 import re
 
 from sat.machine import Machine
-from sat.machine.levels import CORE_KEYS, MemoryLevel
+from sat.machine.levels import CORE_FLAGS, CORE_KEYS, CoreThroughput, MemoryLevel
 from sat.parameter import LevelSpec, Parameter, ParameterSet, ParameterSpec
 
 # Assumed when a machine with several cache levels does not say (a common server core); the
-# field and unit of each are the machine files' (CORE_KEYS).
+# field and unit of each are the machine files' (CORE_KEYS).  Port figures a file leaves out
+# are first derived from what it does give (_derived_core).
 ASSUMED_CORE = {
     "ClockGHz": (2.0, "Core clock: ECM times are in its cycles."),
-    "LoadsPerCycle": (2.0, "Full-width vector loads the core issues per cycle."),
-    "StoresPerCycle": (1.0, "Full-width vector stores the core issues per cycle."),
-    "VectorBytes": (32.0, "Width of one vector load or store (32 for AVX, 64 for AVX-512)."),
+    "VectorBytes": (32.0, "Width of the vectors the compiler uses (32 for AVX, 64 for "
+                    "AVX-512, 16 for NEON)."),
+    "AddPorts": (1.0, "Vector add/subtract instructions the core issues per cycle."),
+    "MulPorts": (1.0, "Vector multiply instructions the core issues per cycle."),
+    "FMAPorts": (0.0, "Fused multiply-add instructions the core issues per cycle (0: no FMA, "
+                 "products and sums stay apart)."),
+    "FPPorts": (2.0, "Floating-point instructions (add, multiply, FMA together) the core "
+                "issues per cycle: the ports they share."),
+    "DivCycles": (16.0, "Cycles one vector divide keeps the divider busy (reciprocal "
+                  "throughput)."),
+    "LoadsPerCycle": (2.0, "Loads the core issues per cycle (load ports), each moving up to "
+                      "LoadBytes."),
+    "LoadBytes": (32.0, "Bytes one load port moves per cycle: a wider vector load takes "
+                  "VectorBytes / LoadBytes cycles of a port."),
+    "StoresPerCycle": (1.0, "Stores the core issues per cycle (store-data ports), each moving "
+                       "up to StoreBytes."),
+    "StoreBytes": (32.0, "Bytes one store port moves per cycle."),
+    "AGUsPerCycle": (3.0, "Addresses the core generates per cycle, for loads and stores "
+                     "together."),
+    "StoresOverlap": (1.0, "TRUE: the store ports' cycles overlap with data transfers (in "
+                      "T_OL, Kerncraft's Intel and AMD files); FALSE: they add to T_nOL."),
+    "AGUsOverlap": (1.0, "TRUE: the address units' cycles overlap with data transfers (in "
+                    "T_OL); FALSE: they add to T_nOL."),
 }
 # Bytes per cycle of a link between caches when the file gives neither bandwidth nor cycles.
 ASSUMED_BYTES_PER_CYCLE = 32.0
 
 
-_LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs)")
+_LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs|SharedBy)")
+_LEVEL_UNITS = {"KB": "KiB", "GBs": "GB/s", "SharedBy": "cores"}
 
 
 def level_spec(name: str) -> ParameterSpec | None:
     """The rule a level or core parameter's value must follow (all are positive numbers)."""
     if name in ASSUMED_CORE:
         default, label = ASSUMED_CORE[name]
-        return ParameterSpec(name, CORE_KEYS[name][1], label, default, "positive")
-    if _LEVEL_NAME.fullmatch(name):
-        return ParameterSpec(name, "KiB" if name.endswith("KB") else "GB/s", "", 1, "positive")
+        if name in CORE_FLAGS:
+            return ParameterSpec(name, "", label, default, "flag", "boolean")
+        rule = "nonnegative" if CORE_KEYS[name][2] else "positive"
+        return ParameterSpec(name, CORE_KEYS[name][1], label, default, rule)
+    found = _LEVEL_NAME.fullmatch(name)
+    if found:
+        return ParameterSpec(name, _LEVEL_UNITS[found.group(1)], "", 1, "positive")
     return None
 
 
@@ -59,13 +91,19 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
     if len(caches) < 2 or any(level.size_kib is None for level in caches):
         return
     core = machine.core
+    derived = _derived_core(core, machine.value("WordBytes"))
     for name, (default, label) in ASSUMED_CORE.items():
         attribute, unit, _ = CORE_KEYS[name]
         value = getattr(core, attribute)
         source = core.sources.get(attribute, machine.source)
+        if value is None and name in derived:
+            value, source = derived[name]
         if value is None:
             value, source = default, f"assumed: {machine.name} does not give it"
-        paramset.add(Parameter(name, value, unit, "machine", label, source))
+        if name in CORE_FLAGS:
+            paramset.add(Parameter(name, int(value), "", "machine", label, source, "boolean"))
+        else:
+            paramset.add(Parameter(name, value, unit, "machine", label, source))
     clock = paramset["ClockGHz"].value
     line = machine.value("LineBytes")
     for index, level in enumerate(caches):
@@ -75,10 +113,18 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         per_thread = level.size_kib / level.shared_by_cores  # type: ignore[operator]
         paramset.add(Parameter(
             capacity, per_thread, "KiB", "machine",
-            f"{level.name} cache capacity per thread: one instance's size divided by the cores "
-            "sharing it.",
+            f"{level.name} cache capacity per thread when every core sharing it runs: one "
+            "instance's size divided by the cores sharing it.",
             f"{level.size_kib:g} KiB / {level.shared_by_cores:g} cores: {level.source}".rstrip(
                 ": ")))
+        shared_by = ""
+        if level.shared_by_cores > 1:
+            shared_by = f"{level.name}SharedBy"
+            paramset.add(Parameter(
+                shared_by, level.shared_by_cores, "cores", "machine",
+                f"Cores sharing one {level.name} instance: with fewer of them in use (Cores), "
+                f"each has a larger part of it ({level.name}KB × {shared_by} / MIN(Cores, "
+                f"{shared_by})).", level.source or machine.source))
         value, source, shared = _link_bandwidth(outer, machine, clock, line)
         paramset.add(Parameter(bandwidth, value, "GB/s", "machine",
                                f"Bandwidth of the {link_name} link"
@@ -89,7 +135,36 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
             level.name, capacity, bandwidth, link_name, shared,
             adds_inner=index > 0 and level.policy in ("exclusive", "victim"),
             overlaps=bool(outer is not None and outer.transfers_overlap),
-            ways=level.ways, sets=level.sets))
+            ways=level.ways, sets=level.sets, shared_by=shared_by))
+
+
+def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str]]:
+    """Port figures a machine file implies without giving them: ports from its flops per
+    cycle (``AddFlopsPerCycle`` / elements per vector, …), load and store widths of a full
+    vector, address units for every load and store port."""
+    out: dict[str, tuple[float, str]] = {}
+    vector = core.vector_bytes or ASSUMED_CORE["VectorBytes"][0]
+    elements = vector / word
+    for name, flops, per in (("AddPorts", core.add_flops_per_cycle, elements),
+                             ("MulPorts", core.mul_flops_per_cycle, elements),
+                             ("FMAPorts", core.fma_flops_per_cycle, 2 * elements)):
+        if flops is not None:
+            out[name] = (flops / per, f"{name[:-5]}FlopsPerCycle {flops:g} / {per:g} (flops "
+                         f"per {vector:g}-byte instruction)")
+    ports = [out[name][0] for name in ("AddPorts", "MulPorts", "FMAPorts") if name in out]
+    if len(ports) == 3:
+        fma = out["FMAPorts"][0]
+        out["FPPorts"] = ((max(ports), "the largest of AddPorts, MulPorts, FMAPorts: the FMA "
+                           "units also add and multiply") if fma else
+                          (ports[0] + ports[1], "AddPorts + MulPorts: separate add and "
+                           "multiply units, no FMA"))
+    for name in ("LoadBytes", "StoreBytes"):
+        out[name] = (vector, f"VectorBytes {vector:g}: full-width {name[:-5].lower()} ports "
+                     "(the machine file gives no width)")
+    if core.loads_per_cycle is not None and core.stores_per_cycle is not None:
+        out["AGUsPerCycle"] = (core.loads_per_cycle + core.stores_per_cycle,
+                               "LoadsPerCycle + StoresPerCycle: an address unit per port")
+    return out
 
 
 def _link_bandwidth(outer: MemoryLevel | None, machine: Machine, clock: float,

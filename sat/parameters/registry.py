@@ -45,9 +45,21 @@ SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("BlockZ", "elements", "Cache block size along z; 0 means no blocking.",
                   0, "count", "integer"),
 )
+# Software parameters of machines with several cache levels only (ExaSAT's one-cache machines
+# keep their parameters)
+LEVEL_SOFTWARE_SPECS: tuple[ParameterSpec, ...] = (
+    ParameterSpec("WarmCaches", "",
+                  "FALSE: every nest sweeps its data from memory once (ExaSAT's model); TRUE: "
+                  "steady state, the nest runs again and again, so data that fits in a cache "
+                  "level stays there (Kerncraft's ECM model; Levels and ECM sheets).", 0, "flag",
+                  "boolean"),
+)
 SOFTWARE_PARAMETERS = tuple(spec.name for spec in SOFTWARE_SPECS)
-SPECS: dict[str, ParameterSpec] = {spec.name: spec for spec in MACHINE_SPECS + SOFTWARE_SPECS}
+SPECS: dict[str, ParameterSpec] = {spec.name: spec for spec in
+                                   MACHINE_SPECS + SOFTWARE_SPECS + LEVEL_SOFTWARE_SPECS}
 _TRUE = {"true", "1", "yes"}
+# Prefixes of the boolean parameters the model creates per nest
+MODEL_SWITCHES = ("vectorised_",)
 _FALSE = {"false", "0", "no"}
 
 
@@ -75,7 +87,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
     add_cost_parameters(paramset, machine)
     if accelerator is not None:
         add_accelerator_parameters(paramset, accelerator)
-    for spec in SOFTWARE_SPECS:
+    for spec in SOFTWARE_SPECS + (LEVEL_SOFTWARE_SPECS if paramset.levels else ()):
         paramset.add(Parameter(spec.name, _normalise(spec.default), spec.unit, "software",
                                spec.label, "default", spec.kind))
     if params_file:
@@ -152,7 +164,9 @@ def apply_set(paramset: ParameterSet, text: str) -> None:
         parameter.source = "--set"
         parameter.defaulted = False
         return
-    value = parse_value(raw, "number", name)
+    # a switch the model creates per nest (Vectorised_<procedure>_<line>) takes TRUE/FALSE
+    kind = "boolean" if name.lower().startswith(MODEL_SWITCHES) else "number"
+    value = parse_value(raw, kind, name)
     wanted = symbol_to_name(name)
     # hi_1 and hi(1) are one symbol: replace the entry a file gave, keeping its spelling.
     key = next((s for s in paramset.symbol_values if symbol_to_name(s) == wanted), name)

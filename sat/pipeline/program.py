@@ -41,7 +41,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     from sat.model.build import build_model
     from sat.model.hierarchy.aliasing import aliasing_warnings
     from sat.model.tables import Note
-    from sat.model.validate import check, empty_nests
+    from sat.model.validate import check, empty_nests, tiny_extents
     from sat.parameters import build_parameters, validate
     from sat.parameters.registry import split_build_settings, unknown_sets
 
@@ -82,6 +82,8 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                          f"{', '.join(args.sources)}")
     result.notes.extend(Note(message, "warning", file, line)
                         for message, file, line in empty_nests(result, env))
+    result.notes.extend(Note(message, "warning", file, line)
+                        for message, file, line in tiny_extents(result, env))
     result.notes.extend(Note(message, "warning", file, line) for message, file, line in
                         aliasing_warnings(result.alias_checks, env, env.param("LineBytes")))
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings

@@ -77,12 +77,18 @@ def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: 
     """An ECM row as the contract's ``ecm`` object: the links' times under ``t_data``."""
     out = _row({key: value for key, value in row.items()
                 if key not in ("procedure", "file", "line")}, env, cell_of)
-    data = {"unit": "cycles per cache line of work"}
+    data: dict[str, Any] = {"unit": "cycles per cache line of work"}
+    incore: dict[str, Any] = {"instructions": {}}
     for key, value in out.items():
         if key.startswith("t_") and key[2:] in links:
             data.setdefault("t_data", {})[key[2:]] = value
+        elif key.endswith("_instructions"):
+            incore["instructions"][key[: -len("_instructions")]] = value
+        elif key in ("vectorised", "vector_elements"):
+            incore[key] = bool(value) if key == "vectorised" else value
         else:
             data[key] = value
+    data["incore"] = incore
     data["bound"] = bounds[int(out["bound"]) - 1]
     data["roofline_bound"] = roofs[int(out["roofline_bound"]) - 1]
     return data

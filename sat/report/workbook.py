@@ -290,11 +290,12 @@ class _Word:
 
     code: Quantity
     words: tuple[str, ...]
+    first_code: int = 1
 
     def text(self, env: Env) -> str:
-        code = self.code.value(env)
-        inside = math.isfinite(code) and code.is_integer() and 1 <= code <= len(self.words)
-        return self.words[int(code) - 1] if inside else ""
+        index = self.code.value(env) - self.first_code
+        inside = math.isfinite(index) and index.is_integer() and 0 <= index < len(self.words)
+        return self.words[int(index)] if inside else ""
 
 
 def _with_words(table: Table) -> Table:
@@ -307,16 +308,18 @@ def _with_words(table: Table) -> Table:
         columns.append(column)
         if not column.words:
             continue
-        meaning = ", ".join(f"{k} {word}" for k, word in enumerate(column.words, start=1))
+        meaning = ", ".join(f"{k} {word}" for k, word in enumerate(column.words,
+                                                                   start=column.first_code))
         key = f"{column.key}_word"
         columns.append(Column(key, column.header, "", f"What the code beside it means: "
                               f"{meaning}.", band=column.band))
         for row in rows:
             code = row.get(column.key)
             if isinstance(code, Quantity):
-                row[key] = _Word(code, column.words)
-            elif isinstance(code, (int, float)) and 1 <= code <= len(column.words):
-                row[key] = column.words[int(code) - 1]
+                row[key] = _Word(code, column.words, column.first_code)
+            elif isinstance(code, (int, float)) and \
+                    0 <= code - column.first_code < len(column.words):
+                row[key] = column.words[int(code - column.first_code)]
     return replace(table, columns=columns, rows=rows)
 
 
@@ -512,6 +515,8 @@ class _Writer:
             ws.write_table_string(row, col, value, fmt)
         elif isinstance(value, _Word):
             code = self._formula(E.Ref(value.code), what)[1:]
+            if value.first_code != 1:  # CHOOSE counts from 1
+                code = f"{code}{1 - value.first_code:+d}"
             words = ",".join('"' + word.replace('"', '""') + '"' for word in value.words)
             ws.write_model_formula(row, col, f"=CHOOSE({code},{words})", fmt,
                                    value.text(self.env))  # type: ignore[arg-type]

@@ -3,13 +3,10 @@
 Per nest, in core cycles per *unit of work*: one cache line's worth of iterations,
 ``LineBytes / WordBytes`` of them (the ECM model's convention):
 
-- ``T_OL`` — the arithmetic, which overlaps with data transfers: the nest's weighted flops per
-  iteration (divisions and special functions at ``DivCost`` and ``SpecialCost``, as ExaSAT's
-  CPU time counts them) at the core's peak, ``GflopsPerCore / ClockGHz`` flops per cycle;
-- ``T_nOL`` — loads and stores between registers and L1, which do not overlap: per iteration
-  one load per distinct element read (the stencil's cells of read arrays) and one store per
-  array written, ``VectorBytes / WordBytes`` elements per access, at ``LoadsPerCycle`` and
-  ``StoresPerCycle`` (the slower of the two ports sets the time);
+- ``T_OL`` and ``T_nOL`` — the in-core port model (:mod:`~sat.model.hierarchy.incore`): the
+  instructions of a unit of work by class over the core's ports; what overlaps with data
+  transfers (arithmetic, and the store ports and address units when ``StoresOverlap`` and
+  ``AGUsOverlap`` say so) and what does not (the load ports, and the others otherwise);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
   traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
   the memory link at the whole memory interface's bandwidth.
@@ -29,8 +26,9 @@ from dataclasses import dataclass
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.flops import long_sum
-from sat.model.exasat.iteration import NestSpace
+from sat.model.exasat.iteration import NestShape, NestSpace
 from sat.model.exasat.memory import NestMemory
+from sat.model.hierarchy.incore import incore_columns, nest_incore
 from sat.model.hierarchy.levels import NestLevels, executed_iterations
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
@@ -61,15 +59,12 @@ def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
         *nest_columns(),
         _c("iterations_per_unit", "Iterations/unit", "iterations", "Iterations per unit of "
            "work: LineBytes / WordBytes (one cache line of one array)."),
-        _c("loads_per_iteration", "Loads", "per iteration", "Elements loaded per iteration: "
-           "the distinct cells of the arrays read.", "In core"),
-        _c("stores_per_iteration", "Stores", "per iteration", "Elements stored per "
-           "iteration: one per array written.", "In core"),
-        _c("t_ol", "T_OL", CYCLES, "Arithmetic: weighted flops per unit of work / "
-           "(GflopsPerCore / ClockGHz); overlaps with data transfers.", "ECM contributions",
-           "0.00"),
-        _c("t_nol", "T_nOL", CYCLES, "Loads and stores per unit of work over the L1 ports "
-           "(VectorBytes wide, LoadsPerCycle and StoresPerCycle); does not overlap.",
+        *incore_columns(),
+        _c("t_ol", "T_OL", CYCLES, "In-core time that overlaps with data transfers: the "
+           "largest of T_fp, and of T_store and T_agu when StoresOverlap and AGUsOverlap are "
+           "TRUE.", "ECM contributions", "0.00"),
+        _c("t_nol", "T_nOL", CYCLES, "In-core time that does not overlap: the largest of "
+           "T_load, and of T_store and T_agu when they do not overlap.",
            "ECM contributions", "0.00"),
         *[_c(f"t_{spec.link}", f"T_{spec.link}", CYCLES, f"Bytes over the {spec.link} link "
              f"per unit of work / ({spec.bandwidth} / ClockGHz)"
@@ -109,7 +104,6 @@ class Core:
     """The quantities every nest's ECM shares."""
 
     iterations_per_unit: E.Quantity
-    flops_per_cycle: E.Quantity
     bytes_per_cycle: dict[str, E.Quantity]
 
     @classmethod
@@ -119,8 +113,6 @@ class Core:
             E.Quantity(("ecm", "iterations_per_unit"),
                        ctx.param("LineBytes") / ctx.param("WordBytes"), "iterations",
                        "iterations per unit of work"),
-            E.Quantity(("ecm", "flops_per_cycle"), ctx.param("GflopsPerCore") / clock,
-                       "flop/cycle", "peak flops per cycle"),
             {spec.name: E.Quantity(("ecm", spec.link, "bytes_per_cycle"),
                                    ctx.param(spec.bandwidth) / clock, "B/cycle",
                                    f"{spec.link} bytes per cycle") for spec in specs})
@@ -133,10 +125,12 @@ class NestECM:
     time_memory: E.Quantity  # the memory transfers of one core's run at one interface's bandwidth
 
 
-def nest_ecm(ident: str, space: NestSpace, memory: NestMemory, levels: NestLevels,
-             q: dict[str, E.Quantity], specs: list[LevelSpec], core: Core, ctx: ModelContext,
-             memory_shared_by: float, where: dict[str, CellValue]) -> NestECM:
+def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: NestLevels,
+             flops: dict[str, CellValue], specs: list[LevelSpec], core: Core,
+             ctx: ModelContext, memory_shared_by: float,
+             where: dict[str, CellValue]) -> NestECM:
     """The ECM and Roofline quantities of one nest (a row of the ECM sheet)."""
+    ident, q = shape.ident, memory.q
     unit = E.Ref(core.iterations_per_unit)
     executed = executed_iterations(space)
     units = E.Quantity(("ecm", ident, "units"), executed / unit, "units", "units of work")
@@ -145,18 +139,8 @@ def nest_ecm(ident: str, space: NestSpace, memory: NestMemory, levels: NestLevel
     def quantity(name: str, expr: E.Expr, qunit: str, label: str) -> E.Quantity:
         return E.Quantity(("ecm", ident, name), expr, qunit, label)
 
-    loads = quantity("loads_per_iteration", E.add(*[
-        E.mul(a.counts.cells, a.copies) for a in memory.arrays if a.kind in ("R", "RW")]),
-        "per iteration", "elements loaded per iteration")
-    stores = quantity("stores_per_iteration", E.add(*[
-        a.copies for a in memory.arrays if a.kind != "R"]), "per iteration",
-        "elements stored per iteration")
-    t_ol = quantity("t_ol", E.mul(q["weighted_gflops"], 1e9) / E.Ref(units)
-                    / E.Ref(core.flops_per_cycle), CYCLES, "T_OL")
-    accesses = E.mul(unit, ctx.param("WordBytes")) / ctx.param("VectorBytes")
-    t_nol = quantity("t_nol", E.mul(accesses, E.maximum(
-        E.Ref(loads) / ctx.param("LoadsPerCycle"), E.Ref(stores) / ctx.param("StoresPerCycle"))),
-        CYCLES, "T_nOL")
+    incore = nest_incore(shape, memory, flops, unit, ctx)
+    t_ol, t_nol = incore.t_ol, incore.t_nol
     links = {spec.name: quantity(f"t_{spec.link}",
                                  E.mul(levels.bytes_per_iteration[spec.name], unit)
                                  / E.Ref(core.bytes_per_cycle[spec.name]), CYCLES,
@@ -180,8 +164,7 @@ def nest_ecm(ident: str, space: NestSpace, memory: NestMemory, levels: NestLevel
     level_times = [q["time_cpu_s"], *[levels.time[s.name] for s in specs]]
     roofline = quantity("roofline_time_s", E.maximum(*level_times), "s", "Roofline time")
     row: dict[str, CellValue] = {
-        **where, "iterations_per_unit": core.iterations_per_unit,
-        "loads_per_iteration": loads, "stores_per_iteration": stores, "t_ol": t_ol,
+        **where, "iterations_per_unit": core.iterations_per_unit, **incore.row, "t_ol": t_ol,
         "t_nol": t_nol, **{f"t_{s.link}": links[s.name] for s in specs}, "t_ecm": t_ecm,
         "bound": quantity("bound", _first_equal(contributions, largest), "code",
                           "largest ECM contribution"),

@@ -20,6 +20,11 @@ NTAHints variants apply at every level.  Caches are taken as fully associative w
 replacement; a link's reads and write-backs are counted together (exact for a half-duplex
 link, pessimistic for a full-duplex one).
 
+``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
+steady state: the nest runs again and again, so a level that holds all the data the nest
+touches (per thread) moves nothing to or from the level further out (condition 0,
+"resident").
+
 A machine with ExaSAT's single on-chip cache has one level, ``on-chip``, whose numbers are
 ExaSAT's: capacity ``CacheKB``, the Loops sheet's traffic and reuse, bandwidth ``GBsPerCore``.
 """
@@ -47,14 +52,16 @@ from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
 
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
-CONDITIONS = {1: "planes", 2: "pencils", 3: "within", 4: "none"}
+CONDITIONS = {0: "resident", 1: "planes", 2: "pencils", 3: "within", 4: "none"}
 
 LEVEL_COLUMNS: list[Column] = [
     *nest_columns(),
     _c("level", "Level", "", "Cache level (the machine file's name), innermost first."),
     _c("size_kib", "Capacity", "KiB", "Capacity per thread the layer condition compares "
-       "with: the level's parameter (LnKB), plus the inner levels' for an exclusive or victim "
-       "cache; CacheKB for ExaSAT's single on-chip cache."),
+       "with: the level's parameter (LnKB; for a shared level, LnKB x LnSharedBy / MAX(1, "
+       "MIN(Cores, LnSharedBy)): the instance over the cores in use that share it), plus the "
+       "inner levels' for an exclusive or victim cache; CacheKB for ExaSAT's single on-chip "
+       "cache."),
     _c("ws_plane_kb", "WS/plane", "KiB", "Working set for reuse between planes (actual "
        "variant).", "Working set"),
     _c("ws_pencil_kb", "WS/pencil", "KiB", "Working set for reuse between pencils (actual "
@@ -62,9 +69,13 @@ LEVEL_COLUMNS: list[Column] = [
     _c("ws_cell_kb", "WS/cell", "KiB", "Working set for reuse within pencils, in whole "
        "cache lines per pencil touched (ExaSAT's words on a one-level machine).",
        "Working set"),
+    _c("data_kib", "Data", "KiB", "Data the nest touches per thread (every array's "
+       "footprint over its blocks, whole cache lines) / Cores: with WarmCaches TRUE, a level "
+       "it fits in keeps it from one run of the nest to the next."),
     _c("layer_condition", "Condition", "case", "The reuse case that holds at this level: "
-       "1 planes, 2 pencils, 3 within pencils, 4 none.",
-       words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS))),
+       "0 all the nest's data stays in it (WarmCaches), 1 planes, 2 pencils, 3 within "
+       "pencils, 4 none.",
+       words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS)), first_code=min(CONDITIONS)),
     _c("traffic_gb", "Traffic", "GB", "Bytes moved between this level and the next one out "
        "per run of the nest (loads plus write-backs).", "Transfer", "0.000000"),
     _c("bytes_per_iteration", "Per iteration", "B", "The same per iteration of the nest.",
@@ -107,7 +118,12 @@ class Hierarchy:
         for spec in specs:
             # an exclusive or victim cache holds what the level inside it does not: their
             # capacities add (as for CacheKB, sat.machine.levels.on_chip_kib_per_core)
-            own = ctx.param(spec.capacity)
+            own: E.Expr = ctx.param(spec.capacity)
+            if spec.shared_by:
+                # the instance's size over the cores in use that share it: one core running
+                # alone owns the whole shared cache
+                sharing = ctx.param(spec.shared_by)
+                own = E.mul(own, sharing) / E.maximum(1, E.minimum(cores, sharing))
             capacity = E.add(own, inner) if spec.adds_inner and inner is not None else own
             inner = self.capacity[spec.name] = E.Quantity(
                 ("level", spec.name, "size_kib"), capacity, "KiB",
@@ -185,14 +201,22 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         for words, traffic in sorted(by_words.items())], *registers)), "GB",
         "traffic without reuse within pencils, one line per access")
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
+    # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
+    # all moves nothing to or from the next level out (Kerncraft's steady state)
+    data = E.Quantity(("level", shape.ident, "data_kib"), E.mul(E.Ref(space.blocks), E.add(*[
+        E.mul(a.q["block_elements"], a.copies, a.words, ctx.param("WordBytes"))
+        for a in memory.arrays])) / KIB / ctx.param("Cores"), "KiB",
+        "data the nest touches per thread")
     result = NestLevels([])
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         traffic_expr, case_taken = layer_condition([plane, pencil, cell], capacity, cases)
+        resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        traffic = E.Quantity((*key, "traffic_gb"), traffic_expr, "GB",
+        traffic = E.Quantity((*key, "traffic_gb"), E.if_(resident, 0, traffic_expr), "GB",
                              f"{spec.link} traffic")
-        condition = E.Quantity((*key, "layer_condition"), case_taken(traffic), "case",
+        condition = E.Quantity((*key, "layer_condition"),
+                               E.if_(resident, 0, case_taken(traffic)), "case",
                                f"{spec.name} layer condition")
         bandwidth = hierarchy.bandwidth[spec.name]
         time = E.Quantity((*key, "time_s"), E.Ref(traffic) / E.Ref(bandwidth), "s",
@@ -202,7 +226,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         result.time[spec.name] = time
         result.condition[spec.name] = condition
         result.rows.append({
-            **where, "level": spec.name, "size_kib": capacity, "ws_plane_kb": plane,
+            **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
+            "ws_plane_kb": plane,
             "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
             "traffic_gb": traffic, "bytes_per_iteration": result.bytes_per_iteration[spec.name],
             "bandwidth_gbs": bandwidth, "time_s": time})

@@ -229,6 +229,16 @@ def _carriers(loop: Loop, bodies: list[Body], chain: tuple[str, ...],
     return out
 
 
+def carried_scalars(loop: Loop) -> list[str]:
+    """The scalars that carry a value fed by arrays from one iteration of ``loop`` to the next
+    (a reduction, ``s = s + a(i)``), as the idioms' ``carried: true`` sees them."""
+    bodies = list(_bodies(loop))
+    arrays = {array.name for body in bodies for array in body.arrays}
+    chain = (loop.loopvar,) if loop.loopvar else ()
+    return sorted(name for name, carrier in _carriers(loop, bodies, chain, arrays).items()
+                  if carrier.carried)
+
+
 def _array_reads(bodies: list[Body]) -> Iterator[bool]:
     for body in bodies:
         for array in body.arrays:

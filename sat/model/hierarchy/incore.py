@@ -1,0 +1,225 @@
+"""The ECM model's in-core part: a port model of one unit of work, from the flop and access counts.
+
+Per unit of work (one cache line of iterations, ``LineBytes / WordBytes``), the nest's
+innermost body becomes instructions by class, each a live formula of the machine's port
+parameters (:mod:`sat.parameters.levels`):
+
+- the innermost loop is **vectorised** when it steps along the contiguous dimension of an
+  array it touches and carries no value from one iteration to the next (an array element
+  written and read at another offset along it, an element written and read that does not
+  move with it, or a scalar reduction such as ``s += a[i]*b[i]``: compilers keep a
+  floating-point reduction in order unless told they may reassociate, ``-ffast-math``).  The
+  per-nest switch ``Vectorised_<procedure>_<line>`` (TRUE/FALSE) holds that default and can be
+  turned off (or on) in the workbook or with ``--set``.  A vectorised instruction works on
+  ``VectorBytes / WordBytes`` elements, a scalar one on one;
+- arithmetic: fused multiply-adds are ``MIN(adds, multiplies)`` per iteration when the core
+  has ``FMAPorts`` (the front ends count operations, not which product feeds which sum: this
+  is the most a compiler can fuse), the other additions and multiplications apart; divisions
+  keep the divider ``DivCycles`` each; a special function (``exp``, ``sqrt``, …) costs
+  ``SpecialCost`` additions' worth of floating-point issue, as ExaSAT counts it;
+- loads: one per distinct cell of each array read (each neighbour offset is a load, aligned
+  or not); stores: one per array written.  A load of ``w`` bytes takes ``MAX(1, w /
+  LoadBytes)`` cycles of a load port (``LoadsPerCycle`` ports), a store ``MAX(1, w /
+  StoreBytes)`` of a store port; every load and store needs an address: each load's on its
+  own port, all of them on ``AGUsPerCycle`` address units.
+
+The cycles per unit of each resource (``t_fp``, divider, load ports, store ports, address
+units) are combined as the ECM model's two in-core contributions: ``T_OL`` = the largest of the
+arithmetic and of the store ports and address units when they overlap with transfers
+(``StoresOverlap``, ``AGUsOverlap``); ``T_nOL`` = the largest of the load ports and of those
+that do not overlap.  This is the shape of Kerncraft's ECM with an in-core port analysis
+(the largest port pressure among its files' overlapping and non-overlapping ports), computed
+from the source instead of compiled assembly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sat.ir import Body, Loop, Procedure
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.exasat.iteration import NestShape
+from sat.model.exasat.memory import NestMemory
+from sat.model.irregular.idioms import carried_scalars
+from sat.model.tables import CellValue, Column
+from sat.model.tables import column as _c
+from sat.parameter import Parameter, symbol_to_name
+
+PER_UNIT = "per unit"
+INSTRUCTIONS = ("add", "mul", "fma", "div", "special", "load", "store")
+
+
+def incore_columns() -> list[Column]:
+    band = "In core"
+    return [
+        _c("vectorised", "Vectorised", "TRUE/FALSE", "The nest's Vectorised_ switch: the "
+           "innermost loop runs vector instructions (default: it steps along an array's "
+           "contiguous dimension and carries nothing from one iteration to the next).", band),
+        _c("vector_elements", "Elements", "per instruction", "Elements one instruction works "
+           "on: VectorBytes / WordBytes when vectorised, else 1.", band),
+        _c("loads_per_iteration", "Loads", "per iteration", "Elements loaded per iteration: "
+           "one per distinct cell of the arrays read.", band),
+        _c("stores_per_iteration", "Stores", "per iteration", "Elements stored per "
+           "iteration: one per array written.", band),
+        *[_c(f"{kind}_instructions", kind.upper() if kind == "fma" else kind.capitalize(),
+             PER_UNIT, f"{_WHAT[kind]} instructions per unit of work.", band, "0.00")
+          for kind in INSTRUCTIONS],
+        _c("t_fp", "T_fp", "cycles/unit", "Floating-point issue: the largest of add / "
+           "AddPorts, multiply / MulPorts, FMA / FMAPorts and (add + multiply + FMA + special x "
+           "SpecialCost) / FPPorts; the divider: divides x DivCycles.", band, "0.00"),
+        _c("t_load", "T_load", "cycles/unit", "Load ports: loads x MAX(1, vector bytes / "
+           "LoadBytes) / LoadsPerCycle.", band, "0.00"),
+        _c("t_store", "T_store", "cycles/unit", "Store ports: stores x MAX(1, vector bytes / "
+           "StoreBytes) / StoresPerCycle.", band, "0.00"),
+        _c("t_agu", "T_agu", "cycles/unit", "Address units: the larger of the loads' addresses "
+           "on their ports and every load's and store's address over AGUsPerCycle.", band,
+           "0.00"),
+    ]
+
+
+_WHAT = {"add": "Vector additions and subtractions (not fused)", "mul": "Vector "
+         "multiplications (not fused)", "fma": "Fused multiply-add", "div": "Division",
+         "special": "Special-function (exp, log, sqrt, ...)", "load": "Load", "store": "Store"}
+
+
+@dataclass
+class InCore:
+    """One nest's in-core quantities: its ECM-sheet cells and the two contributions."""
+
+    row: dict[str, CellValue]
+    t_ol: E.Quantity
+    t_nol: E.Quantity
+
+
+def _innermost(loop: Loop) -> list[Loop]:
+    """The loops with no loop inside them (through branch arms too)."""
+    inner: list[Loop] = []
+    stack: list[Body] = [loop]
+    while stack:
+        body = stack.pop()
+        stack.extend(body.branches)
+        stack.extend(body.loops)
+        if isinstance(body, Loop) and not any(True for _ in _loops_below(body)):
+            inner.append(body)
+    return inner
+
+
+def _loops_below(body: Body):
+    stack: list[Body] = list(body.branches)
+    yield from body.loops
+    while stack:
+        arm = stack.pop()
+        yield from arm.loops
+        stack.extend(arm.branches)
+
+
+def _bodies(loop: Loop) -> list[Body]:
+    found: list[Body] = []
+    stack: list[Body] = [loop]
+    while stack:
+        body = stack.pop()
+        found.append(body)
+        stack.extend(body.branches)
+    return found
+
+
+def vectorisable(procedure: Procedure, loop: Loop) -> tuple[bool, str]:
+    """Whether compilers vectorise the innermost loops of ``loop``, and why not."""
+    contiguous = 0 if procedure.layout == "column-major" else -1
+    for inner in _innermost(loop):
+        var = inner.loopvar
+        accesses = [(array, access) for body in _bodies(inner) for array in body.arrays
+                    for access in array.accesses]
+        if not any(access.loopvars and access.loopvars[contiguous] == var
+                   for _, access in accesses):
+            return False, f"the loop over {var or '?'} steps along no array's contiguous " \
+                "dimension"
+        written = {(a.name, a.component) for a, x in accesses if x.writes}
+        for key in sorted(written):
+            mine = [x for a, x in accesses if (a.name, a.component) == key]
+            if any(x.reads for x in mine) and any(var not in x.loopvars for x in mine):
+                return False, f"{key[0]} is read and written at an element that does not " \
+                    f"move with {var}"
+            offsets = {x.offsets[x.loopvars.index(var)] for x in mine if var in x.loopvars}
+            if len(offsets) > 1:
+                return False, f"{key[0]} is written and read at other offsets along {var}"
+        carried = carried_scalars(inner)
+        if carried:
+            return False, f"{', '.join(carried)} carries a value from one iteration to the " \
+                "next (a reduction)"
+    return True, ""
+
+
+def vectorised_parameter(ctx: ModelContext, shape: NestShape) -> E.Param:
+    """The nest's ``Vectorised_<procedure>_<line>`` switch, created with its default."""
+    name = f"Vectorised_{symbol_to_name(shape.procedure.name)}_{shape.loop.line}"
+    if name not in ctx.params:
+        default, why = vectorisable(shape.procedure, shape.loop)
+        given = ctx._values.get(symbol_to_name(name), (name, None))[1]  # noqa: SLF001
+        value, source = given if given is not None else (
+            int(default), "default: " + ("no value carried from one iteration to the next "
+                                         "along a contiguous dimension" if default else why))
+        ctx.params.add(Parameter(name, int(value), "", "software", f"TRUE: the innermost "
+                                 f"loop of the nest at {shape.file}:{shape.loop.line} runs "
+                                 "vector instructions (ECM in-core model).", source,
+                                 "boolean", "", given is None))
+    return E.Param(name)
+
+
+def nest_incore(shape: NestShape, memory: NestMemory, flops: dict[str, CellValue],
+                unit: E.Expr, ctx: ModelContext) -> InCore:
+    """The port model of one nest (module docstring), per unit of work."""
+    ident = shape.ident
+
+    def quantity(name: str, expr: E.Expr, qunit: str, label: str) -> E.Quantity:
+        return E.Quantity(("ecm", ident, name), expr, qunit, label)
+
+    p = ctx.param
+    vectorised = quantity("vectorised", vectorised_parameter(ctx, shape), "", "vectorised")
+    elements = quantity("vector_elements", E.if_(E.Ref(vectorised), p("VectorBytes")
+                                                 / p("WordBytes"), 1), "per instruction",
+                        "elements per instruction")
+    loads = quantity("loads_per_iteration", E.add(*[
+        E.mul(a.counts.cells, a.copies) for a in memory.arrays if a.kind in ("R", "RW")]),
+        "per iteration", "elements loaded per iteration")
+    stores = quantity("stores_per_iteration", E.add(*[
+        a.copies for a in memory.arrays if a.kind != "R"]), "per iteration",
+        "elements stored per iteration")
+    adds, muls = E.as_expr(flops["adds"]), E.as_expr(flops["multiplies"])
+    fused = E.if_(E.compare(">", p("FMAPorts"), 0), E.minimum(adds, muls), 0)
+    per_iteration = {"add": E.add(adds, E.mul(-1, fused)), "mul": E.add(muls, E.mul(-1, fused)),
+                     "fma": fused, "div": E.as_expr(flops["divides"]),
+                     "special": E.as_expr(flops["specials"]), "load": E.Ref(loads),
+                     "store": E.Ref(stores)}
+    per_instruction = E.div(unit, E.Ref(elements))
+    count = {kind: quantity(f"{kind}_instructions", E.mul(per_iteration[kind], per_instruction),
+                            PER_UNIT, f"{kind} instructions per unit")
+             for kind in INSTRUCTIONS}
+    issue = E.add(count["add"], count["mul"], count["fma"],
+                  E.mul(count["special"], p("SpecialCost")))
+    t_fp = quantity("t_fp", E.maximum(
+        E.div(count["add"], p("AddPorts")), E.div(count["mul"], p("MulPorts")),
+        E.div(count["fma"], p("FMAPorts")), E.div(issue, p("FPPorts")),
+        E.mul(count["div"], p("DivCycles"))), "cycles/unit", "floating-point cycles")
+    width = E.mul(E.Ref(elements), p("WordBytes"))
+    load_uops = E.mul(count["load"], E.maximum(1, E.div(width, p("LoadBytes"))))
+    store_uops = E.mul(count["store"], E.maximum(1, E.div(width, p("StoreBytes"))))
+    t_load = quantity("t_load", E.div(load_uops, p("LoadsPerCycle")), "cycles/unit",
+                      "load-port cycles")
+    t_store = quantity("t_store", E.div(store_uops, p("StoresPerCycle")), "cycles/unit",
+                       "store-port cycles")
+    t_agu = quantity("t_agu", E.maximum(E.Ref(t_load), E.div(E.add(load_uops, store_uops),
+                                                              p("AGUsPerCycle"))),
+                     "cycles/unit", "address-unit cycles")
+    stores_overlap, agus_overlap = p("StoresOverlap"), p("AGUsOverlap")
+    t_ol = quantity("t_ol", E.maximum(t_fp, E.if_(stores_overlap, t_store, 0),
+                                      E.if_(agus_overlap, t_agu, 0)), "cycles/unit", "T_OL")
+    t_nol = quantity("t_nol", E.maximum(t_load, E.if_(stores_overlap, 0, t_store),
+                                        E.if_(agus_overlap, 0, t_agu)), "cycles/unit", "T_nOL")
+    row: dict[str, CellValue] = {
+        "vectorised": vectorised, "vector_elements": elements, "loads_per_iteration": loads,
+        "stores_per_iteration": stores,
+        **{f"{kind}_instructions": count[kind] for kind in INSTRUCTIONS},
+        "t_fp": t_fp, "t_load": t_load, "t_store": t_store, "t_agu": t_agu}
+    return InCore(row, t_ol, t_nol)
