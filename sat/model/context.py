@@ -29,6 +29,10 @@ DEFAULT_GHOSTS = 4.0
 
 _FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
+# A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
+# ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
+_SELECTED = r"[A-Za-z_]\w*(?:\s*\[[^\[\]]*\]|\s*\([^()]*\))*"
+_MEMBER_CHAIN = re.compile(rf"(?<![\w.]){_SELECTED}(?:\s*(?:\.|->|%)\s*{_SELECTED})+")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 
@@ -105,7 +109,8 @@ class ModelContext:
             return self._derived(name)
         if name in self.params:
             return E.Param(name)
-        original, given = self._values.get(name, (symbol, None))
+        given = self._values.get(name, (symbol, None))[1]
+        original = symbol  # the code's spelling, whichever spelling --set used
         constant = self._constants.get(name)
         label = f"code symbol {original}"
         if given is not None:
@@ -155,7 +160,14 @@ class ModelContext:
             symbols[name] = original
             return name
 
-        source = text.strip().lower()
+        def member(match: re.Match[str]) -> str:
+            original = re.sub(r"\s+", "", match.group(0))
+            name = symbol_to_name(original)
+            symbols[name] = original
+            return name
+
+        # chains first, keeping the source's spelling in their labels (C is case-sensitive)
+        source = _MEMBER_CHAIN.sub(member, text.strip()).lower()
         previous = None
         while previous != source:  # innermost array symbols first: a(b(1)) is unusual but legal
             previous, source = source, _ARRAY_SYMBOL.sub(rename, source)

@@ -62,6 +62,8 @@ def to_affine(node: c_ast.Node) -> Affine | None:
         return -operand if operand is not None and node.op == "-" else operand
     if isinstance(node, c_ast.Cast):
         return to_affine(node.expr)
+    if isinstance(node, c_ast.StructRef):
+        return Affine.symbol(member_text(node))
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
         a = to_affine(node.left)
         b = to_affine(node.right) if a is not None else None
@@ -116,10 +118,18 @@ def to_sympy(node: c_ast.Node) -> sympy.Expr:
         name, subs = flatten_ref(node)
         if isinstance(name, c_ast.ID):
             return sympy.Symbol(f"{name.name}({','.join(compact_text(s) for s in subs)})")
+    if isinstance(node, c_ast.StructRef):
+        return sympy.Symbol(member_text(node))
     if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
         args = node.args.exprs if node.args is not None else []
         return sympy.Symbol(f"{node.name.name}({','.join(compact_text(a) for a in args)})")
     raise NotAffine(type(node).__name__)
+
+
+def member_text(node: c_ast.StructRef) -> str:
+    """A member chain (``in.n``, ``s->boxes->n``, ``lv->b[k].dim.k``) as compact C text: one
+    problem symbol to the model."""
+    return c_text(node).replace(" ", "")
 
 
 def compact_text(node: c_ast.Node) -> str:
@@ -185,4 +195,6 @@ def mentions(node: c_ast.Node | None, name: str) -> bool:
         return False
     if isinstance(node, c_ast.ID):
         return node.name == name
+    if isinstance(node, c_ast.StructRef):  # the member name of s.k is no variable k
+        return mentions(node.name, name)
     return any(mentions(child, name) for _n, child in node.children())
