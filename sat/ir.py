@@ -205,7 +205,13 @@ class InlinedCall(Branch):
 
 @dataclass
 class Loop(Body):
-    """One loop level. ``kind`` is ``do``, ``concurrent``, ``while`` or ``array`` (array syntax)."""
+    """One loop level. ``kind`` is ``do``, ``concurrent``, ``while``, ``array`` (array syntax)
+    or ``tile``.
+
+    A ``tile`` loop steps over the blocks of a loop written tiled in the source; its element
+    loops carry the whole range (``lower .. upper``) and the block size in ``tile``
+    (:mod:`sat.frontend.tiles`), so a tile loop adds no iterations of its own.
+    """
 
     line: int = 0
     loopvar: str = ""
@@ -214,6 +220,7 @@ class Loop(Body):
     stride: str = "1"
     kind: str = "do"
     file: str = ""
+    tile: str = ""  # block size of the source's own tiling ("" when not tiled)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 The schema is the original tool's: ``program > function > (local | nonlocal | loop | comm |
 functioncall | scalar | array)``, ``loop > (loop | scalar | array)``, ``array > access``.
-satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``,
+satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``/``tile``,
 array ``firstaccess``, function ``file``/``linenum``/``layout``/``dummies``, variable
 ``datatype``/``shape``/``intent``, ``branch``, ``constant``, ``source`` and ``warning``
 elements), so that writing then reading is lossless for everything in :mod:`sat.ir`. Unknown
@@ -226,6 +226,7 @@ class _Reader:
             stride=self.text(element, "stride", "1"),
             kind=element.get("kind", "do"),
             file=element.get("file", ""),
+            tile=element.get("tile", ""),
         )
         self.counts(element, loop)
         self.body(element, loop, proc)
@@ -502,6 +503,8 @@ def _write_body(body: Body, lines: list[str]) -> None:
             attrs.append(("file", loop.file))
         if loop.kind != "do":
             attrs.append(("kind", loop.kind))
+        if loop.tile:
+            attrs.append(("tile", loop.tile))
         lines.append(_tag("loop", attrs))
         _write_body(loop, lines)
         lines.append("</loop>")

@@ -129,3 +129,102 @@ def test_fortran_derived_type_components_are_problem_parameters(tmp_path, capsys
     entry = loop(result, 12)
     assert iterations(entry) == 640 and entry["multiplies"] == 1
     assert bytes_per_iteration(entry) == pytest.approx(24)
+
+
+# ------------------------------------------------------------- 2. tiles written in the source
+
+TILED_C = """\
+#define MIN(a,b) (((a)<(b))?(a):(b))
+void tiled(int n, int ts, double a[n][n], double b[n][n])
+{
+  int i, j, jt;
+  for (jt = 0; jt < n; jt += ts)
+    for (i = 0; i < n; i++)
+      for (j = jt; j < MIN(n, jt+ts); j++)
+        a[i][j] = a[i][j] + 2.0*b[i][j];
+}
+"""
+
+TILED_F = """\
+subroutine tiled(n, ts, a, b)
+  integer :: n, ts, i, j, jt
+  real(8) :: a(n,n), b(n,n)
+  do jt = 1, n, ts
+    do i = 1, n
+      do j = jt, min(n, jt+ts-1)
+        a(j,i) = a(j,i) + 2.0d0*b(j,i)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+# fmin takes doubles: its comparison is one add, at the level that evaluates the bound (the i
+# loop), and flops are summed over the levels of a nest: 1 + 1 = 2 adds.
+@pytest.mark.parametrize("text, name, line, adds", [
+    (TILED_C, "tiled.c", 5, 1),
+    (TILED_C.replace("MIN(n, jt+ts)", "fmin(n, jt+ts)"), "tiled_fmin.c", 5, 2),
+    (TILED_C.replace("MIN(n, jt+ts)", "(n < jt+ts ? n : jt+ts)"), "tiled_ternary.c", 5, 1),
+    (TILED_C.replace("#define MIN(a,b) (((a)<(b))?(a):(b))", ""), "tiled_header_macro.c", 5, 1),
+    (TILED_F, "tiled.f90", 4, 1)])
+def test_a_source_tile_covers_its_range_in_blocks(tmp_path, capsys, text, name, line, adds):
+    result = run(capsys, source(tmp_path, text, name), "--set", "n=1000", "--set", "ts=50")
+    entry = loop(result, line)
+    # The tile loop and its element loop run j over 0..n-1 once, in blocks of ts: 1000 x 1000
+    # iterations, not 20 x 1000 x 50 (and not one j per tile); the unit-stride axis X (j) is
+    # blocked by ts = 50, Y (i) not at all: 1000/50 x 1000/1000 = 20 blocks.
+    assert (entry["iter_x"], entry["iter_y"], entry["sweeps"]) == (1000, 1000, 1)
+    assert (entry["block_x"], entry["block_y"], entry["blocks"]) == (50, 1000, 20)
+    # a = a + 2*b: one add, one multiply; a read-and-written 16 B + b read 8 B = 24 B.
+    assert (entry["adds"], entry["multiplies"]) == (adds, 1)
+    assert bytes_per_iteration(entry) == pytest.approx(24)
+    assert not result["warnings"]  # no unknown MIN, no one-iteration loop
+
+
+def test_source_tiles_in_two_axes_and_literal_min(tmp_path, capsys):
+    text = """\
+subroutine tiled2(a, b)
+  real(8) :: a(1000,1000), b(1000,1000)
+  integer :: i, j, it, jt
+  do jt = 1, 1000, 64
+    do it = 1, 1000, 32
+      do j = jt, min(jt+63, 1000)
+        do i = it, min(1000, it+31)
+          a(i,j) = 0.25d0*(b(i-1,j) + b(i+1,j) + b(i,j-1) + b(i,j+1))
+        end do
+      end do
+    end do
+  end do
+  do j = 1, min(4, 8)
+    do i = 1, 1000
+      a(i,j) = 0.0d0
+    end do
+  end do
+end subroutine
+"""
+    result = run(capsys, source(tmp_path, text, "tiled2.f90"))
+    tiled = loop(result, 4)
+    # 1000 x 1000 points in 32 x 64 tiles: 1000/32 x 1000/64 = 31.25 x 15.625 = 488.28125
+    # blocks; 3 adds and 1 multiply per point.
+    assert (tiled["iter_x"], tiled["iter_y"], tiled["sweeps"]) == (1000, 1000, 1)
+    assert (tiled["block_x"], tiled["block_y"]) == (32, 64)
+    assert tiled["blocks"] == pytest.approx(1000 / 32 * 1000 / 64)
+    assert (tiled["adds"], tiled["multiplies"]) == (3, 1)
+    # min(4, 8) is the number 4: 4 x 1000 iterations.
+    literal = loop(result, 13)
+    assert (literal["iter_x"], literal["iter_y"]) == (1000, 4)
+
+
+def test_tile_survives_the_code_description(tmp_path, capsys):
+    from sat.frontend import read_sources
+    from sat.xmlio import read_program, write_program
+
+    program = read_sources([source(tmp_path, TILED_F, "tiled.f90")])
+    tile = program.procedures[0].loops[0]
+    element = tile.loops[0].loops[0]
+    assert (tile.kind, element.lower, element.upper, element.tile) == ("tile", "1", "n", "ts")
+    path = tmp_path / "tiled.xml"
+    write_program(program, str(path))
+    again = read_program(str(path)).procedures[0].loops[0]
+    assert again.kind == "tile" and again.loops[0].loops[0].tile == "ts"

@@ -27,7 +27,17 @@ DEFAULT_UPPER = 128.0
 DEFAULT_OTHER = 1.0
 DEFAULT_GHOSTS = 4.0
 
-_FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
+def _folded(function, fold):
+    """A MIN/MAX whose arguments are all numbers is that number (``min(4, 8)`` is 4)."""
+    def build(*args: E.Expr) -> E.Expr:
+        if args and all(isinstance(a, E.Num) for a in args):
+            return E.Num(fold(a.value for a in args))
+        return function(*args)
+    return build
+
+
+_FUNCTIONS = {"max": _folded(E.maximum, max), "min": _folded(E.minimum, min),
+              "abs": lambda a: E.func("ABS", a)}
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
@@ -71,7 +81,8 @@ class ModelContext:
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
         self._values = {symbol_to_name(k): (k, v) for k, v in params.symbol_values.items()}
         self._cache: dict[tuple[str, str], E.Expr] = {}
-        self.trip_counts: dict[tuple[str, str, str], E.Expr] = {}  # (lower, upper, stride)
+        # (lower, upper, stride, whether a tile loop) -> trips
+        self.trip_counts: dict[tuple[str, str, str, bool], E.Expr] = {}
 
     # ------------------------------------------------------------ parameters
 

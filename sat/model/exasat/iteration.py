@@ -243,13 +243,15 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
-    key = (loop.lower, loop.upper, loop.stride)
+    key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
         ctx.trip_counts[key] = _trip_count(loop, ctx)
     return ctx.trip_counts[key]
 
 
 def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
+    if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
+        return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
     descending = loop.stride.strip().startswith("-")
     lower = ctx.expr(loop.lower, "upper" if descending else "lower")
@@ -324,8 +326,10 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
     blocks_along = []
     block = []
     for a, extent in enumerate(extents):
-        size = ctx.param(BLOCK_PARAMS[a])
+        tiles = [lp.tile for lp in shape.axis_loops[a] if lp.tile]
+        size = ctx.expr(tiles[0], "upper") if tiles else ctx.param(BLOCK_PARAMS[a])
         # 0 (or less) means no blocking along the axis; a block never exceeds the extent.
+        # A tile written in the source is the block along its axis.
         expr = E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
         block.append(E.Quantity(_key(shape, f"block_{AXES[a]}"), expr, "iterations",
                                 f"block iterations along {AXES[a].upper()}"))
