@@ -278,3 +278,73 @@ def test_comma_updates_step_a_second_induction_variable(tmp_path, capsys):
     # 16 B = 24 B per iteration, 24000 B in all.
     assert (iterations(entry), entry["multiplies"]) == (1000, 1)
     assert entry["traffic_gb"] == pytest.approx(24000 / 1e9)
+
+
+# ------------------------------------------------------------- 5. stepped and unrolled loops
+
+UNROLLED = """\
+#define N 4000
+double a[N], b[N];
+void unrolled(void)
+{
+  int i;
+  for (i = 0; i < N; i += 4) {
+    a[i]   = 2.0 * b[i];
+    a[i+1] = 2.0 * b[i+1];
+    a[i+2] = 2.0 * b[i+2];
+    a[i+3] = 2.0 * b[i+3];
+  }
+}
+void rolled(void)
+{
+  int i;
+  for (i = 0; i < N; i++)
+    a[i] = 2.0 * b[i];
+}
+"""
+
+JACOBI_UNROLLED = """\
+#define N 4000
+double a[N], b[N];
+void unrolled(double c)
+{
+  for (int i = 1; i < N-1; i += 2) {
+    a[i]   = c * (b[i-1] + b[i]   + b[i+1]);
+    a[i+1] = c * (b[i]   + b[i+1] + b[i+2]);
+  }
+}
+void rolled(double c)
+{
+  for (int i = 1; i < N-1; i++)
+    a[i] = c * (b[i-1] + b[i] + b[i+1]);
+}
+"""
+
+
+def test_an_unrolled_loop_moves_what_its_rolled_twin_moves(tmp_path, capsys):
+    result = run(capsys, source(tmp_path, UNROLLED, "unrolled.c"))
+    unrolled, rolled = loop(result, 6), loop(result, 16)
+    # i = 0, 4, ..., 3996: 4000/4 = 1000 trips of 4 multiplies; the twin 4000 trips of 1:
+    # 4000 flops each.
+    assert (unrolled["iter_x"], unrolled["multiplies"]) == (1000, 4)
+    assert (rolled["iter_x"], rolled["multiplies"]) == (4000, 1)
+    assert unrolled["gflops"] == rolled["gflops"] == pytest.approx(4000 / 1e9)
+    # Each trip touches 4 new elements of a and b: 4000 x (8 B of b + 16 B of a) = 96000 B
+    # for both (before, the unrolled loop counted 1003 elements per array: 3.97x less).
+    assert unrolled["traffic_gb"] == pytest.approx(96000 / 1e9)
+    assert rolled["traffic_gb"] == pytest.approx(96000 / 1e9)
+
+
+def test_an_unrolled_stencil_keeps_its_rolled_traffic(tmp_path, capsys):
+    result = run(capsys, source(tmp_path, JACOBI_UNROLLED, "jacobi.c"))
+    unrolled, rolled = loop(result, 5), loop(result, 12)
+    # 3998 points: the twin runs 3998 trips of 2 adds + 1 multiply, the unrolled loop 1999
+    # of 4 + 2: 11994 flops both.
+    assert (unrolled["iter_x"], unrolled["adds"], unrolled["multiplies"]) == (1999, 4, 2)
+    assert unrolled["gflops"] == rolled["gflops"] == pytest.approx(11994 / 1e9)
+    # The twin: b read over 3998 + 2 halo = 4000 elements (8 B), a written over 3998 rounded
+    # to whole lines, 4000 (16 B): 96000 B.  The unrolled loop's offsets -1..2 in steps of 2
+    # are -1..1 steps; its halo is one step (2 elements) each side and its pencil 1999 steps
+    # of 2 rounded to lines: 96128 B, within 0.2 % of the twin.
+    assert rolled["traffic_gb"] == pytest.approx(96000 / 1e9)
+    assert unrolled["traffic_gb"] == pytest.approx(rolled["traffic_gb"], rel=2e-3)

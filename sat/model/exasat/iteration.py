@@ -44,6 +44,8 @@ class Pattern:
     rank: int
     # chains of component loops enclosing the accesses (empty: one copy per cell)
     copy_chains: tuple[tuple[Loop, ...], ...] = ()
+    # elements per iteration of stepped axis loops (i += 4 with a[i..i+3]: 4), see _stepped
+    step_copies: int = 1
 
     @property
     def words(self) -> int:
@@ -156,6 +158,33 @@ def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
     return found
 
 
+def _literal_step(loop: Loop) -> int:
+    """The loop's step when it is a literal integer other than 1 (else 1)."""
+    text = loop.stride.strip()
+    return int(text) if re.fullmatch(r"-?\d+", text) and int(text) not in (0, 1) else 1
+
+
+def _fold(offset: int, step: int) -> int:
+    """An offset of a loop stepping by ``step`` in units of whole steps (towards the loop's
+    start): ``a[i+3]`` of ``i += 4`` is in the same step as ``a[i]``."""
+    return offset // step if step > 0 else -((-offset) // -step)
+
+
+def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
+    """Elements one iteration of stepped axis loops touches per element of a unit-step loop.
+
+    Along X a step shorter than a cache line still moves every line: ``s`` elements. Along
+    Y and Z the rows (planes) the offsets cover within one step (``a[j]`` and ``a[j+1]`` of
+    ``j += 2``: 2; ``a[j]`` alone: 1).
+    """
+    factor = 1
+    for axis, step in steps.items():
+        size = abs(step)
+        covered = len(residues.get(axis, {0}))
+        factor *= size if axis == 0 and size <= SHORT_LEADING_TRIPS else covered
+    return factor
+
+
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
     loops = [loop, *loop.all_loops()]
@@ -212,6 +241,10 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     stepping = [axis_vars[a] | {v for v, axis in moved.items() if axis == a} for a in range(3)]
     streamed = spatial | set(moved)
 
+    # a literal step other than 1 on an axis: offsets in whole steps, elements per step
+    steps = {a: _literal_step(lp) for a in range(3) for lp in axis_loops[a][:1]
+             if _literal_step(lp) != 1 and len(axis_loops[a]) == 1}
+    residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
@@ -224,7 +257,11 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
-            point.append(value if isinstance(value, int) else 0)
+            value = value if isinstance(value, int) else 0
+            if a in steps and d is not None:
+                residues.setdefault(array.key, {}).setdefault(a, set()).add(value % steps[a])
+                value = _fold(value, steps[a])
+            point.append(value)
         key = array.key
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
@@ -233,7 +270,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
-                        first[key][1], tuple(chains.get(key, {}).values()))
+                        first[key][1], tuple(chains.get(key, {}).values()),
+                        _stepped(residues.get(key, {}), {a: steps[a] for a in
+                                                         residues.get(key, {})}))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops)
 
@@ -267,11 +306,13 @@ def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
 
 
 def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
-    """Copies of a pattern per cell: the trips of its component loops (the most, if several)."""
+    """Copies of a pattern per cell: the trips of its component loops (the most, if several),
+    times the elements each iteration of a stepped loop touches (``step_copies``)."""
     if not pattern.copy_chains:
-        return E.Num(1)
+        return E.Num(pattern.step_copies)
     products = [E.mul(*[trip_count(lp, ctx) for lp in chain]) for chain in pattern.copy_chains]
-    return products[0] if len(products) == 1 else E.maximum(*products)
+    copies = products[0] if len(products) == 1 else E.maximum(*products)
+    return copies if pattern.step_copies == 1 else E.mul(pattern.step_copies, copies)
 
 
 def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
