@@ -348,3 +348,42 @@ def test_an_unrolled_stencil_keeps_its_rolled_traffic(tmp_path, capsys):
     # of 2 rounded to lines: 96128 B, within 0.2 % of the twin.
     assert rolled["traffic_gb"] == pytest.approx(96000 / 1e9)
     assert unrolled["traffic_gb"] == pytest.approx(rolled["traffic_gb"], rel=2e-3)
+
+
+# ------------------------------------------------------------- 6. K&R definitions, implicit int
+
+KR = """\
+static count;
+scale(a, n)
+double *a;
+int n;
+{
+  register i;
+  for (i = 0; i < n; i++)
+    a[i] = 2.0 * a[i];
+  return 0;
+}
+double dot(x, y, n)
+double x[], y[];
+{
+  int i; double s = 0.0;
+  for (i = 0; i < n; i++)
+    s += x[i] * y[i];
+  return s;
+}
+"""
+
+
+def test_k_and_r_definitions_and_implicit_int(tmp_path, capsys):
+    result = run(capsys, source(tmp_path, KR, "kr.c"), "--set", "n=1000")
+    # scale: a[i] = 2*a[i], 1000 trips, 1 multiply, a read and written: 16 B per iteration.
+    scale = loop(result, 7)
+    assert (scale["procedure"], iterations(scale), scale["multiplies"]) == ("scale", 1000, 1)
+    assert bytes_per_iteration(scale) == pytest.approx(16)
+    # dot: n is not declared after the list, so it is an int; x, y are double arrays
+    # (no "not declared" warning): 1 add + 1 multiply, two reads of 8 B = 16 B.
+    dot = loop(result, 15)
+    assert (dot["procedure"], iterations(dot), dot["adds"], dot["multiplies"]) == (
+        "dot", 1000, 1, 1)
+    assert bytes_per_iteration(dot) == pytest.approx(16)
+    assert not result["warnings"]
