@@ -387,3 +387,52 @@ def test_k_and_r_definitions_and_implicit_int(tmp_path, capsys):
         "dot", 1000, 1, 1)
     assert bytes_per_iteration(dot) == pytest.approx(16)
     assert not result["warnings"]
+
+
+# ------------------------------------------------------------- 7. <mpi.h> and <pthread.h>
+
+MPI_THREADS = """\
+#include <mpi.h>
+#include <pthread.h>
+double a[1000], b[1000];
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+  int rank, size, i;
+  MPI_Request req[2];
+  MPI_Status st[2];
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Irecv(a, 10, MPI_DOUBLE, (rank+1)%size, 0, comm, &req[0]);
+  MPI_Isend(b, 10, MPI_DOUBLE, (rank+size-1)%size, 0, comm, &req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  pthread_mutex_lock(&lock);
+  for (i = 0; i < 1000; i++)
+    a[i] = a[i] + 0.5 * b[i];
+  pthread_mutex_unlock(&lock);
+  double t = MPI_Wtime();
+  MPI_Allreduce(MPI_IN_PLACE, a, 1000, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_mpi_and_pthread_headers_need_no_definitions(tmp_path, capsys):
+    from sat.frontend.c import read_c
+
+    path = source(tmp_path, MPI_THREADS, "mpi_threads.c")
+    result = run(capsys, path)  # no -D MPI_Request=int, no -D MPI_Comm=int
+    entry = loop(result, 18)
+    # a[i] = a[i] + 0.5*b[i], 1000 trips: 1 add, 1 multiply; a read-and-written 16 B, b 8 B.
+    assert (iterations(entry), entry["adds"], entry["multiplies"]) == (1000, 1, 1)
+    assert bytes_per_iteration(entry) == pytest.approx(24)
+    assert not result["warnings"]  # no unknown function, no unknown type
+    # MPI calls are the procedure's communication points (no flops), as in Fortran.
+    comms = [(c.name, c.line, c.arrays) for c in read_c(path).procedures[0].comms]
+    assert comms[:5] == [("MPI_Init", 11, []), ("MPI_Comm_rank", 12, []),
+                         ("MPI_Comm_size", 13, []), ("MPI_Irecv", 14, ["a"]),
+                         ("MPI_Isend", 15, ["b"])]
+    assert ("MPI_Allreduce", 22, ["a"]) in comms

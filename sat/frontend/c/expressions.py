@@ -50,6 +50,12 @@ class Expressions(FunctionWalk):
         if not defined and name in intrinsics.C_MATH and (sym is None
                                                           or sym.storage == "library"):
             return self._math(name, args)
+        if not defined and sym is not None and sym.storage == "library" \
+                and intrinsics.is_comm_call(name.lower()):
+            # MPI_Isend(b, …) from <mpi.h>: a communication point, as in Fortran, no flops
+            arrays = [arg.name for arg in args
+                      if isinstance(arg, c_ast.ID) and self.lookup(arg.name).is_array]
+            self.proc.comms.append(ir.Comm(name, self.line, arrays))
         if defined or (sym is not None and sym.storage == "library"):
             if defined:
                 self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
