@@ -221,6 +221,9 @@ class Loop(Body):
     kind: str = "do"
     file: str = ""
     tile: str = ""  # block size of the source's own tiling ("" when not tiled)
+    # bounds that are numbers only because a -D definition made them so (-D N=10 in i < N):
+    # problem sizes, not literals (sat.frontend.sizes)
+    sized: bool = False
 
 
 @dataclass

@@ -2,9 +2,10 @@
 
 The schema is the original tool's: ``program > function > (local | nonlocal | loop | comm |
 functioncall | scalar | array)``, ``loop > (loop | scalar | array)``, ``array > access``.
-satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``/``tile``,
-array ``firstaccess``, function ``file``/``linenum``/``layout``/``dummies``, variable
-``datatype``/``shape``/``intent``, ``branch``, ``constant``, ``source`` and ``warning``
+satreport adds attributes and elements the original tool ignores (loop
+``file``/``kind``/``tile``/``sized``, array ``firstaccess``, function
+``file``/``linenum``/``layout``/``dummies``, variable ``datatype``/``shape``/``intent``,
+``branch``, ``constant``, ``source`` and ``warning``
 elements), so that writing then reading is lossless for everything in :mod:`sat.ir`. Unknown
 elements (e.g. ``pininfo``) are skipped.
 
@@ -227,6 +228,7 @@ class _Reader:
             kind=element.get("kind", "do"),
             file=element.get("file", ""),
             tile=element.get("tile", ""),
+            sized=element.get("sized", "") in ("1", "true"),
         )
         self.counts(element, loop)
         self.body(element, loop, proc)
@@ -505,6 +507,8 @@ def _write_body(body: Body, lines: list[str]) -> None:
             attrs.append(("kind", loop.kind))
         if loop.tile:
             attrs.append(("tile", loop.tile))
+        if loop.sized:
+            attrs.append(("sized", "1"))
         lines.append(_tag("loop", attrs))
         _write_body(loop, lines)
         lines.append("</loop>")

@@ -436,3 +436,69 @@ def test_mpi_and_pthread_headers_need_no_definitions(tmp_path, capsys):
                          ("MPI_Comm_size", 13, []), ("MPI_Irecv", 14, ["a"]),
                          ("MPI_Isend", 15, ["b"])]
     assert ("MPI_Allreduce", 22, ["a"]) in comms
+
+
+# ------------------------------------------------------------- 3. tiny sizes from -D
+
+FIVE_POINT = """\
+double a[M][N], b[M][N], s;
+for (int j = 1; j < M-1; ++j)
+  for (int i = 1; i < N-1; ++i)
+    b[j][i] = (a[j][i-1] + a[j][i+1] + a[j-1][i] + a[j+1][i]) * s;
+"""
+
+
+def test_sizes_given_with_d_are_spatial_whatever_their_trips(tmp_path, capsys):
+    path = source(tmp_path, FIVE_POINT, "2d5pt.c")
+    tiny = run(capsys, path, "-D", "N=10", "-D", "M=20")
+    symbolic = run(capsys, path, "--set", "n=10", "--set", "m=20")
+    entry = loop(tiny, 2)
+    # i = 1..8 (8 trips over the unit-stride dimension) is X, not a loop over 8 components;
+    # j = 1..18 is Y: 144 iterations of 3 adds and 1 multiply, exactly the nest with the
+    # sizes as problem parameters (before: 1 x 1 x 1 and no traffic).
+    assert (entry["iter_x"], entry["iter_y"], entry["sweeps"]) == (8, 18, 1)
+    assert (entry["adds"], entry["multiplies"]) == (3, 1)
+    for field in ("iter_x", "iter_y", "traffic_gb", "gflops"):
+        assert entry[field] == loop(symbolic, 2)[field], field
+
+
+def test_a_small_d_size_is_work_not_setup(tmp_path, capsys):
+    text = "#define NX (N+2)\ndouble a[NX], b[NX];\nfor (int i = 0; i < NX; i++)\n" \
+           "  a[i] = 3.0 * b[i];\n"
+    result = run(capsys, source(tmp_path, text, "small.c"), "-D", "N=98")
+    # NX is N+2 = 100 through the file's own #define: 100 trips (fewer than SetupIterations,
+    # one-dimensional) are still the modelled work: 1 multiply, 8 + 16 = 24 B per iteration.
+    entry = loop(result, 3)
+    assert (iterations(entry), entry["multiplies"]) == (100, 1)
+    assert bytes_per_iteration(entry) == pytest.approx(24)
+
+
+def test_fortran_sizes_given_with_d(tmp_path, capsys):
+    text = """\
+subroutine smooth(a, b)
+  real(8) :: a(N, N), b(N, N)
+  integer :: i, j
+  do j = 2, N-1
+    do i = 2, N-1
+      b(i,j) = 0.25d0*(a(i-1,j) + a(i+1,j) + a(i,j-1) + a(i,j+1))
+    end do
+  end do
+end subroutine
+"""
+    entry = loop(run(capsys, source(tmp_path, text, "smooth.F90"), "-D", "N=10"), 4)
+    # 2..9 both ways: 8 x 8 points of 3 adds and 1 multiply.
+    assert (entry["iter_x"], entry["iter_y"], entry["adds"], entry["multiplies"]) == (8, 8, 3, 1)
+
+
+def test_sized_survives_the_code_description(tmp_path):
+    from sat.frontend import read_sources
+    from sat.xmlio import read_program, write_program
+
+    program = read_sources([source(tmp_path, FIVE_POINT, "2d5pt.c")], ["N=10", "M=20"])
+    outer = program.procedures[0].loops[0]
+    assert (outer.upper, outer.sized, outer.loops[0].upper, outer.loops[0].sized) == (
+        "18", True, "8", True)
+    path = tmp_path / "sized.xml"
+    write_program(program, str(path))
+    again = read_program(str(path)).procedures[0].loops[0]
+    assert again.sized and again.loops[0].sized

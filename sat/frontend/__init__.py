@@ -57,7 +57,7 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
                 f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))
         else:
             analysed += parsed
-            _tiles(part.procedures)
+            _tiles(part.procedures, defines)
             program.procedures.extend(part.procedures)
             program.warnings.extend(part.warnings)
             for path in fortran:
@@ -89,7 +89,7 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
             continue
         analysed += 1
         if suffix != ".xml":  # a code description already says which loops are tiles
-            _tiles(part.procedures)
+            _tiles(part.procedures, defines)
         program.procedures.extend(part.procedures)
         program.warnings.extend(part.warnings)
         _found(progress, path, part.procedures)
@@ -111,9 +111,12 @@ def _found(progress: Callable[[str], None], path: str, procedures: list[ir.Proce
     progress(f"read {path}: {len(procedures)} procedure(s), {loops} loop(s)")
 
 
-def _tiles(procedures: list[ir.Procedure]) -> None:
+def _tiles(procedures: list[ir.Procedure], defines: Sequence[str]) -> None:
+    """Loops as written: source tiles, and sizes given with -D (problem sizes, not literals)."""
+    from sat.frontend.sizes import mark_sized
     from sat.frontend.tiles import mark_tiles
 
+    mark_sized(procedures, defines)
     for procedure in procedures:
         mark_tiles(procedure)
 
