@@ -150,12 +150,20 @@ class Constant:
 
     The model gives the symbol this value instead of a guessed default; a user can still
     override it like any problem parameter.
+
+    ``kind`` is ``parameter`` (a Fortran named constant) or ``initialised`` (a C variable
+    initialised with a constant and never changed: ``int nm = OUTER;``).  A constant defined
+    from symbols that have no value here (``parameter (lt = 4*lx1*lelt)`` with ``lx1`` from
+    an include that was not found) keeps its ``expression`` over them (``value`` is then
+    NaN): the model makes it a formula of those symbols.
     """
 
     name: str
     value: float
     file: str = ""
     line: int = 0
+    kind: str = "parameter"
+    expression: str = ""
 
 
 @dataclass

@@ -334,13 +334,17 @@ class _Reader:
         )
 
     def constant(self, element: etree._Element) -> Constant:
-        value = self.text(element, "value")
+        expression = element.get("expression", "")
+        value = element.get("value", "nan" if expression else None)
+        if value is None:
+            value = self.text(element, "value")
         try:
             number = float(value)
         except ValueError:
             raise self.error(element, f"constant value {value!r} is not a number") from None
         return Constant(name=self.text(element, "name"), value=number,
-                        file=element.get("file", ""), line=self.count(element, "linenum", 0))
+                        file=element.get("file", ""), line=self.count(element, "linenum", 0),
+                        kind=element.get("kind", "parameter"), expression=expression)
 
     def variable(self, element: etree._Element) -> Variable:
         return Variable(
@@ -449,7 +453,13 @@ def _write_procedure(proc: Procedure, lines: list[str]) -> None:
     for constant in proc.constants:
         value = float(constant.value)
         exact = str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
-        cattrs = [("name", constant.name), ("value", exact)]
+        cattrs = [("name", constant.name)]
+        if constant.expression:
+            cattrs.append(("expression", constant.expression))
+        else:
+            cattrs.append(("value", exact))
+        if constant.kind != "parameter":
+            cattrs.append(("kind", constant.kind))
         if constant.file:
             cattrs.append(("file", constant.file))
         if constant.line:

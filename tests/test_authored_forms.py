@@ -502,3 +502,62 @@ def test_sized_survives_the_code_description(tmp_path):
     write_program(program, str(path))
     again = read_program(str(path)).procedures[0].loops[0]
     assert again.sized and again.loops[0].sized
+
+
+# ------------------------------------------------------------- 8. initialised variables
+
+INITIALISED = """\
+#define OUTER 500
+#define INNER 300
+double a[OUTER][INNER];
+const int Nk = 20;
+int changed = 7;
+void init(double s)
+{
+  int Nm = OUTER, Nn = INNER;
+  int i, j, k;
+  for (k = 0; k < Nk; k++)
+    for (i = 0; i < Nm; i++)
+      for (j = 0; j < Nn; j++)
+        a[i][j] = s * a[i][j];
+  for (i = 0; i < changed; i++)
+    a[0][i] = 0.0;
+}
+void later(void) { changed = 9; }
+"""
+
+
+def test_initialised_and_never_changed_variables_keep_their_values(tmp_path, capsys):
+    result = run(capsys, source(tmp_path, INITIALISED, "init.c"))
+    params = problem(result)
+    # Nm = OUTER = 500, Nn = INNER = 300, Nk = 20: their values, not a defaulted 128.
+    assert {name: params[name]["value"] for name in ("nm", "nn", "nk")} == {
+        "nm": 500, "nn": 300, "nk": 20}
+    assert params["nm"]["source"].startswith("initial value at ")
+    # 20 sweeps x 500 x 300 of 1 multiply; a read and written, 16 B: 48e6 B.
+    entry = loop(result, 10)
+    assert (iterations(entry), entry["multiplies"]) == (20 * 500 * 300, 1)
+    assert entry["traffic_gb"] == pytest.approx(20 * 500 * 300 * 16 / 1e9)
+    # changed is assigned in later(): a problem symbol with the usual default.
+    assert params["changed"]["source"] == "default"
+
+
+def test_named_constant_over_symbols_of_a_missing_include(tmp_path, capsys):
+    text = """\
+      subroutine ax(u, w)
+      include 'SIZE'
+      parameter (lt = lx1*ly1*lz1*lelt)
+      real u(lt), w(lt)
+      do i = 1, lt
+         w(i) = 2.0*u(i)
+      enddo
+      end
+"""
+    result = run(capsys, source(tmp_path, text, "ax.f"), "--set", "lx1=8", "--set", "ly1=8",
+                 "--set", "lz1=8", "--set", "lelt=100")
+    params = problem(result)
+    # lt is the formula lx1*ly1*lz1*lelt = 8*8*8*100 = 51200, not a defaulted parameter.
+    assert "lt" not in params and {"lx1", "ly1", "lz1", "lelt"} <= set(params)
+    entry = loop(result, 5)
+    assert (iterations(entry), entry["multiplies"]) == (51200, 1)
+    assert bytes_per_iteration(entry) == pytest.approx(24)

@@ -127,10 +127,16 @@ class ModelContext:
         if given is not None:
             value, source = given
             defaulted = False
+        elif constant is not None and constant.expression:
+            return self._constant_formula(name, constant, role)
         elif constant is not None:
             value, defaulted = constant.value, False
             where = f" at {constant.file}:{constant.line}" if constant.file else ""
-            source, label = f"named constant{where}", f"named constant {original}"
+            if constant.kind == "initialised":
+                source = f"initial value{where}, never changed"
+                label = f"code symbol {original}, initialised"
+            else:
+                source, label = f"named constant{where}", f"named constant {original}"
         else:
             value = _default_value(name, role)
             source, defaulted = "default", True
@@ -139,6 +145,20 @@ class ModelContext:
         self.params.add(Parameter(name, value, "", "problem", label, source, "number", original,
                                   defaulted))
         return E.Param(name)
+
+    def _constant_formula(self, name: str, constant: Constant, role: Role) -> E.Expr:
+        """A named constant defined over symbols without a value: a formula of them, each a
+        problem parameter (defaulted once) that the workbook can edit."""
+        if name not in self.derived:
+            self.derived[name] = None  # type: ignore[assignment]  # cycle guard
+            where = f" ({constant.file}:{constant.line})" if constant.file else ""
+            self.derived[name] = E.Quantity(
+                ("symbol", constant.name), self.expr(constant.expression, role), "",
+                f"named constant {constant.name} = {constant.expression}{where}")
+        quantity = self.derived[name]
+        if quantity is None:
+            raise ExpressionError(f"named constant {name} is defined from itself")
+        return E.Ref(quantity)
 
     def _derived(self, name: str) -> E.Expr:
         if name not in self.derived:

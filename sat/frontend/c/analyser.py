@@ -56,6 +56,7 @@ from sat.frontend.c.algebra import extent_text, shape_of
 from sat.frontend.c.choices import RuntimeChoices
 from sat.frontend.c.expressions import Expressions
 from sat.frontend.c.file_scope import CUnit
+from sat.frontend.c.initial_values import initial_constants
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.statements import Statements
 from sat.frontend.c.symbols import CSymbol
@@ -91,6 +92,7 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
         except Exception as exc:  # a bug or an unforeseen construct: skip it and say so
             unit.warn(f"function '{name}' skipped: cannot analyse ({type(exc).__name__}: "
                       f"{str(exc)[:80]})", path, line)
+    initial_constants(tree, procedures, unit.is_system)
     return procedures
 
 
