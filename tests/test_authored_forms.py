@@ -561,3 +561,40 @@ def test_named_constant_over_symbols_of_a_missing_include(tmp_path, capsys):
     entry = loop(result, 5)
     assert (iterations(entry), entry["multiplies"]) == (51200, 1)
     assert bytes_per_iteration(entry) == pytest.approx(24)
+
+
+# ------------------------------------------------------------- 10. reasons of unmodelled nests
+
+UNMODELLED = """\
+void odd(int n, double *a)
+{
+  for (int i = 0; i < n % 7; i++)
+    a[i] = 1.0;
+  for (int i = 0; i < n % 5; i++)
+    a[i] = 2.0;
+  for (int i = 0; i < n % 3; i++)
+    a[i] = 3.0;
+}
+"""
+
+
+def test_every_unmodelled_nest_has_its_reason_in_the_json(tmp_path, capsys):
+    text = UNMODELLED.replace("}\n", "  for (int i = 0; i < n; i++)\n    a[i] = 4.0;\n}\n")
+    result = run(capsys, source(tmp_path, text, "odd.c"))
+    assert [entry["line"] for entry in result["loops"]] == [9]
+    reasons = result["unmodelled"]
+    assert [(e["procedure"], e["line"]) for e in reasons] == [("odd", 3), ("odd", 5), ("odd", 7)]
+    assert all("cannot model expression" in e["reason"] for e in reasons)
+    # the same reasons are notes (the Notes sheet) too
+    assert sum("is not modelled" in n["message"] for n in result["notes"]) == 3
+
+
+def test_nothing_to_model_lists_every_reason_with_v(tmp_path, capsys):
+    path = source(tmp_path, UNMODELLED, "odd.c")
+    assert main([path, "--json", "-"]) == 2
+    error = capsys.readouterr().err
+    assert "odd.c:3: nothing to model" in error and "(and 2 more nests: -v lists them)" in error
+    assert main([path, "--json", "-", "-v"]) == 2
+    error = capsys.readouterr().err
+    for line in (3, 5, 7):
+        assert f"the nest at line {line} is not modelled: cannot model expression" in error

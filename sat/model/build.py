@@ -205,8 +205,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         reason = setup_reason(loop, setup_iterations)
         if reason:
             flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in levels(loop))
-            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
-                     f"{reason} ({flops} flops per iteration)", "assumption", file, loop.line)
+            ctx.skip_nest(procedure.name, file, loop.line,
+                          f"{reason} ({flops} flops per iteration)", "assumption")
             continue
         probability = 1.0
         for branch in enclosing_branches(procedure, loop) or []:
@@ -224,8 +224,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,
                                            idiom_rows, where)
         except ExpressionError as error:
-            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
-                     f"{error}", "warning", file, loop.line)
+            ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
         for message in shape.notes:
             ctx.note(f"{procedure.name}:{loop.line}: {message}", "assumption", file, loop.line)
@@ -557,7 +556,8 @@ def build_model(program: Program, params: ParameterSet,
         tables = {name: tables[name] for name in names}
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
-                       alias_checks, nests=nests, data_bytes=data_bytes(program, ctx))
+                       alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
+                       unmodelled=ctx.unmodelled)
 
 
 def _ecm_totals(nests) -> dict[str, CellValue]:

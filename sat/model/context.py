@@ -83,6 +83,8 @@ class ModelContext:
         self._cache: dict[tuple[str, str], E.Expr] = {}
         # (lower, upper, stride, whether a tile loop) -> trips
         self.trip_counts: dict[tuple[str, str, str, bool], E.Expr] = {}
+        # nests the model does not work on, with why: the Notes and the JSON's unmodelled
+        self.unmodelled: list[dict[str, str | int]] = []
 
     # ------------------------------------------------------------ parameters
 
@@ -112,6 +114,14 @@ class ModelContext:
             self.notes.append(Note(message, kind, file, line))
             self._messages.add(message)
         self._indexed = len(self.notes)
+
+    def skip_nest(self, procedure: str, file: str, line: int, reason: str,
+                  kind: str = "warning") -> None:
+        """A nest that is not modelled: a note and an entry of :attr:`unmodelled`."""
+        self.unmodelled.append({"procedure": procedure, "file": file, "line": line,
+                                "reason": reason})
+        self.note(f"{procedure}: the nest at line {line} is not modelled: {reason}", kind, file,
+                  line)
 
     def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
         """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""

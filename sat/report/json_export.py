@@ -151,6 +151,7 @@ def to_json_data(
         **({"offload": _offload(result, env, cell_of)} if "Offload" in result.tables else {}),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
+        "unmodelled": [dict(entry) for entry in result.unmodelled],
         "warnings": warnings,
         **({"aspen": aspen} if aspen is not None else {}),
     }
