@@ -119,6 +119,12 @@ class ParameterSet:
         return self.parameters[name]
 
 
+#: A name with its subscripts (``n``, ``hi(1)``, ``b[k]``), and the selector of a member of a
+#: C structure or Fortran derived type: ``in.n``, ``s->b[k].n``, ``g%lo(1)`` are one code
+#: symbol (see :func:`symbol_to_name`).
+SELECTED_NAME = r"[A-Za-z_]\w*(?:\s*\[[^\[\]]*\]|\s*\([^()]*\))*"
+MEMBER_SELECTOR = r"\s*(?:\.|->|%)\s*"
+
 _SUBSCRIPT = re.compile(r"\(\s*([^()]*?)\s*\)|\[\s*([^\[\]]*?)\s*\]")
 
 

@@ -15,10 +15,10 @@ import ast
 import re
 
 from sat import ir
+from sat.parameter import MEMBER_SELECTOR, SELECTED_NAME
 
 # A name with its subscripts and members (``n``, ``hi(1)``, ``s->b[k].n``, ``g%n``): one term.
-_SELECTED = r"[A-Za-z_]\w*(?:\s*\[[^\[\]]*\]|\s*\([^()]*\))*"
-_TERM = re.compile(rf"{_SELECTED}(?:\s*(?:\.|->|%)\s*{_SELECTED})*")
+_TERM = re.compile(rf"{SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})*")
 _MIN = re.compile(r"^\s*min\s*\(", re.I)
 _OFFSET = re.compile(r"^\s*([+-])\s*(\d+)\s*$")
 

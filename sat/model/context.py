@@ -17,7 +17,13 @@ from typing import Literal
 from sat.ir import Constant
 from sat.model import expr as E
 from sat.model.tables import Note
-from sat.parameter import Parameter, ParameterSet, symbol_to_name
+from sat.parameter import (
+    MEMBER_SELECTOR,
+    SELECTED_NAME,
+    Parameter,
+    ParameterSet,
+    symbol_to_name,
+)
 
 Role = Literal["lower", "upper", "other"]
 
@@ -41,8 +47,7 @@ _FUNCTIONS = {"max": _folded(E.maximum, max), "min": _folded(E.minimum, min),
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
-_SELECTED = r"[A-Za-z_]\w*(?:\s*\[[^\[\]]*\]|\s*\([^()]*\))*"
-_MEMBER_CHAIN = re.compile(rf"(?<![\w.]){_SELECTED}(?:\s*(?:\.|->|%)\s*{_SELECTED})+")
+_MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 
