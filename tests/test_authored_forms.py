@@ -598,3 +598,52 @@ def test_nothing_to_model_lists_every_reason_with_v(tmp_path, capsys):
     error = capsys.readouterr().err
     for line in (3, 5, 7):
         assert f"the nest at line {line} is not modelled: cannot model expression" in error
+
+
+# ------------------------------------------------------------- the workbook stays live
+
+LIVE = """\
+subroutine tiled(n, ts, a, b)
+  integer :: n, ts, i, j, jt
+  real(8) :: a(n,n), b(n,n)
+  do jt = 1, n, ts
+    do i = 1, n
+      do j = jt, min(n, jt+ts-1)
+        a(j,i) = a(j,i) + 2.0d0*b(j,i)
+      end do
+    end do
+  end do
+end subroutine
+subroutine ax(u, w)
+  include 'SIZE'
+  parameter (lt = lxd*nel)
+  real(8) u(lt), w(lt)
+  do i = 1, lt
+     w(i) = 2.0d0*u(i)
+  enddo
+end subroutine
+"""
+
+
+def test_tiles_and_constant_formulas_recalculate_in_the_workbook(tmp_path, capsys):
+    from libreoffice import recalculate_edited
+
+    path = source(tmp_path, LIVE, "live.f90")
+    book = tmp_path / "live.xlsx"
+    assert main([path, "-q", "-o", str(book)]) == 0
+    edits = {"n": 600, "ts": 40, "lxd": 10, "nel": 700}
+    values = recalculate_edited(book, edits, tmp_path / "edit")
+
+    def total(name: str) -> float:
+        sheet, cell = next(iter(values.defined_names[name].destinations))
+        return values[sheet][cell.replace("$", "")].value
+
+    sets = [item for name, value in edits.items() for item in ("--set", f"{name}={value}")]
+    want = run(capsys, path, *sets)
+    # by hand: the tiled nest 600 x 600 points of 2 flops and 24 B; ax lt = 10*700 = 7000
+    # points of 1 flop and 24 B
+    assert want["totals"]["gflops"] == pytest.approx((600 * 600 * 2 + 7000) / 1e9)
+    assert loop(want, 4)["block_x"] == 40
+    for name, key in (("Total_Traffic_GB", "traffic_gb"), ("Total_GFlops", "gflops"),
+                      ("Total_Time_s", "time_s")):
+        assert total(name) == pytest.approx(want["totals"][key], rel=1e-9), name
