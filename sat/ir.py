@@ -21,15 +21,28 @@ FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
 
 
-def element_words(datatype: str) -> int:
+def element_words(datatype: str) -> float:
     """Words of ``WordBytes`` (the size of a double-precision real) one element takes.
 
     A double-precision complex (Fortran ``complex(8)``, ``complex*16``, ``double complex``; C
-    ``double _Complex``) is two words, 16 bytes. Every other datatype is one word, as the model
-    has always counted (a single-precision ``complex`` is 8 bytes: one word).
+    ``double _Complex``) and a quadruple-precision real (``long double``) are two words, 16
+    bytes; a single-precision real or complex (``float``, Fortran ``real``, ``complex``) and
+    a ``long`` (Fortran ``integer(8)``) one; an ``int`` (Fortran ``integer``, ``logical``)
+    half a word, 4 bytes; a ``short`` a quarter, a ``char`` an eighth.  Element sizes are
+    fractions of ``WordBytes`` so that ExaSAT's meaning of ``WordBytes`` (the size of every
+    double-precision element) still scales every array with it.
     """
     text = datatype.lower()
-    return 2 if "complex" in text and any(t in text for t in ("double", "long", "16")) else 1
+    if "complex" in text:
+        return 2 if any(t in text for t in ("double", "long", "16")) else 1
+    if text in ("long double", "quad"):
+        return 2
+    return _WORDS.get(text, 1)
+
+
+# element sizes in words of 8 bytes, by IR datatype (anything else: one word)
+_WORDS: dict[str, float] = {"double": 1, "float": 0.5, "long": 1, "int": 0.5, "bool": 0.5,
+                            "short": 0.25, "char": 0.125}
 
 
 @dataclass(frozen=True)

@@ -560,7 +560,8 @@ def test_named_constant_over_symbols_of_a_missing_include(tmp_path, capsys):
     assert "lt" not in params and {"lx1", "ly1", "lz1", "lelt"} <= set(params)
     entry = loop(result, 5)
     assert (iterations(entry), entry["multiplies"]) == (51200, 1)
-    assert bytes_per_iteration(entry) == pytest.approx(24)
+    # default real: 4 B elements, u read 4 B + w written 8 B (write and write-allocate)
+    assert bytes_per_iteration(entry) == pytest.approx(12)
 
 
 # ------------------------------------------------------------- 10. reasons of unmodelled nests
@@ -647,3 +648,103 @@ def test_tiles_and_constant_formulas_recalculate_in_the_workbook(tmp_path, capsy
     for name, key in (("Total_Traffic_GB", "traffic_gb"), ("Total_GFlops", "gflops"),
                       ("Total_Time_s", "time_s")):
         assert total(name) == pytest.approx(want["totals"][key], rel=1e-9), name
+
+
+# ------------------------------------------------------------- 9. element types
+
+ELEMENTS_C = """\
+typedef float real_t;
+void k(int n, real_t *a, const float *b, const int *idx, const double *x, double *y,
+       long *l, double _Complex *z)
+{
+  for (int i = 0; i < n; i++)
+    a[i] = 2.0f*b[i];
+  for (int i = 0; i < n; i++)
+    l[i] = l[i] + 1;
+  for (int i = 0; i < n; i++)
+    z[i] = 2.0*z[i];
+  for (int i = 0; i < n; i++)
+    y[i] = y[i] + x[idx[i]];
+}
+"""
+
+ELEMENTS_F = """\
+module kinds
+#ifdef _MG_REAL8
+  integer, parameter :: rk = 8
+#else
+  integer, parameter :: rk = 4
+#endif
+  integer, parameter :: dp = selected_real_kind(15)
+end module
+subroutine k(n, a, b, c, d, e, f, z, r)
+  use kinds
+  integer :: n, i
+  real :: a(n)
+  real(8) :: b(n)
+  real(dp) :: c(n)
+  double precision :: d(n)
+  integer :: e(n)
+  integer(8) :: f(n)
+  complex(8) :: z(n)
+  real(rk) :: r(n)
+  do i = 1, n
+    a(i) = 2.0*a(i)
+  end do
+  do i = 1, n
+    b(i) = c(i) + d(i)
+  end do
+  do i = 1, n
+    e(i) = e(i) + 1
+    f(i) = f(i) + 1
+  end do
+  do i = 1, n
+    z(i) = 2.0d0*z(i)
+  end do
+  do i = 1, n
+    r(i) = 2.0*r(i)
+  end do
+end subroutine
+"""
+
+
+def test_c_element_sizes_come_from_declared_types(tmp_path, capsys):
+    result = run(capsys, source(tmp_path, ELEMENTS_C, "elements.c"), "--set", "n=1000")
+    # real_t (a typedef of float) and float: b read 4 B + a written 4 + 4 (write-allocate)
+    assert bytes_per_iteration(loop(result, 5)) == pytest.approx(12)
+    # long: read and written, 8 + 8
+    assert bytes_per_iteration(loop(result, 7)) == pytest.approx(16)
+    # double _Complex: 16 B read and written: 32
+    assert bytes_per_iteration(loop(result, 9)) == pytest.approx(32)
+    # the int index stream idx is 4 B an element (was 8: twice the index traffic)
+    gather = loop(result, 11)
+    unit = run(capsys, source(tmp_path, ELEMENTS_C.replace("const int *idx", "const long *idx"),
+                              "long_index.c"), "--set", "n=1000")
+    assert (loop(unit, 11)["traffic_gb"] - gather["traffic_gb"]) * 1e9 == pytest.approx(
+        1000 * (8 - 4))
+
+
+@pytest.mark.parametrize("defines, r_bytes", [((), 8), (("-D", "_MG_REAL8"), 16)])
+def test_fortran_element_sizes_come_from_declared_kinds(tmp_path, capsys, defines, r_bytes):
+    result = run(capsys, source(tmp_path, ELEMENTS_F, "elements.F90"), *defines)
+    per = {line: bytes_per_iteration(loop(result, line)) for line in (20, 23, 26, 30, 33)}
+    # real (4 B) read and written: 8; real(8), real(dp) with dp = selected_real_kind(15),
+    # double precision: 8 + 8 read, 16 written: 32; integer 4 + 4 and integer(8) 8 + 8: 24;
+    # complex(8) 16 + 16: 32; real(rk): rk = 4 (8 B in all) unless -D _MG_REAL8 (16 B)
+    assert per == pytest.approx({20: 8, 23: 32, 26: 24, 30: 32, 33: r_bytes})
+
+
+def test_arrays_sheet_shows_element_bytes_of_wordbytes(tmp_path):
+    import openpyxl
+
+    book = tmp_path / "elements.xlsx"
+    assert main([source(tmp_path, ELEMENTS_C, "elements.c"), "-q", "-o", str(book)]) == 0
+    sheet = openpyxl.load_workbook(book)["Arrays"]
+    header = next(row for row in sheet.iter_rows(values_only=True) if "Element (B)" in row)
+    col = header.index("Element (B)")
+    key = header.index("Array.component")
+    cells = {row[key].value: row[col].value for row in sheet.iter_rows()
+             if row[key].value in ("a", "b", "l", "z", "idx")}
+    # formulas of WordBytes: the float and int elements half a word, the complex two words
+    assert cells["a"] == "=0.5*WordBytes" and cells["idx"] == "=0.5*WordBytes"
+    assert cells["l"] == "=WordBytes" and cells["z"] == "=2*WordBytes"

@@ -33,7 +33,7 @@ from sat.model.exasat.flops import (
     gflop_exprs,
     long_sum,
 )
-from sat.model.exasat.iteration import analyse_nest, nest_space
+from sat.model.exasat.iteration import analyse_nest, element_bytes, nest_space
 from sat.model.exasat.memory import (
     ARRAY_COLUMNS,
     GB,
@@ -184,6 +184,13 @@ def _copies(shape, array) -> CellValue:
         return 1
     return E.Quantity(("array", shape.ident, array.key, "copies"), array.copies, "",
                       "copies per cell")
+
+
+def _element_bytes(shape, array, ctx: ModelContext) -> CellValue:
+    """Element column: the bytes of one element of the array's declared type, a formula of
+    WordBytes (a double is WordBytes, a float or an int half of it)."""
+    return E.Quantity(("array", shape.ident, array.key, "element_bytes"),
+                      element_bytes(ctx, array.words), "B", "bytes per element")
 
 
 def _number(value: float) -> float | int:
@@ -463,6 +470,7 @@ def build_model(program: Program, params: ParameterSet,
                 "procedure": shape.procedure.name, "file": shape.file, "line": shape.loop.line,
                 "array": array.key, "access": array.kind,
                 "copies": _copies(shape, array),
+                "element_bytes": _element_bytes(shape, array, ctx),
                 "planes": c.planes, "pencils": c.pencils, "cells": c.cells,
                 "ws_planes": c.ws_planes, "ws_pencils": c.ws_pencils, "ws_cells": c.ws_cells,
                 "reuse_planes": c.reuse_planes, "reuse_pencils": c.reuse_pencils,

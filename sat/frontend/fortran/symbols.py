@@ -211,11 +211,12 @@ def type_of(spec: object, scope: Scope) -> tuple[str, str]:
         return "complex", "double complex"
     # Unresolved kinds are taken as double: scientific codes name their double kind.
     if name == "REAL":
-        return "real", ("float" if kind in (None, 4) else "double")
+        return "real", ("float" if kind in (None, 4) else "long double" if kind == 16
+                        else "double")
     if name == "COMPLEX":
         return "complex", ("complex" if kind in (None, 4) else "double complex")
-    if name == "INTEGER":
-        return "int", "int"
+    if name == "INTEGER":  # integer(8) (int64): 8 bytes; default integer 4
+        return "int", ("long" if kind == 8 else "short" if kind == 2 else "int")
     if name == "LOGICAL":
         return "bool", "bool"
     if name == "CHARACTER":

@@ -48,8 +48,9 @@ class Pattern:
     step_copies: int = 1
 
     @property
-    def words(self) -> int:
-        """Words of WordBytes per element: 2 for a double-precision complex, else 1."""
+    def words(self) -> float:
+        """Words of WordBytes per element, from the declared type (:func:`sat.ir.element_words`):
+        1 for a double, 0.5 for a float or an int, 2 for a double-precision complex."""
         return element_words(self.datatype)
 
     @property
@@ -315,7 +316,7 @@ def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
     return copies if pattern.step_copies == 1 else E.mul(pattern.step_copies, copies)
 
 
-def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
+def element_bytes(ctx: ModelContext, words: float = 1) -> E.Expr:
     """Bytes of one element of ``words`` words: ``WordBytes``, ``2*WordBytes`` for a complex.
 
     An expression over the parameter (not a number), so that the workbook stays live.
@@ -324,12 +325,12 @@ def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
     return word if words == 1 else E.mul(words, word)
 
 
-def elements_per_line(ctx: ModelContext, words: int = 1) -> E.Expr:
+def elements_per_line(ctx: ModelContext, words: float = 1) -> E.Expr:
     """Array elements per cache line: LineBytes / WordBytes (/ (2*WordBytes) for a complex)."""
     return ctx.param("LineBytes") / element_bytes(ctx, words)
 
 
-def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: int = 1) -> E.Expr:
+def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: float = 1) -> E.Expr:
     """Round a unit-stride extent (elements of ``words`` words) up to whole cache lines
     (optimistic alignment)."""
     return E.ceiling(x, elements_per_line(ctx, words))
