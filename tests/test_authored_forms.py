@@ -748,3 +748,14 @@ def test_arrays_sheet_shows_element_bytes_of_wordbytes(tmp_path):
     # formulas of WordBytes: the float and int elements half a word, the complex two words
     assert cells["a"] == "=0.5*WordBytes" and cells["idx"] == "=0.5*WordBytes"
     assert cells["l"] == "=WordBytes" and cells["z"] == "=2*WordBytes"
+
+
+def test_a_min_over_another_size_is_no_tile(tmp_path):
+    from sat.frontend import read_sources
+
+    text = TILED_F.replace("min(n, jt+ts-1)", "min(m, jt+ts-1)").replace(
+        "integer :: n, ts", "integer :: m, n, ts")
+    tile = read_sources([source(tmp_path, text, "not_a_tile.f90")]).procedures[0].loops[0]
+    element = tile.loops[0].loops[0]
+    # j runs to min(m, jt+ts-1), not to the tile loop's n: the pair is left as written
+    assert (tile.kind, element.tile, element.upper) == ("do", "", "min(m,jt+ts-1)")

@@ -37,7 +37,12 @@ def _linear(text: str) -> Linear | None:
         tree = ast.parse(_TERM.sub(term, text), mode="eval").body
     except SyntaxError:
         return None
-    return _form(tree)
+    form = _form(tree)
+    if form is None:
+        return None
+    # keyed by the terms' own text, so that forms of different bounds compare
+    texts = {placeholder: key for key, placeholder in names.items()}
+    return {texts.get(name, name): coeff for name, coeff in form.items()}
 
 
 def _form(node: ast.AST) -> Linear | None:
