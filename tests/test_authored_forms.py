@@ -603,18 +603,7 @@ def test_nothing_to_model_lists_every_reason_with_v(tmp_path, capsys):
 
 # ------------------------------------------------------------- the workbook stays live
 
-LIVE = """\
-subroutine tiled(n, ts, a, b)
-  integer :: n, ts, i, j, jt
-  real(8) :: a(n,n), b(n,n)
-  do jt = 1, n, ts
-    do i = 1, n
-      do j = jt, min(n, jt+ts-1)
-        a(j,i) = a(j,i) + 2.0d0*b(j,i)
-      end do
-    end do
-  end do
-end subroutine
+LIVE = TILED_F + """\
 subroutine ax(u, w)
   include 'SIZE'
   parameter (lt = lxd*nel)
