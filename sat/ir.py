@@ -21,15 +21,28 @@ FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
 
 
-def element_words(datatype: str) -> int:
+def element_words(datatype: str) -> float:
     """Words of ``WordBytes`` (the size of a double-precision real) one element takes.
 
     A double-precision complex (Fortran ``complex(8)``, ``complex*16``, ``double complex``; C
-    ``double _Complex``) is two words, 16 bytes. Every other datatype is one word, as the model
-    has always counted (a single-precision ``complex`` is 8 bytes: one word).
+    ``double _Complex``) and a quadruple-precision real (``long double``) are two words, 16
+    bytes; a single-precision real or complex (``float``, Fortran ``real``, ``complex``) and
+    a ``long`` (Fortran ``integer(8)``) one; an ``int`` (Fortran ``integer``, ``logical``)
+    half a word, 4 bytes; a ``short`` a quarter, a ``char`` an eighth.  Element sizes are
+    fractions of ``WordBytes`` so that ExaSAT's meaning of ``WordBytes`` (the size of every
+    double-precision element) still scales every array with it.
     """
     text = datatype.lower()
-    return 2 if "complex" in text and any(t in text for t in ("double", "long", "16")) else 1
+    if "complex" in text:
+        return 2 if any(t in text for t in ("double", "long", "16")) else 1
+    if text in ("long double", "quad"):
+        return 2
+    return _WORDS.get(text, 1)
+
+
+# element sizes in words of 8 bytes, by IR datatype (anything else: one word)
+_WORDS: dict[str, float] = {"double": 1, "float": 0.5, "long": 1, "int": 0.5, "bool": 0.5,
+                            "short": 0.25, "char": 0.125}
 
 
 @dataclass(frozen=True)
@@ -150,12 +163,20 @@ class Constant:
 
     The model gives the symbol this value instead of a guessed default; a user can still
     override it like any problem parameter.
+
+    ``kind`` is ``parameter`` (a Fortran named constant) or ``initialised`` (a C variable
+    initialised with a constant and never changed: ``int nm = OUTER;``).  A constant defined
+    from symbols that have no value here (``parameter (lt = 4*lx1*lelt)`` with ``lx1`` from
+    an include that was not found) keeps its ``expression`` over them (``value`` is then
+    NaN): the model makes it a formula of those symbols.
     """
 
     name: str
     value: float
     file: str = ""
     line: int = 0
+    kind: str = "parameter"
+    expression: str = ""
 
 
 @dataclass
@@ -205,7 +226,13 @@ class InlinedCall(Branch):
 
 @dataclass
 class Loop(Body):
-    """One loop level. ``kind`` is ``do``, ``concurrent``, ``while`` or ``array`` (array syntax)."""
+    """One loop level. ``kind`` is ``do``, ``concurrent``, ``while``, ``array`` (array syntax)
+    or ``tile``.
+
+    A ``tile`` loop steps over the blocks of a loop written tiled in the source; its element
+    loops carry the whole range (``lower .. upper``) and the block size in ``tile``
+    (:mod:`sat.frontend.tiles`), so a tile loop adds no iterations of its own.
+    """
 
     line: int = 0
     loopvar: str = ""
@@ -214,6 +241,10 @@ class Loop(Body):
     stride: str = "1"
     kind: str = "do"
     file: str = ""
+    tile: str = ""  # block size of the source's own tiling ("" when not tiled)
+    # bounds that are numbers only because a -D definition made them so (-D N=10 in i < N):
+    # problem sizes, not literals (sat.frontend.sizes)
+    sized: bool = False
 
 
 @dataclass

@@ -122,11 +122,25 @@ class ParameterSet:
         return self.parameters[name]
 
 
-_SUBSCRIPT = re.compile(r"\(\s*([^()]*?)\s*\)")
+#: A name with its subscripts (``n``, ``hi(1)``, ``b[k]``), and the selector of a member of a
+#: C structure or Fortran derived type: ``in.n``, ``s->b[k].n``, ``g%lo(1)`` are one code
+#: symbol (see :func:`symbol_to_name`).
+SELECTED_NAME = r"[A-Za-z_]\w*(?:\s*\[[^\[\]]*\]|\s*\([^()]*\))*"
+MEMBER_SELECTOR = r"\s*(?:\.|->|%)\s*"
+
+_SUBSCRIPT = re.compile(r"\(\s*([^()]*?)\s*\)|\[\s*([^\[\]]*?)\s*\]")
 
 
 def symbol_to_name(symbol: str) -> str:
-    """Code symbol -> parameter name: ``hi(1)`` -> ``hi_1``, ``a(1,2)`` -> ``a_1_2``."""
-    name = _SUBSCRIPT.sub(lambda m: "_" + "_".join(p.strip() for p in m.group(1).split(",")),
-                          symbol.strip().lower())
+    """Code symbol -> parameter name: ``hi(1)`` -> ``hi_1``, ``a(1,2)`` -> ``a_1_2``.
+
+    Members of structures and derived types are joined by ``_`` whatever their selector:
+    ``in.lookups`` -> ``in_lookups``, ``s->boxes->n`` -> ``s_boxes_n``, ``g%lo(1)`` ->
+    ``g_lo_1``, ``lv->b[k].dim.k`` -> ``lv_b_k_dim_k``.
+    """
+    def subscripts(match: re.Match[str]) -> str:
+        inside = match.group(1) if match.group(1) is not None else match.group(2)
+        return "_" + "_".join(p.strip() for p in inside.split(","))
+
+    name = _SUBSCRIPT.sub(subscripts, symbol.strip().lower().replace("->", "."))
     return re.sub(r"[^A-Za-z0-9_]", "_", name)

@@ -2,9 +2,10 @@
 
 The schema is the original tool's: ``program > function > (local | nonlocal | loop | comm |
 functioncall | scalar | array)``, ``loop > (loop | scalar | array)``, ``array > access``.
-satreport adds attributes and elements the original tool ignores (loop ``file``/``kind``,
-array ``firstaccess``, function ``file``/``linenum``/``layout``/``dummies``, variable
-``datatype``/``shape``/``intent``, ``branch``, ``constant``, ``source`` and ``warning``
+satreport adds attributes and elements the original tool ignores (loop
+``file``/``kind``/``tile``/``sized``, array ``firstaccess``, function
+``file``/``linenum``/``layout``/``dummies``, variable ``datatype``/``shape``/``intent``,
+``branch``, ``constant``, ``source`` and ``warning``
 elements), so that writing then reading is lossless for everything in :mod:`sat.ir`. Unknown
 elements (e.g. ``pininfo``) are skipped.
 
@@ -226,6 +227,8 @@ class _Reader:
             stride=self.text(element, "stride", "1"),
             kind=element.get("kind", "do"),
             file=element.get("file", ""),
+            tile=element.get("tile", ""),
+            sized=element.get("sized", "") in ("1", "true"),
         )
         self.counts(element, loop)
         self.body(element, loop, proc)
@@ -331,13 +334,17 @@ class _Reader:
         )
 
     def constant(self, element: etree._Element) -> Constant:
-        value = self.text(element, "value")
+        expression = element.get("expression", "")
+        value = element.get("value", "nan" if expression else None)
+        if value is None:
+            value = self.text(element, "value")
         try:
             number = float(value)
         except ValueError:
             raise self.error(element, f"constant value {value!r} is not a number") from None
         return Constant(name=self.text(element, "name"), value=number,
-                        file=element.get("file", ""), line=self.count(element, "linenum", 0))
+                        file=element.get("file", ""), line=self.count(element, "linenum", 0),
+                        kind=element.get("kind", "parameter"), expression=expression)
 
     def variable(self, element: etree._Element) -> Variable:
         return Variable(
@@ -446,7 +453,13 @@ def _write_procedure(proc: Procedure, lines: list[str]) -> None:
     for constant in proc.constants:
         value = float(constant.value)
         exact = str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
-        cattrs = [("name", constant.name), ("value", exact)]
+        cattrs = [("name", constant.name)]
+        if constant.expression:
+            cattrs.append(("expression", constant.expression))
+        else:
+            cattrs.append(("value", exact))
+        if constant.kind != "parameter":
+            cattrs.append(("kind", constant.kind))
         if constant.file:
             cattrs.append(("file", constant.file))
         if constant.line:
@@ -502,6 +515,10 @@ def _write_body(body: Body, lines: list[str]) -> None:
             attrs.append(("file", loop.file))
         if loop.kind != "do":
             attrs.append(("kind", loop.kind))
+        if loop.tile:
+            attrs.append(("tile", loop.tile))
+        if loop.sized:
+            attrs.append(("sized", "1"))
         lines.append(_tag("loop", attrs))
         _write_body(loop, lines)
         lines.append("</loop>")

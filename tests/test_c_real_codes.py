@@ -248,7 +248,7 @@ def test_stream_like_benchmark_reads_as_is():
     assert [a.name for a in triad.arrays] == ["vb", "vc", "va"]
     # fmin(best, elapsed[3][k]) is one add (min of two); best is a double set from FLT_MAX
     assert flops(best) == (1, 0, 0, 0)
-    assert {v.name: v.datatype for v in main_proc.locals}["j"] == "int"  # ssize_t
+    assert {v.name: v.datatype for v in main_proc.locals}["j"] == "long"  # ssize_t: 8 B
 
 
 def test_stream_like_benchmark_runs_from_the_command_line(capsys):

@@ -58,6 +58,7 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
                 f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))
         else:
             analysed += parsed
+            _tiles(part.procedures, defines)
             program.procedures.extend(part.procedures)
             program.warnings.extend(part.warnings)
             for path in fortran:
@@ -88,6 +89,8 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
             program.warnings.append(ir.Diagnostic(f"cannot read: {message}", path))
             continue
         analysed += 1
+        if suffix != ".xml":  # a code description already says which loops are tiles
+            _tiles(part.procedures, defines)
         program.procedures.extend(part.procedures)
         program.warnings.extend(part.warnings)
         _found(progress, path, part.procedures)
@@ -107,6 +110,16 @@ def is_fortran(path: str) -> bool:
 def _found(progress: Callable[[str], None], path: str, procedures: list[ir.Procedure]) -> None:
     loops = sum(1 for p in procedures for _ in p.all_loops())
     progress(f"read {path}: {len(procedures)} procedure(s), {loops} loop(s)")
+
+
+def _tiles(procedures: list[ir.Procedure], defines: Sequence[str]) -> None:
+    """Loops as written: source tiles, and sizes given with -D (problem sizes, not literals)."""
+    from sat.frontend.sizes import mark_sized
+    from sat.frontend.tiles import mark_tiles
+
+    mark_sized(procedures, defines)
+    for procedure in procedures:
+        mark_tiles(procedure)
 
 
 def _read_xml(path: str) -> ir.Program:

@@ -34,7 +34,7 @@ from sat.model.exasat.flops import (
     gflop_exprs,
     long_sum,
 )
-from sat.model.exasat.iteration import analyse_nest, nest_space
+from sat.model.exasat.iteration import analyse_nest, element_bytes, nest_space
 from sat.model.exasat.memory import (
     ARRAY_COLUMNS,
     GB,
@@ -194,6 +194,13 @@ def _copies(shape, array) -> CellValue:
                       "copies per cell")
 
 
+def _element_bytes(shape, array, ctx: ModelContext) -> CellValue:
+    """Element column: the bytes of one element of the array's declared type, a formula of
+    WordBytes (a double is WordBytes, a float or an int half of it)."""
+    return E.Quantity(("array", shape.ident, array.key, "element_bytes"),
+                      element_bytes(ctx, array.words), "B", "bytes per element")
+
+
 def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
@@ -213,8 +220,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         reason = setup_reason(loop, setup_iterations)
         if reason:
             flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in levels(loop))
-            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
-                     f"{reason} ({flops} flops per iteration)", "assumption", file, loop.line)
+            ctx.skip_nest(procedure.name, file, loop.line,
+                          f"{reason} ({flops} flops per iteration)", "assumption")
             continue
         probability = 1.0
         for branch in enclosing_branches(procedure, loop) or []:
@@ -232,8 +239,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,
                                            idiom_rows, where)
         except ExpressionError as error:
-            ctx.note(f"{procedure.name}: the nest at line {loop.line} is not modelled: "
-                     f"{error}", "warning", file, loop.line)
+            ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
         for message in shape.notes:
             ctx.note(f"{procedure.name}:{loop.line}: {message}", "assumption", file, loop.line)
@@ -523,6 +529,7 @@ def build_model(program: Program, params: ParameterSet,
                 "procedure": shape.procedure.name, "file": shape.file, "line": shape.loop.line,
                 "array": array.key, "access": array.kind,
                 "copies": _copies(shape, array),
+                "element_bytes": _element_bytes(shape, array, ctx),
                 "planes": c.planes, "pencils": c.pencils, "cells": c.cells,
                 "ws_planes": c.ws_planes, "ws_pencils": c.ws_pencils, "ws_cells": c.ws_cells,
                 "reuse_planes": c.reuse_planes, "reuse_pencils": c.reuse_pencils,
@@ -630,7 +637,8 @@ def build_model(program: Program, params: ParameterSet,
         tables = {name: tables[name] for name in names}
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
-                       alias_checks, nests=nests, data_bytes=data_bytes(program, ctx))
+                       alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
+                       unmodelled=ctx.unmodelled)
 
 
 def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:

@@ -18,7 +18,13 @@ from typing import Literal
 from sat.ir import Constant
 from sat.model import expr as E
 from sat.model.tables import Note
-from sat.parameter import Parameter, ParameterSet, symbol_to_name
+from sat.parameter import (
+    MEMBER_SELECTOR,
+    SELECTED_NAME,
+    Parameter,
+    ParameterSet,
+    symbol_to_name,
+)
 
 Role = Literal["lower", "upper", "other"]
 
@@ -28,8 +34,21 @@ DEFAULT_UPPER = 128.0
 DEFAULT_OTHER = 1.0
 DEFAULT_GHOSTS = 4.0
 
-_FUNCTIONS = {"max": E.maximum, "min": E.minimum, "abs": lambda a: E.func("ABS", a)}
+def _folded(function, fold):
+    """A MIN/MAX whose arguments are all numbers is that number (``min(4, 8)`` is 4)."""
+    def build(*args: E.Expr) -> E.Expr:
+        if args and all(isinstance(a, E.Num) for a in args):
+            return E.Num(fold(a.value for a in args))
+        return function(*args)
+    return build
+
+
+_FUNCTIONS = {"max": _folded(E.maximum, max), "min": _folded(E.minimum, min),
+              "abs": lambda a: E.func("ABS", a)}
 _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
+# A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
+# ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
+_MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 
@@ -68,7 +87,10 @@ class ModelContext:
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
         self._values = {symbol_to_name(k): (k, v) for k, v in params.symbol_values.items()}
         self._cache: dict[tuple[str, str], E.Expr] = {}
-        self.trip_counts: dict[tuple[str, str, str], E.Expr] = {}  # (lower, upper, stride)
+        # (lower, upper, stride, whether a tile loop) -> trips
+        self.trip_counts: dict[tuple[str, str, str, bool], E.Expr] = {}
+        # nests the model does not work on, with why: the Notes and the JSON's unmodelled
+        self.unmodelled: list[dict[str, str | int]] = []
 
     # ------------------------------------------------------------ parameters
 
@@ -122,6 +144,14 @@ class ModelContext:
             self._messages.add(message)
         self._indexed = len(self.notes)
 
+    def skip_nest(self, procedure: str, file: str, line: int, reason: str,
+                  kind: str = "warning") -> None:
+        """A nest that is not modelled: a note and an entry of :attr:`unmodelled`."""
+        self.unmodelled.append({"procedure": procedure, "file": file, "line": line,
+                                "reason": reason})
+        self.note(f"{procedure}: the nest at line {line} is not modelled: {reason}", kind, file,
+                  line)
+
     def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
         """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""
         name = symbol_to_name(symbol)
@@ -129,16 +159,23 @@ class ModelContext:
             return self._derived(name)
         if name in self.params:
             return E.Param(name)
-        original, given = self._values.get(name, (symbol, None))
+        given = self._values.get(name, (symbol, None))[1]
+        original = symbol  # the code's spelling, whichever spelling --set used
         constant = self._constants.get(name)
         label = f"code symbol {original}"
         if given is not None:
             value, source = given
             defaulted = False
+        elif constant is not None and constant.expression:
+            return self._constant_formula(name, constant, role)
         elif constant is not None:
             value, defaulted = constant.value, False
             where = f" at {constant.file}:{constant.line}" if constant.file else ""
-            source, label = f"named constant{where}", f"named constant {original}"
+            if constant.kind == "initialised":
+                source = f"initial value{where}, never changed"
+                label = f"code symbol {original}, initialised"
+            else:
+                source, label = f"named constant{where}", f"named constant {original}"
         else:
             value = _default_value(name, role)
             source, defaulted = "default", True
@@ -147,6 +184,20 @@ class ModelContext:
         self.params.add(Parameter(name, value, "", "problem", label, source, "number", original,
                                   defaulted))
         return E.Param(name)
+
+    def _constant_formula(self, name: str, constant: Constant, role: Role) -> E.Expr:
+        """A named constant defined over symbols without a value: a formula of them, each a
+        problem parameter (defaulted once) that the workbook can edit."""
+        if name not in self.derived:
+            self.derived[name] = None  # type: ignore[assignment]  # cycle guard
+            where = f" ({constant.file}:{constant.line})" if constant.file else ""
+            self.derived[name] = E.Quantity(
+                ("symbol", constant.name), self.expr(constant.expression, role), "",
+                f"named constant {constant.name} = {constant.expression}{where}")
+        quantity = self.derived[name]
+        if quantity is None:
+            raise ExpressionError(f"named constant {name} is defined from itself")
+        return E.Ref(quantity)
 
     def _derived(self, name: str) -> E.Expr:
         if name not in self.derived:
@@ -179,7 +230,14 @@ class ModelContext:
             symbols[name] = original
             return name
 
-        source = text.strip().lower()
+        def member(match: re.Match[str]) -> str:
+            original = re.sub(r"\s+", "", match.group(0))
+            name = symbol_to_name(original)
+            symbols[name] = original
+            return name
+
+        # chains first, keeping the source's spelling in their labels (C is case-sensitive)
+        source = _MEMBER_CHAIN.sub(member, text.strip()).lower()
         previous = None
         while previous != source:  # innermost array symbols first: a(b(1)) is unusual but legal
             previous, source = source, _ARRAY_SYMBOL.sub(rename, source)

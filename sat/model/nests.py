@@ -93,8 +93,9 @@ def levels(top: Body) -> Iterator[Body]:
 
 
 def literal_trips(loop: Loop) -> int | None:
-    """Trip count of a loop whose bounds and stride are numbers (else None)."""
-    if not (_NUMBER.match(loop.lower) and _NUMBER.match(loop.upper)
+    """Trip count of a loop whose bounds and stride are numbers written in the source (else
+    None: a bound from a -D definition is a problem size, ``loop.sized``)."""
+    if loop.sized or not (_NUMBER.match(loop.lower) and _NUMBER.match(loop.upper)
             and _NUMBER.match(loop.stride)) or int(loop.stride) == 0:
         return None
     lower, upper, stride = int(loop.lower), int(loop.upper), int(loop.stride)

@@ -125,6 +125,8 @@ class ModelResult:
     nests: list[NestWork] = field(default_factory=list)
     # the bytes of each distinct array (sat.model.exasat.occupancy's sizes), by array name
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
+    # nests the model does not work on: procedure, file, line and reason (also in the Notes)
+    unmodelled: list[dict[str, str | int]] = field(default_factory=list)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

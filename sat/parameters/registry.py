@@ -133,9 +133,10 @@ def parse_set(text: str) -> tuple[str, str]:
         raise ParameterError(f"--set {text!r}: the name is empty")
     if not value:
         raise ParameterError(f"--set {text!r}: the value is empty")
-    if name.count("(") != name.count(")") or not re.fullmatch(r"[\w() ,]+", name):
+    if name.count("(") != name.count(")") or name.count("[") != name.count("]") \
+            or not re.fullmatch(r"[\w() ,\[\].%]+|[\w() ,\[\].%]*(?:->[\w() ,\[\].%]+)+", name):
         raise ParameterError(f"--set {text!r}: {name!r} is neither a parameter name nor a code "
-                             "symbol such as hi(1)")
+                             "symbol such as hi(1) or in.n")
     return name, value
 
 

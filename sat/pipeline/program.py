@@ -73,11 +73,19 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     if errors:
         raise UsageError(errors[0])
     if not result.tables["Loops"].rows and args.sources:
-        skipped = [n for n in result.notes if "is not modelled" in n.message]
+        skipped = result.unmodelled
         if skipped:
-            raise UsageError(f"{skipped[0].file}:{skipped[0].line}: nothing to model: "
-                             f"{skipped[0].message}" + (f" (and {len(skipped) - 1} more nests)"
-                                                        if len(skipped) > 1 else ""))
+            first = skipped[0]
+            if args.verbose:  # every reason, the first one also in the error line
+                for entry in skipped[1:]:
+                    run.warn(f"{entry['file']}:{entry['line']}: {entry['procedure']}: the nest "
+                             f"at line {entry['line']} is not modelled: {entry['reason']}")
+            more = "" if len(skipped) == 1 else (
+                f" (and {len(skipped) - 1} more nests" + ("" if args.verbose else
+                                                          ": -v lists them") + ")")
+            raise UsageError(f"{first['file']}:{first['line']}: nothing to model: "
+                             f"{first['procedure']}: the nest at line {first['line']} is not "
+                             f"modelled: {first['reason']}{more}")
         raise UsageError(f"{args.sources[0]}:1: nothing to model: no loop nest in "
                          f"{', '.join(args.sources)}")
     result.notes.extend(Note(message, "warning", file, line)

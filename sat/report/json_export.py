@@ -158,6 +158,7 @@ def to_json_data(
         **({"fusion": _fusion(result, env, cell_of)} if result.aspen is None else {}),
         "notes": [{"kind": n.kind, "file": n.file, "line": n.line, "message": n.message}
                   for n in result.notes],
+        "unmodelled": [dict(entry) for entry in result.unmodelled],
         "warnings": warnings,
         **({"aspen": aspen} if aspen is not None else {}),
     }

@@ -62,6 +62,8 @@ def to_affine(node: c_ast.Node) -> Affine | None:
         return -operand if operand is not None and node.op == "-" else operand
     if isinstance(node, c_ast.Cast):
         return to_affine(node.expr)
+    if isinstance(node, c_ast.StructRef):
+        return Affine.symbol(member_text(node))
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
         a = to_affine(node.left)
         b = to_affine(node.right) if a is not None else None
@@ -116,10 +118,45 @@ def to_sympy(node: c_ast.Node) -> sympy.Expr:
         name, subs = flatten_ref(node)
         if isinstance(name, c_ast.ID):
             return sympy.Symbol(f"{name.name}({','.join(compact_text(s) for s in subs)})")
+    if isinstance(node, c_ast.StructRef):
+        return sympy.Symbol(member_text(node))
+    chosen = min_max(node)
+    if chosen is not None:
+        which, args = chosen
+        return (sympy.Min if which == "min" else sympy.Max)(*[to_sympy(a) for a in args])
     if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
         args = node.args.exprs if node.args is not None else []
         return sympy.Symbol(f"{node.name.name}({','.join(compact_text(a) for a in args)})")
     raise NotAffine(type(node).__name__)
+
+
+_MIN_MAX_CALLS = {"min": "min", "max": "max", "fmin": "min", "fmax": "max", "fminf": "min",
+                  "fmaxf": "max", "imin": "min", "imax": "max"}
+
+
+def min_max(node: c_ast.Node) -> tuple[str, list[c_ast.Node]] | None:
+    """``("min", [a, b])`` for ``MIN(a, b)``, ``fmin(a, b)`` or ``a < b ? a : b`` (the
+    expansion of the usual ``MIN`` macro), likewise ``"max"``; None for anything else."""
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+            and node.name.name.lower() in _MIN_MAX_CALLS and node.args is not None \
+            and len(node.args.exprs) >= 2:
+        return _MIN_MAX_CALLS[node.name.name.lower()], list(node.args.exprs)
+    if isinstance(node, c_ast.TernaryOp) and isinstance(node.cond, c_ast.BinaryOp) \
+            and node.cond.op in ("<", "<=", ">", ">="):
+        left, right = c_text(node.cond.left), c_text(node.cond.right)
+        true, false = c_text(node.iftrue), c_text(node.iffalse)
+        smaller_first = node.cond.op in ("<", "<=")
+        if (true, false) == (left, right):
+            return ("min" if smaller_first else "max"), [node.iftrue, node.iffalse]
+        if (true, false) == (right, left):
+            return ("max" if smaller_first else "min"), [node.iftrue, node.iffalse]
+    return None
+
+
+def member_text(node: c_ast.StructRef) -> str:
+    """A member chain (``in.n``, ``s->boxes->n``, ``lv->b[k].dim.k``) as compact C text: one
+    problem symbol to the model."""
+    return c_text(node).replace(" ", "")
 
 
 def compact_text(node: c_ast.Node) -> str:
@@ -185,4 +222,6 @@ def mentions(node: c_ast.Node | None, name: str) -> bool:
         return False
     if isinstance(node, c_ast.ID):
         return node.name == name
+    if isinstance(node, c_ast.StructRef):  # the member name of s.k is no variable k
+        return mentions(node.name, name)
     return any(mentions(child, name) for _n, child in node.children())

@@ -56,6 +56,7 @@ from sat.frontend.c.algebra import extent_text, shape_of
 from sat.frontend.c.choices import RuntimeChoices
 from sat.frontend.c.expressions import Expressions
 from sat.frontend.c.file_scope import CUnit
+from sat.frontend.c.initial_values import initial_constants
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.statements import Statements
 from sat.frontend.c.symbols import CSymbol
@@ -91,10 +92,29 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
         except Exception as exc:  # a bug or an unforeseen construct: skip it and say so
             unit.warn(f"function '{name}' skipped: cannot analyse ({type(exc).__name__}: "
                       f"{str(exc)[:80]})", path, line)
+    initial_constants(tree, procedures, unit.is_system)
     return procedures
 
 
 # --------------------------------------------------------------------------- procedures
+
+
+def _parameters(node: c_ast.FuncDef) -> list[c_ast.Node]:
+    """The declarations of a function's parameters, in order; a K&R definition (``scale(a,
+    n) double *a; int n;``) declares them after the list, and one it leaves out is an int."""
+    args = getattr(node.decl.type, "args", None)
+    declared = {decl.name: decl for decl in node.param_decls or ()
+                if isinstance(decl, c_ast.Decl)}
+    found: list[c_ast.Node] = []
+    for param in (args.params if args is not None else ()):
+        if isinstance(param, c_ast.ID):
+            param = declared.get(param.name) or c_ast.Decl(
+                param.name, [], [], [], [], c_ast.TypeDecl(
+                    param.name, [], None, c_ast.IdentifierType(["int"], param.coord),
+                    param.coord), None, None, param.coord)
+        found.append(param)
+    return found
+
 
 
 class _ProcedureAnalyser(Statements, Accesses, RuntimeChoices, Expressions):
@@ -102,9 +122,7 @@ class _ProcedureAnalyser(Statements, Accesses, RuntimeChoices, Expressions):
 
     def run(self) -> ir.Procedure:
         self.scopes.append({})
-        decl_type = self.node.decl.type
-        args = getattr(decl_type, "args", None)
-        for param in (args.params if args is not None else ()):
+        for param in _parameters(self.node):
             if not isinstance(param, c_ast.Decl) or param.name is None:
                 continue  # (void) or ...
             sym = self.unit.declare(param, "param", extent_text)

@@ -13,6 +13,8 @@ from sat.frontend.c.walk import FunctionWalk
 _INTEGER_RESULT = frozenset(
     "abs labs llabs lround lroundf lroundl lrint lrintf lrintl ilogb ilogbf ilogbl".split())
 _POWER = frozenset(("pow", "powf", "powl", "cpow", "cpowf", "cpowl"))
+# MIN/MAX macros of headers satreport does not have: read as the macro would be
+_MIN_MAX_MACROS = frozenset(("MIN", "MAX", "min", "max", "Min", "Max"))
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
 _BINARY_OPERATORS = frozenset("+-*/")
 
@@ -48,6 +50,12 @@ class Expressions(FunctionWalk):
         if not defined and name in intrinsics.C_MATH and (sym is None
                                                           or sym.storage == "library"):
             return self._math(name, args)
+        if not defined and sym is not None and sym.storage == "library" \
+                and intrinsics.is_comm_call(name.lower()):
+            # MPI_Isend(b, …) from <mpi.h>: a communication point, as in Fortran, no flops
+            arrays = [arg.name for arg in args
+                      if isinstance(arg, c_ast.ID) and self.lookup(arg.name).is_array]
+            self.proc.comms.append(ir.Comm(name, self.line, arrays))
         if defined or (sym is not None and sym.storage == "library"):
             if defined:
                 self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
@@ -57,8 +65,10 @@ class Expressions(FunctionWalk):
                 return self.unit.types.resolve(self.unit.defined[name].decl.type.type,
                                                extent_text).base
             return sym.base
-        self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
         variable = any(name in scope for scope in self.scopes)
+        if not variable and sym is None and name in _MIN_MAX_MACROS and len(args) >= 2:
+            return self._min_max(args)
+        self.level.body.calls.append(ir.Call(name, self.line, [c_text(a) for a in args]))
         what = f"call through function pointer '{name}' (its target is not followed)" \
             if variable else f"call to unknown function '{name}'"
         self.warn(f"{what}: it costs CallFlops_{name} flops per call (a parameter, 0 unless "
@@ -66,6 +76,17 @@ class Expressions(FunctionWalk):
         for arg in args:
             self._argument(arg, conservative=True)
         return sym.base if sym is not None else "real"
+
+    def _min_max(self, args: list[c_ast.Node]) -> str:
+        """``MIN(a, b)`` or ``MAX(a, b)`` whose macro lives in a header not read: what the
+        usual macro (``a < b ? a : b``) costs, one comparison (an add, for reals) per extra
+        argument."""
+        kind = "int"
+        for arg in args:
+            kind = _combine(kind, self.expr(arg))
+        if kind in ("real", "complex"):
+            self.level.count((len(args) - 1, 0, 0, 0))
+        return kind
 
     def _argument(self, arg: c_ast.Node, conservative: bool) -> None:
         """An argument: a value is read; arrays and addresses go by reference."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pycparser import c_ast, c_parser
 
 from sat.frontend.c.errors import CSourceError
+from sat.frontend.c.old_style import explicit_int
 from sat.frontend.c.syntax_errors import CSyntaxError, reported_error, syntax_error
 
 #: Name of the function a kernel fragment is wrapped in before parsing.
@@ -22,6 +23,12 @@ def parse(path: str, text: str) -> tuple[c_ast.FileAST, bool]:
     try:
         tree = _parse_text(path, text)
     except CSyntaxError as whole:
+        try:  # K&R C: implicit int, as compilers read it
+            tree = _parse_text(path, explicit_int(text))
+            if any(isinstance(node, c_ast.FuncDef) for node in tree.ext or ()):
+                return tree, False
+        except CSyntaxError:
+            pass
         try:
             return _parse_text(path, _wrapped(text)), True
         except CSyntaxError as fragment:

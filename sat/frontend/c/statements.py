@@ -144,24 +144,39 @@ class Statements(FunctionWalk):
             if isinstance(header, str):
                 self._uncounted_for(node, f"for loop {header}")
                 return
-            var, start, end, op, step = header
+            var = header.var
             sym = self.lookup(var)
             if sym.base != "int" or sym.is_array:
                 self._uncounted_for(node, f"for loop over '{var}', which is not an integer")
                 return
-            for bound in (start, end, step):
+            for expression in header.before:  # the header's other initialisers, run once
+                self.expr(expression)
+            for bound in (header.start, header.end, header.step):
                 self.expr(bound)  # evaluated once, at the enclosing level
             self.at(node)
-            bounds = loop_bounds(start, end, op, step)
+            # a bound held in a scalar set from an enclosing loop's variable (first =
+            # rowptr[i]) is that value: the loop moves with the enclosing one
+            start, end = (self._single_choice(bound) for bound in (header.start, header.end))
+            bounds = loop_bounds(start, end, header.op, header.step)
             if isinstance(bounds, str):
                 self.warn(f"for loop over '{var}' {bounds}: counted as one iteration "
                           "(upper = 1)", node)
-                self._open_loop(node, var, "1", "1", "1", "while", node.stmt)
+                self._open_loop(node, var, "1", "1", "1", "while", node.stmt,
+                                after=header.after)
                 return
             lower, upper, stride = bounds
-            self._open_loop(node, var, lower, upper, stride, "do", node.stmt)
+            for name in header.inductions:  # subscripts through k are subscripts through i
+                value = header.induction_value(name)
+                if value is not None and not self.lookup(name).is_array:
+                    self.index_values[name] = [value]
+            self._open_loop(node, var, lower, upper, stride, "do", node.stmt,
+                            after=header.after)
         finally:
             self.scopes.pop()
+
+    def _single_choice(self, node: c_ast.Node) -> c_ast.Node:
+        choices = self._choices(node)
+        return choices[0] if len(choices) == 1 else node
 
     def _uncounted_for(self, node: c_ast.For, what: str) -> None:
         """A for loop whose trip count is unknown: one iteration, its header run as code."""
@@ -171,12 +186,11 @@ class Statements(FunctionWalk):
         self._open_loop(node, "", "1", "1", "1", "while", node.stmt,
                         before=[node.cond], after=[node.next])
 
-    def _declared_loopvar(self, decls: c_ast.DeclList) -> str | None:
+    def _declared_loopvar(self, decls: c_ast.DeclList) -> list[tuple[str, c_ast.Node | None]]:
+        """Declare the header's variables; their (name, initialiser) pairs."""
         for decl in decls.decls:
             self._declaration_without_init(decl)
-        if len(decls.decls) == 1 and decls.decls[0].init is not None:
-            return decls.decls[0].name
-        return None
+        return [(decl.name, decl.init) for decl in decls.decls]
 
     def _declaration_without_init(self, decl: c_ast.Decl) -> None:
         """Declare a for-loop variable; its initialiser is a loop bound, counted separately."""

@@ -53,6 +53,10 @@ def _base_of(names: list[str]) -> tuple[str, str]:
         return "void", "void"
     if words == {"char"} or words in ({"signed", "char"}, {"unsigned", "char"}):
         return "int", "char"
+    if "long" in words:  # long, long long, unsigned long: 8 bytes
+        return "int", "long"
+    if "short" in words:
+        return "int", "short"
     return "int", "int"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterator
 
 from fparser.two import Fortran2003 as F
@@ -70,11 +72,23 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         """The named constants (local, host, module or included) that the procedure's loop
         bounds, array extents and symbolic offsets use, with their values."""
         constants = []
-        for name in sorted(symbols_used(self.proc)):
+        pending, seen = sorted(symbols_used(self.proc)), set()
+        while pending:
+            name = pending.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
             sym, _ = self.scope.lookup(name)
-            if (sym is not None and sym.is_parameter and not sym.is_array
-                    and isinstance(sym.value, int | float) and not isinstance(sym.value, bool)):
+            if sym is None or not sym.is_parameter or sym.is_array:
+                continue
+            if isinstance(sym.value, int | float) and not isinstance(sym.value, bool):
                 constants.append(ir.Constant(name, float(sym.value), *sym.defined_at))
+            elif sym.value is None and sym.expression:
+                # defined over symbols of a missing include: a formula of them, each of
+                # which may itself be a named constant
+                constants.append(ir.Constant(name, math.nan, *sym.defined_at,
+                                             expression=sym.expression))
+                pending.extend(sorted(set(re.findall(r"[a-z_]\w*", sym.expression))))
         return constants
 
     def _variables(self) -> None:

@@ -11,6 +11,7 @@ Only what the flop and access counts need is kept: base type (``real``/``complex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -47,6 +48,9 @@ class Symbol:
     specifics: tuple[str, ...] = ()  # module procedures of a generic interface
     definition: object = None  # (dummy names, expression) of a statement function
     defined_at: tuple[str, int] = ("", 0)  # (file, line) of a named constant's definition
+    # a named constant's arithmetic over symbols without a value here (lx1 of an include
+    # that was not found): kept as text, "" when it has a value or is not plain arithmetic
+    expression: str = ""
 
     @property
     def is_array(self) -> bool:
@@ -207,11 +211,12 @@ def type_of(spec: object, scope: Scope) -> tuple[str, str]:
         return "complex", "double complex"
     # Unresolved kinds are taken as double: scientific codes name their double kind.
     if name == "REAL":
-        return "real", ("float" if kind in (None, 4) else "double")
+        return "real", ("float" if kind in (None, 4) else "long double" if kind == 16
+                        else "double")
     if name == "COMPLEX":
         return "complex", ("complex" if kind in (None, 4) else "double complex")
-    if name == "INTEGER":
-        return "int", "int"
+    if name == "INTEGER":  # integer(8) (int64): 8 bytes; default integer 4
+        return "int", ("long" if kind == 8 else "short" if kind == 2 else "int")
     if name == "LOGICAL":
         return "bool", "bool"
     if name == "CHARACTER":
@@ -310,6 +315,7 @@ def _type_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> N
             sym.defined_at = where(node)
             if init is not None:
                 sym.value = scope.evaluate(init.items[1])
+                sym.expression = _arithmetic(init.items[1]) if sym.value is None else ""
 
 
 def _dimension(scope: Scope, node: object, where: Where, warn: Warn) -> None:
@@ -324,6 +330,16 @@ def _parameter(scope: Scope, node: object, where: Where, warn: Warn) -> None:
         sym.is_parameter = True
         sym.defined_at = where(node)
         sym.value = scope.evaluate(value)
+        sym.expression = _arithmetic(value) if sym.value is None else ""
+
+
+def _arithmetic(node: object) -> str:
+    """Lower-case text of integer arithmetic over names (no calls, no real literals), else ""."""
+    text = str(node).lower().replace(" ", "")
+    if re.fullmatch(r"[a-z0-9_+\-*/()]+", text) and not re.search(r"\w\(", text) \
+            and "**" not in text:
+        return text
+    return ""
 
 
 def _intent(scope: Scope, node: object, where: Where, warn: Warn) -> None:

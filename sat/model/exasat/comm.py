@@ -37,7 +37,7 @@ class GhostExchange:
     # component -> dimension -> depth (cells)
     depths: dict[str, dict[int, int]] = field(default_factory=dict)
     extents: dict[int, E.Expr] = field(default_factory=dict)  # dimension -> box extent
-    words: int = 1  # words of WordBytes per element (2: a double-precision complex)
+    words: float = 1  # words of WordBytes per element (sat.ir.element_words)
 
     @property
     def dims(self) -> list[int]:

@@ -62,10 +62,13 @@ class Pattern:
     # along what its unit-stride dimension steps: "x" (the X axis), "other" (another axis:
     # tot(j,k) in an i, j, k nest) or "none" (no loop variable: b(l,1), b[l][0])
     unit: str = "x"
+    # elements per iteration of stepped axis loops (i += 4 with a[i..i+3]: 4), see _stepped
+    step_copies: int = 1
 
     @property
-    def words(self) -> int:
-        """Words of WordBytes per element: 2 for a double-precision complex, else 1."""
+    def words(self) -> float:
+        """Words of WordBytes per element, from the declared type (:func:`sat.ir.element_words`):
+        1 for a double, 0.5 for a float or an int, 2 for a double-precision complex."""
         return element_words(self.datatype)
 
     @property
@@ -175,6 +178,33 @@ def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
     return found
 
 
+def _literal_step(loop: Loop) -> int:
+    """The loop's step when it is a literal integer other than 1 (else 1)."""
+    text = loop.stride.strip()
+    return int(text) if re.fullmatch(r"-?\d+", text) and int(text) not in (0, 1) else 1
+
+
+def _fold(offset: int, step: int) -> int:
+    """An offset of a loop stepping by ``step`` in units of whole steps (towards the loop's
+    start): ``a[i+3]`` of ``i += 4`` is in the same step as ``a[i]``."""
+    return offset // step if step > 0 else -((-offset) // -step)
+
+
+def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
+    """Elements one iteration of stepped axis loops touches per element of a unit-step loop.
+
+    Along X a step shorter than a cache line still moves every line: ``s`` elements. Along
+    Y and Z the rows (planes) the offsets cover within one step (``a[j]`` and ``a[j+1]`` of
+    ``j += 2``: 2; ``a[j]`` alone: 1).
+    """
+    factor = 1
+    for axis, step in steps.items():
+        size = abs(step)
+        covered = len(residues.get(axis, {0}))
+        factor *= size if axis == 0 and size <= SHORT_LEADING_TRIPS else covered
+    return factor
+
+
 def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
     loops = [loop, *loop.all_loops()]
@@ -245,6 +275,10 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     stepping = [axis_vars[a] | {v for v, axis in moved.items() if axis == a} for a in range(3)]
     streamed = spatial | set(moved)
 
+    # a literal step other than 1 on an axis: offsets in whole steps, elements per step
+    steps = {a: _literal_step(lp) for a in range(3) for lp in axis_loops[a][:1]
+             if _literal_step(lp) != 1 and len(axis_loops[a]) == 1}
+    residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
@@ -266,7 +300,11 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
-            point.append(value if isinstance(value, int) else 0)
+            value = value if isinstance(value, int) else 0
+            if a in steps and d is not None:
+                residues.setdefault(array.key, {}).setdefault(a, set()).add(value % steps[a])
+                value = _fold(value, steps[a])
+            point.append(value)
         key = array.key
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
@@ -281,7 +319,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
-                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())))
+                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
+                        _stepped(residues.get(key, {}), {a: steps[a] for a in
+                                                         residues.get(key, {})}))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles)
 
@@ -332,19 +372,30 @@ def _unit(found: set[str]) -> str:
 # ---------------------------------------------------------------- expressions
 
 
+# an upper bound that is the lower bound (one name) plus something: ``jt + ts - 1``
+_SPAN = re.compile(r"^\s*([A-Za-z_]\w*)\s*([+-].*)$")
+
+
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
-    key = (loop.lower, loop.upper, loop.stride)
+    key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
         ctx.trip_counts[key] = _trip_count(loop, ctx)
     return ctx.trip_counts[key]
 
 
 def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
+    if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
+        return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
     descending = loop.stride.strip().startswith("-")
-    lower = ctx.expr(loop.lower, "upper" if descending else "lower")
-    upper = ctx.expr(loop.upper, "lower" if descending else "upper")
+    span = _SPAN.match(loop.upper)
+    if span and span.group(1).lower() == loop.lower.strip().lower() and not descending:
+        # ``do j = jt, jt+ts-1`` (a tile, a block): jt cancels, and is no problem symbol
+        lower, upper = E.Num(0), ctx.expr("0" + span.group(2), "upper")
+    else:
+        lower = ctx.expr(loop.lower, "upper" if descending else "lower")
+        upper = ctx.expr(loop.upper, "lower" if descending else "upper")
     if loop.stride.strip() in ("", "1"):
         trips = upper - lower + 1
     else:
@@ -356,14 +407,16 @@ def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
 
 
 def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
-    """Copies of a pattern per cell: the trips of its component loops (the most, if several)."""
+    """Copies of a pattern per cell: the trips of its component loops (the most, if several),
+    times the elements each iteration of a stepped loop touches (``step_copies``)."""
     if not pattern.copy_chains:
-        return E.Num(1)
+        return E.Num(pattern.step_copies)
     products = [E.mul(*[trip_count(lp, ctx) for lp in chain]) for chain in pattern.copy_chains]
-    return products[0] if len(products) == 1 else E.maximum(*products)
+    copies = products[0] if len(products) == 1 else E.maximum(*products)
+    return copies if pattern.step_copies == 1 else E.mul(pattern.step_copies, copies)
 
 
-def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
+def element_bytes(ctx: ModelContext, words: float = 1) -> E.Expr:
     """Bytes of one element of ``words`` words: ``WordBytes``, ``2*WordBytes`` for a complex.
 
     An expression over the parameter (not a number), so that the workbook stays live.
@@ -372,12 +425,12 @@ def element_bytes(ctx: ModelContext, words: int = 1) -> E.Expr:
     return word if words == 1 else E.mul(words, word)
 
 
-def elements_per_line(ctx: ModelContext, words: int = 1) -> E.Expr:
+def elements_per_line(ctx: ModelContext, words: float = 1) -> E.Expr:
     """Array elements per cache line: LineBytes / WordBytes (/ (2*WordBytes) for a complex)."""
     return ctx.param("LineBytes") / element_bytes(ctx, words)
 
 
-def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: int = 1) -> E.Expr:
+def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: float = 1) -> E.Expr:
     """Round a unit-stride extent (elements of ``words`` words) up to whole cache lines
     (optimistic alignment)."""
     return E.ceiling(x, elements_per_line(ctx, words))
@@ -430,8 +483,10 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
     blocks_along = []
     block = []
     for a, extent in enumerate(extents):
-        size = ctx.param(BLOCK_PARAMS[a])
+        tiles = [lp.tile for lp in shape.axis_loops[a] if lp.tile]
+        size = ctx.expr(tiles[0], "upper") if tiles else ctx.param(BLOCK_PARAMS[a])
         # 0 (or less) means no blocking along the axis; a block never exceeds the extent.
+        # A tile written in the source is the block along its axis.
         expr = E.minimum(tiled[a], extent) if a in tiled else \
             E.if_(E.compare(">", size, 0), E.minimum(size, extent), extent)
         block.append(E.Quantity(_key(shape, f"block_{AXES[a]}"), expr, "iterations",

@@ -17,9 +17,10 @@ Footprints are exact unions: the block shifted by every offset, counted in whole
 along X (optimistic alignment), as a polynomial in the block sizes (valid when a block is at
 least as wide as the stencil).
 
-An element is one word of ``WordBytes`` bytes, a double-precision complex two (see
-:func:`sat.ir.element_words`): its working sets count ``2*WordBytes`` bytes per element, its
-cache lines hold ``LineBytes/(2*WordBytes)`` elements, and its traffic moves twice the read,
+An element is as many words of ``WordBytes`` bytes as its declared type says (see
+:func:`sat.ir.element_words`): one for a double, two for a double-precision complex, half for a
+float or an int.  Its working sets count ``words*WordBytes`` bytes per element, its cache lines
+hold ``LineBytes/(words*WordBytes)`` elements, and its traffic moves ``words`` times the read,
 read-write or write cost per element (those costs are per word: ``ReadCost = ld_sf *
 WordBytes``).
 """
@@ -199,7 +200,7 @@ class ArrayModel:
     counts: Counts
     spans: tuple[int, int, int]
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
-    words: int = 1  # words per element (2 for a double-precision complex)
+    words: float = 1  # words per element (sat.ir.element_words: 0.5 for a float)
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
@@ -380,10 +381,10 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     shapes: dict[tuple[frozenset[Point], int], tuple[E.Expr, E.Expr]] = {}
     ghi = E.Mul((g, h, i))
     # Block X in whole cache lines: the nest's for one-word elements; a complex array's lines
-    # hold half as many elements.
-    x_lines: dict[int, E.Expr] = {1: E.Ref(space.x_lines)}
+    # hold half as many elements, a float array's twice as many.
+    x_lines: dict[float, E.Expr] = {1: E.Ref(space.x_lines)}
 
-    def lined(s: int, words: int) -> E.Expr:
+    def lined(s: int, words: float) -> E.Expr:
         if s == 0:
             return x_lines.setdefault(words, round_to_lines(g, ctx, words))
         return round_to_lines(g + s, ctx, words)
@@ -396,7 +397,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         form = (pattern.offsets, words, pattern.invariant, pattern.unit)
         if form not in shapes:  # identical stencils share their expressions
 
-            def length(s: int, _words: int = words, _p=pattern, _g=sizes.x) -> E.Expr:
+            def length(s: int, _words: float = words, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
                     return lined(s, _words)
                 # one element per change of the other indices: its neighbours along the
@@ -538,6 +539,9 @@ ARRAY_COLUMNS: list[Column] = [
        "loops inside the grid loops that subscript it (1 if none; a component loop around "
        "the grid loops is counted in the nest's sweeps). Working sets and traffic include "
        "them; the stencil counts are per copy."),
+    _c("element_bytes", "Element", "B", "Bytes of one element, from the array's declared "
+       "type: WordBytes for a double precision real, half of it for a single precision real "
+       "or a 4-byte integer, twice it for a double precision complex."),
     _c("planes", "Planes", "", "Distinct Z planes the stencil touches per iteration.",
        "Touched"),
     _c("pencils", "Pencils", "", "Distinct (Y, Z) pencils the stencil touches per iteration.",

@@ -82,7 +82,7 @@ class ArrayUse:
     size: E.Quantity | None = None  # cells of this pair (component slice)
     element_reads: E.Quantity | None = None
     element_writes: E.Quantity | None = None
-    words: int = 1  # words of WordBytes per element (2: a double-precision complex)
+    words: float = 1  # words of WordBytes per element (sat.ir.element_words)
 
     def size_in_words(self) -> E.Expr:
         """Cells times words per element: the size in WordBytes units."""
@@ -90,7 +90,7 @@ class ArrayUse:
         return _in_words(self.size, self.words)
 
 
-def _in_words(cells: E.Quantity, words: int) -> E.Expr:
+def _in_words(cells: E.Quantity, words: float) -> E.Expr:
     # one-word arrays keep the plain reference, so their formulas read as before
     return E.Ref(cells) if words == 1 else E.mul(words, cells)
 
