@@ -180,18 +180,15 @@ _SHORT_TEXT = 16000
 
 # The Summary's key results: total name -> (label, unit).
 _TOTAL_LABELS = {
-    "Total_Time_s": ("Total time, ExaSAT bound: per nest the larger of CPU and memory time "
-                     "(their sum with Overlap = 0)", "s"),
+    "Total_Time_s": ("Total time (ExaSAT bound: max of CPU, memory time)", "s"),
     "Total_Traffic_GB": ("Memory traffic", "GB"),
     "Total_GFlops": ("Work", "Gflop"),
     "Total_Weighted_GFlops": ("Weighted work (division and special costs)", "Gflop"),
     "Total_Bytes_Per_Flop": ("Bytes per weighted flop (B:F)", "B/flop"),
     "Compute_Bound_Share": ("Share of the time in compute-bound nests (CPU ≥ DRAM)", "fraction"),
     "Footprint_GiB": ("Memory footprint", "GiB"),
-    "Total_ECM_Time_s": ("Total time, ECM: per nest the in-core and per-level transfer times "
-                         "on Cores cores (Levels traffic, without gathers)", "s"),
-    "Total_Roofline_Time_s": ("Total time, Roofline: per nest the slowest of the core and each "
-                              "memory level (Levels traffic, without gathers)", "s"),
+    "Total_ECM_Time_s": ("Total time (ECM on Cores cores; no gathers)", "s"),
+    "Total_Roofline_Time_s": ("Total time (Roofline over each level; no gathers)", "s"),
     "Energy_J": ("Energy of the run on one node (Costs sheet)", "J"),
     "Power_W": ("Average power of the run (energy / time)", "W"),
     "Price_USD": ("Price of the system: Nodes × (processors + memory)", "USD"),
