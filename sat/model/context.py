@@ -113,17 +113,18 @@ class ModelContext:
                                       given is None))
         return E.Param(name)
 
-    def switch(self, name: str, label: str, on: bool = False, source: str = "default"
-               ) -> E.Param:
-        """A 0/1 software parameter the model makes (``Fuse_hypterm_1``): ``--set`` gives its
-        value, else ``on`` (with ``source``)."""
+    def switch(self, name: str, label: str, on: bool = False, source: str = "default",
+               kind: str = "integer", off_source: str = "default") -> E.Param:
+        """A software switch the model makes (``Fuse_hypterm_1`` 0/1, ``Vectorised_…`` TRUE/
+        FALSE): ``--set`` gives its value, else ``on`` (with ``source``, or ``off_source`` when
+        off). The model chose it: it is no default a user is asked to set."""
         if name not in self.params:
             given = self._values.get(symbol_to_name(name), (name, None))[1]
             value, source = given if given is not None else (int(on), source if on else
-                                                             "default")
+                                                             off_source)
             value = int(value) if float(value).is_integer() else value
-            self.params.add(Parameter(name, value, "0/1", "software", label, source,
-                                      "integer"))
+            self.params.add(Parameter(name, value, "0/1" if kind == "integer" else "",
+                                      "software", label, source, kind))  # type: ignore[arg-type]
         return E.Param(name)
 
     @contextmanager

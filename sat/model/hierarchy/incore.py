@@ -44,7 +44,7 @@ from sat.model.exasat.memory import NestMemory
 from sat.model.irregular.idioms import carried_scalars
 from sat.model.tables import CellValue, Column
 from sat.model.tables import column as _c
-from sat.parameter import Parameter, symbol_to_name
+from sat.parameter import symbol_to_name
 
 PER_UNIT = "per unit"
 INSTRUCTIONS = ("add", "mul", "fma", "div", "special", "load", "store")
@@ -154,17 +154,13 @@ def vectorisable(procedure: Procedure, loop: Loop) -> tuple[bool, str]:
 def vectorised_parameter(ctx: ModelContext, shape: NestShape) -> E.Param:
     """The nest's ``Vectorised_<procedure>_<line>`` switch, created with its default."""
     name = f"Vectorised_{symbol_to_name(shape.procedure.name)}_{shape.loop.line}"
-    if name not in ctx.params:
-        default, why = vectorisable(shape.procedure, shape.loop)
-        given = ctx._values.get(symbol_to_name(name), (name, None))[1]  # noqa: SLF001
-        value, source = given if given is not None else (
-            int(default), "default: " + ("no value carried from one iteration to the next "
-                                         "along a contiguous dimension" if default else why))
-        ctx.params.add(Parameter(name, int(value), "", "software", f"TRUE: the innermost "
-                                 f"loop of the nest at {shape.file}:{shape.loop.line} runs "
-                                 "vector instructions (ECM in-core model).", source,
-                                 "boolean", "", given is None))
-    return E.Param(name)
+    if name in ctx.params:
+        return E.Param(name)
+    default, why = vectorisable(shape.procedure, shape.loop)
+    return ctx.switch(name, f"TRUE: the innermost loop of the nest at {shape.file}:"
+                      f"{shape.loop.line} runs vector instructions (ECM in-core model).",
+                      default, "default: no value carried from one iteration to the next "
+                      "along a contiguous dimension", "boolean", f"default: {why}")
 
 
 def nest_incore(shape: NestShape, memory: NestMemory, flops: dict[str, CellValue],
