@@ -2,8 +2,9 @@
 nest the benchmark closest in read/write ratio setting the ECM model's memory link.
 
 The machine is tests/data/machines/toy-stream-mix.yml (two cache levels, 2 cores in one
-memory domain, ClockGHz 2); its header works out the benchmark table by hand:
-load 1:0 20 GB/s, copy 1:1 18 GB/s, triad 2:1 21.33 GB/s.
+memory domain, ClockGHz 2); its header works out the benchmark table by hand, in streams
+read (a written array's write-allocate read included) and written over the memory bus:
+load 1:0 20 GB/s, copy 2:1 18 GB/s, triad 3:1 21.33 GB/s.
 """
 
 from __future__ import annotations
@@ -62,16 +63,19 @@ def test_the_benchmark_table_is_read_at_one_memory_domains_cores():
     table = {b.name: (b.read_streams, b.write_streams, b.bandwidth_gbs)
              for b in load_machine(MACHINE).memory_benchmarks}
     # the 2-core results times the write-allocate factor (header of the machine file)
-    assert table == {"load": (1, 0, 20), "copy": (1, 1, 12 * 1.5),
-                     "triad": (2, 1, pytest.approx(16 * 4 / 3))}
+    assert table == {"load": (1, 0, 20), "copy": (2, 1, 12 * 1.5),
+                     "triad": (3, 1, pytest.approx(16 * 4 / 3))}
 
 
 def test_each_nest_takes_the_benchmark_closest_in_stream_mix(tmp_path):
     data = run(tmp_path)
     values = {p["name"]: p["value"] for p in data["parameters"]}
     assert (values["BenchCopyReads"], values["BenchCopyWrites"], values["BenchCopyGBs"]) == \
-        (1, 1, 18)
+        (2, 1, 18)
     ecm = ecm_of(data)
+    # the nests' streams over the bus (WriteCost 16 = 2 words: writes allocate): triad reads
+    # b, c and a's line for ownership, writes a: 3:1 -> triad; copy 2:1 -> copy; the sum
+    # reads b and writes nothing: 1:0 -> load
     assert {name: e["memory_benchmark"] for name, e in ecm.items()} == \
         {"triad": "triad", "copy": "copy", "sumall": "load"}
     # a unit of work is 64 B / 8 B = 8 iterations; memory bytes per iteration (write-allocate):
@@ -89,8 +93,9 @@ def test_each_nest_takes_the_benchmark_closest_in_stream_mix(tmp_path):
 
 
 def test_editing_the_table_moves_the_choice_and_the_memory_term(tmp_path):
-    ecm = ecm_of(run(tmp_path, "--set", "BenchCopyGBs=9", "--set", "BenchTriadReads=1"))
-    # triad 2:1 is now as close to copy 1:1 as to "triad" 1:1; the first in the table wins
+    ecm = ecm_of(run(tmp_path, "--set", "BenchCopyGBs=9", "--set", "BenchTriadReads=2"))
+    # the triad nest's 3:1 is now as close to copy 2:1 as to "triad" 2:1: the first in the
+    # table wins
     assert ecm["triad"]["memory_benchmark"] == "copy"
     # copy at half the bandwidth: twice 21.33 cycles
     assert ecm["copy"]["t_data"]["L2-MEM"] == pytest.approx(2 * 192 / 9)
@@ -112,7 +117,7 @@ def test_editing_a_benchmark_bandwidth_in_the_workbook_matches_set(tmp_path):
 
     book_path = tmp_path / "mix.xlsx"
     written = run(tmp_path, "-o", str(book_path))
-    edits = {"BenchCopyGBs": 9, "BenchTriadReads": 1}
+    edits = {"BenchCopyGBs": 9, "BenchTriadReads": 2}
     book = recalculate_edited(book_path, edits, tmp_path / "lo")
     expected = run(tmp_path, *[a for name, value in edits.items()
                                for a in ("--set", f"{name}={value}")])
@@ -129,3 +134,12 @@ def test_editing_a_benchmark_bandwidth_in_the_workbook_matches_set(tmp_path):
             assert cell(cells[key]) == pytest.approx(ecm[key]), key
         assert cell(cells["t_L2-MEM"]) == pytest.approx(ecm["t_data"]["L2-MEM"])
     assert expected["loops"][0]["ecm"]["memory_benchmark"] == "copy"
+
+
+def test_streaming_writes_drop_the_write_allocate_read_from_the_mix(tmp_path):
+    # benchmarks copy 3:1, triad 2:1.  Writes allocating, the triad nest reads b, c and a's
+    # line: 3:1, exactly copy's; with StreamingWrites no read for ownership: 2:1, triad's
+    table = ("--set", "BenchTriadReads=2", "--set", "BenchCopyReads=3")
+    assert ecm_of(run(tmp_path, *table))["triad"]["memory_benchmark"] == "copy"
+    streaming = ecm_of(run(tmp_path, *table, "--set", "StreamingWrites=TRUE"))
+    assert streaming["triad"]["memory_benchmark"] == "triad"

@@ -40,7 +40,8 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   - ``cache per group: victims_to: L3`` → L3's ``policy`` is ``victim``; every other cache
     level past L1 is ``inclusive`` (filled on every miss, as Kerncraft's simulator treats it);
   - ``cores per group`` → ``shared_by_cores`` (for memory, when it has none: ``cores per NUMA
-    domain``, else ``cores per socket``);
+    domain``, else ``cores per socket``; and ``cores per NUMA domain`` when that is fewer: a
+    memory interface per NUMA domain);
   - ``upstream throughput: [N B/cy, half-duplex]`` → ``cycles_per_line`` = line / N and
     ``duplex`` of that level: the link from it to the level inside it, as in Kerncraft (L2's
     is the L1–L2 link);
@@ -55,14 +56,15 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   comes first because it needs no assumption about write-allocation.  ``GBsPerCore`` = that
   bandwidth / ``cores per socket``; the memory level's ``bandwidth_gbs`` is its share.
 - ``benchmarks`` also give the table of memory bandwidth by stream mix
-  (:attr:`Machine.memory_benchmarks`): per kernel with ``measurements: MEM`` results, its
-  read and write streams (``kernels: <name>: read streams: streams``, ``write streams:
-  streams``; Kerncraft's standard definitions of load, update, copy and triad when the file
-  does not describe the kernel; other undescribed kernels are left out) and the result at the
-  cores of one memory domain (``cores per group`` of MEM, else ``cores per NUMA domain``,
-  else ``cores per socket``; the largest measured core count below it when that count was not
-  measured), times the kernel's write-allocate factor.  The ECM model's memory link takes,
-  per nest, the kernel whose read/write ratio is closest to the nest's.
+  (:attr:`Machine.memory_benchmarks`): per kernel with ``measurements: MEM`` results, the
+  streams it reads over the memory bus (``kernels: <name>: read streams`` + ``write streams``
+  − ``read+write streams``: the write-allocate read of an array only written counts) and
+  writes (``write streams``; Kerncraft's standard definitions of load, update, copy and
+  triad when the file does not describe the kernel; other undescribed kernels are left out)
+  and its highest result up to the cores of one memory interface (the memory level's
+  ``shared_by_cores``), times the kernel's write-allocate factor, as Kerncraft reads it.
+  The ECM model's memory link takes, per nest, the kernel whose read/write ratio is closest
+  to the nest's.
 
 ``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
 plus the capacity per core of the levels inside it while the outer level is a victim or
@@ -272,6 +274,9 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     memory = next((level for level in levels if level.is_memory), None)
     if memory is not None and memory_raw is not None and "cores per group" not in memory_raw:
         memory.shared_by_cores = float(numa_cores or cores)
+    elif memory is not None and numa_cores and numa_cores < memory.shared_by_cores:
+        # one memory interface per NUMA domain (Zen 2: MEM's group is the socket of 4 domains)
+        memory.shared_by_cores = float(numa_cores)
     checked_hierarchy(levels, display)
     cache_kib = on_chip_kib_per_core(levels)
     if cache_kib is None:
@@ -554,8 +559,8 @@ def _memory_bandwidth(data: Located, read: _Reader, memory_raw: Located | None,
 
 def _memory_benchmarks(data: Located, read: _Reader, memory_raw: Located | None,
                        domain_cores: float, origin: str) -> list[MemoryBenchmark]:
-    """Every memory benchmark the file measured, at the cores of one memory domain: the result
-    at that core count (else the largest count below it, else the first), times the kernel's
+    """Every memory benchmark the file measured, for one memory domain: the highest result up
+    to its cores (all results when the core counts are not listed), times the kernel's
     write-allocate factor; the kernels whose streams are unknown are left out."""
     name, threads, entry, kernels = _memory_measurements(data, read, memory_raw)
     counts = entry.get("cores")
@@ -568,18 +573,16 @@ def _memory_benchmarks(data: Located, read: _Reader, memory_raw: Located | None,
             continue
         measured = _measured(series, f"benchmarks: measurements: {name}: results: {kernel}",
                              read)
-        index = 0
+        within = measured
         if isinstance(counts, LocatedList) and len(counts) == len(measured):
-            below = [k for k, count in enumerate(counts)
-                     if isinstance(count, int | float) and count <= domain_cores]
-            index = max(below, key=lambda k: counts[k]) if below else 0
-        cores = counts[index] if isinstance(counts, LocatedList) and len(counts) > index \
-            else index + 1
-        factor = _write_allocate_factor(streams[0])
+            within = [value for count, value in zip(counts, measured, strict=True)
+                      if isinstance(count, int | float) and count <= domain_cores] or measured
+        best, factor = max(within), _write_allocate_factor(streams[0])
         out.append(MemoryBenchmark(
-            str(kernel), streams[1][0], streams[1][2], measured[index] * factor,
-            f"{origin}: benchmarks {name} {kernel} kernel, {threads} thread(s) per core, "
-            f"{cores:g} cores: {measured[index]:g} GB/s"
+            str(kernel), streams[1][0] + streams[1][2] - streams[1][1], streams[1][2],
+            best * factor,
+            f"{origin}: benchmarks {name} {kernel} kernel, {threads} thread(s) per core: "
+            f"highest result up to {domain_cores:g} cores {best:g} GB/s"
             + (f" × write-allocate factor {factor:g}" if factor != 1 else "")))
     return out
 

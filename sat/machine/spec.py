@@ -76,11 +76,13 @@ MACHINE_PARAMETERS = tuple(spec.name for spec in MACHINE_SPECS)
 @dataclass
 class MemoryBenchmark:
     """One measured memory-bandwidth kernel of a machine file (Kerncraft's ``load``, ``copy``,
-    ``triad``, …): the arrays it reads and writes and the bandwidth one memory domain's cores
-    reached with it, in bytes that crossed the memory bus."""
+    ``triad``, …): the streams it reads and writes over the memory bus and the bandwidth one
+    memory domain's cores reached with it, in bytes that crossed the memory bus."""
 
     name: str
-    read_streams: float  # arrays read (an array read and written counts here and in writes)
+    # streams read over the memory bus: arrays read, plus the write-allocate read of each
+    # array only written (Kerncraft's read + write - read+write streams)
+    read_streams: float
     write_streams: float
     bandwidth_gbs: float
     source: str

@@ -18,9 +18,10 @@ core's clock and load/store throughput:
   saturation point comes from it);
 - ``Bench<kernel>Reads``, ``Bench<kernel>Writes``, ``Bench<kernel>GBs`` — one row per memory
   benchmark the machine file measured (Kerncraft's ``load``, ``copy``, ``triad``, …): the
-  arrays it reads and writes and the bandwidth one memory domain's cores reach with it (bytes
-  over the bus).  With them, each nest's memory link takes the bandwidth of the benchmark
-  whose read/write ratio is closest to the nest's (:mod:`sat.model.hierarchy.ecm`);
+  streams it reads (write-allocate reads included) and writes over the memory bus and the
+  bandwidth one memory domain's cores reach with it (bytes over the bus). With them, each
+  nest's memory link takes the bandwidth of the benchmark whose read/write ratio is closest to
+  the nest's (:mod:`sat.model.hierarchy.ecm`);
 - ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
   ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
   ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``)
@@ -167,10 +168,11 @@ def _add_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
             continue
         paramset.benchmarks[name] = benchmark.name
         for suffix, value, label in (
-                ("Reads", benchmark.read_streams, f"Arrays the {benchmark.name} memory "
-                 "benchmark reads (one read and written counts here and in Writes)."),
-                ("Writes", benchmark.write_streams, f"Arrays the {benchmark.name} memory "
-                 "benchmark writes."),
+                ("Reads", benchmark.read_streams, f"Streams the {benchmark.name} memory "
+                 "benchmark reads over the memory bus: arrays read, plus the write-allocate "
+                 "read of each array only written."),
+                ("Writes", benchmark.write_streams, f"Streams (arrays) the {benchmark.name} "
+                 "memory benchmark writes."),
                 ("GBs", benchmark.bandwidth_gbs, f"Memory bandwidth of the {benchmark.name} "
                  f"benchmark on one memory domain ({domain}), bytes over the bus: the memory "
                  "link's bandwidth for a nest whose read/write ratio is closest to its own.")):
