@@ -104,6 +104,11 @@ class ParameterSet:
     # The machine's cache levels, innermost first, when it has more than one (per-level
     # traffic and ECM); empty for ExaSAT's single on-chip cache (CacheKB).
     levels: list[LevelSpec] = field(default_factory=list)
+    # The machine's memory benchmarks by stream mix: the name their parameters carry
+    # (``Bench<name>Reads``, ``…Writes``, ``…GBs``) -> the kernel's name in the machine file,
+    # in the file's order; empty when it
+    # has none (the memory link then has one bandwidth, the last level's LnGBs).
+    benchmarks: dict[str, str] = field(default_factory=dict)
     # The accelerator of offload what-ifs (sat.machine.accelerators), "" for none: no Offload sheet.
     accelerator: str = ""
 

@@ -40,7 +40,8 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   - ``cache per group: victims_to: L3`` → L3's ``policy`` is ``victim``; every other cache
     level past L1 is ``inclusive`` (filled on every miss, as Kerncraft's simulator treats it);
   - ``cores per group`` → ``shared_by_cores`` (for memory, when it has none: ``cores per NUMA
-    domain``, else ``cores per socket``);
+    domain``, else ``cores per socket``; and ``cores per NUMA domain`` when that is fewer: a
+    memory interface per NUMA domain);
   - ``upstream throughput: [N B/cy, half-duplex]`` → ``cycles_per_line`` = line / N and
     ``duplex`` of that level: the link from it to the level inside it, as in Kerncraft (L2's
     is the L1–L2 link);
@@ -54,6 +55,16 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   (read + write bytes) of that kernel (1, 1, 1.5, 1.25): bytes that crossed the bus.  ``load``
   comes first because it needs no assumption about write-allocation.  ``GBsPerCore`` = that
   bandwidth / ``cores per socket``; the memory level's ``bandwidth_gbs`` is its share.
+- ``benchmarks`` also give the table of memory bandwidth by stream mix
+  (:attr:`Machine.memory_benchmarks`): per kernel with ``measurements: MEM`` results, the
+  streams it reads over the memory bus (``kernels: <name>: read streams`` + ``write streams``
+  − ``read+write streams``: the write-allocate read of an array only written counts) and
+  writes (``write streams``; Kerncraft's standard definitions of load, update, copy and
+  triad when the file does not describe the kernel; other undescribed kernels are left out)
+  and its highest result up to the cores of one memory interface (the memory level's
+  ``shared_by_cores``), times the kernel's write-allocate factor, as Kerncraft reads it.
+  The ECM model's memory link takes, per nest, the kernel whose read/write ratio is closest
+  to the nest's.
 
 ``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
 plus the capacity per core of the levels inside it while the outer level is a victim or
@@ -64,7 +75,7 @@ costs, the network or the compute/memory overlap: those take the exascale defaul
 note.  Every other field (``sockets``, ``threads per core``, ``compiler``,
 ``isa``, the ``overlapping model`` ports, ``performance counter metrics``, ``groups``,
 ``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
-port list, the single-precision FLOPs, benchmark results other than the one used, …) is
+port list, the single-precision FLOPs, the cache levels' benchmark results, …) is
 ignored, and one note lists them.
 """
 
@@ -84,7 +95,13 @@ from sat.machine.levels import (
     on_chip_kib_per_core,
 )
 from sat.machine.microarchitectures import lookup
-from sat.machine.spec import MACHINE_SPECS, Machine, MachineError, checked_hierarchy
+from sat.machine.spec import (
+    MACHINE_SPECS,
+    Machine,
+    MachineError,
+    MemoryBenchmark,
+    checked_hierarchy,
+)
 from sat.quoting import quoted
 from sat.safeyaml import Located, LocatedList, read_yaml
 
@@ -97,9 +114,9 @@ _LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
 _CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
                "victims_to"}
 # Kerncraft's benchmark kernels, in the order their memory bandwidth is preferred, with the
-# bytes per iteration of their standard definitions (read, read+write, write streams), used
-# when the file's "kernels" section does not give them.
-_KERNELS = {"load": (8, 0, 0), "update": (8, 8, 8), "copy": (8, 0, 8), "triad": (24, 0, 8)}
+# streams of their standard definitions (read, read+write, write; 8 bytes each), used when
+# the file's "kernels" section does not give them.
+_KERNELS = {"load": (1, 0, 0), "update": (1, 1, 1), "copy": (1, 0, 1), "triad": (3, 0, 1)}
 # What a Kerncraft file cannot say, taken from the exascale node.
 _DEFAULTED = ("IntRegs", "FPRegs", "DivCost", "SpecialCost", "NICGBs", "NICLatencyUs", "Overlap")
 _PLACEHOLDER = "INFORMATION_REQUIRED"
@@ -257,6 +274,9 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     memory = next((level for level in levels if level.is_memory), None)
     if memory is not None and memory_raw is not None and "cores per group" not in memory_raw:
         memory.shared_by_cores = float(numa_cores or cores)
+    elif memory is not None and numa_cores and numa_cores < memory.shared_by_cores:
+        # one memory interface per NUMA domain (Zen 2: MEM's group is the socket of 4 domains)
+        memory.shared_by_cores = float(numa_cores)
     checked_hierarchy(levels, display)
     cache_kib = on_chip_kib_per_core(levels)
     if cache_kib is None:
@@ -297,7 +317,10 @@ def load_kerncraft(path: Path, display: str) -> Machine:
                      f"{', '.join(dict.fromkeys(ignored))}")
     ordered = {spec.name: values[spec.name] for spec in MACHINE_SPECS}
     description = _description(data, path)
-    return Machine(path.stem, description, display, ordered, levels, notes, core)
+    benchmarks = _memory_benchmarks(data, read, memory_raw, memory.shared_by_cores
+                                    if memory is not None else float(cores), origin)
+    return Machine(path.stem, description, display, ordered, levels, notes, core,
+                   memory_benchmarks=benchmarks)
 
 
 def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -> None:
@@ -478,9 +501,10 @@ def _upstream(entry: Located, level: MemoryLevel, read: _Reader, field: str,
     return value
 
 
-def _memory_bandwidth(data: Located, read: _Reader, memory_raw: Located | None,
-                      ignored: list[str]) -> tuple[float, str]:
-    """The socket's measured memory bandwidth (GB/s) and how it was obtained."""
+def _memory_measurements(data: Located, read: _Reader, memory_raw: Located | None
+                         ) -> tuple[str, Any, Located, Any]:
+    """(memory level name, threads per core, the results of that many threads, the kernels
+    section) of the file's memory benchmarks."""
     name = str(memory_raw.get("level")) if memory_raw is not None else "MEM"
     line = data.lines.get("benchmarks", memory_raw.line if memory_raw is not None else data.line)
     expected = (f"measured memory bandwidth (benchmarks: measurements: {name}: results of the "
@@ -493,46 +517,107 @@ def _memory_bandwidth(data: Located, read: _Reader, memory_raw: Located | None,
     threads = 1 if 1 in per_thread else min(per_thread, key=str)
     entry = per_thread[threads]
     results = entry.get("results") if isinstance(entry, Located) else None
-    if not isinstance(results, Located):
+    if not isinstance(entry, Located) or not isinstance(results, Located):
         raise read.fail(per_thread.line, "benchmarks", expected)
     kernels = benchmarks.get("kernels") if isinstance(benchmarks, Located) else None
-    for kernel, standard in _KERNELS.items():
+    return name, threads, entry, kernels
+
+
+def _measured(series: LocatedList, where: str, read: _Reader) -> list[float]:
+    """A kernel's results (GB/s), one per core count."""
+    measured = []
+    for index, raw in enumerate(series):
+        value = _parse_quantity(raw, ("B/s",), _DECIMAL)
+        if value is None or value <= 0:
+            raise read.fail(series.lines[index], where, "bandwidths such as '45.1 GB/s'", raw)
+        measured.append(value / 1e9)
+    return measured
+
+
+def _memory_bandwidth(data: Located, read: _Reader, memory_raw: Located | None,
+                      ignored: list[str]) -> tuple[float, str]:
+    """The socket's measured memory bandwidth (GB/s) and how it was obtained."""
+    name, threads, entry, kernels = _memory_measurements(data, read, memory_raw)
+    results = entry["results"]
+    for kernel in _KERNELS:
         series = results.get(kernel)
         if not isinstance(series, LocatedList) or not series:
             continue
-        where = f"benchmarks: measurements: {name}: results: {kernel}"
-        measured = []
-        for index, raw in enumerate(series):
-            value = _parse_quantity(raw, ("B/s",), _DECIMAL)
-            if value is None or value <= 0:
-                raise read.fail(series.lines[index], where, "bandwidths such as '45.1 GB/s'", raw)
-            measured.append(value / 1e9)
-        factor = _write_allocate_factor(kernels, kernel, standard, read)
+        measured = _measured(series, f"benchmarks: measurements: {name}: results: {kernel}",
+                             read)
+        streams = _kernel_streams(kernels, kernel, read)
+        factor = _write_allocate_factor(streams[0]) if streams is not None else 1.0
         best = max(measured)
         how = (f"benchmarks {name} {kernel} kernel, {threads} thread(s) per core: highest of "
                f"{len(measured)} results {best:g} GB/s" +
                (f" × write-allocate factor {factor:g}" if factor != 1 else ""))
         return best * factor, how
-    raise read.fail(results.line, "benchmarks", expected)
+    raise read.fail(results.line, "benchmarks",
+                    f"measured memory bandwidth (benchmarks: measurements: {name}: results of "
+                    "the load, update, copy or triad kernel)")
 
 
-def _write_allocate_factor(kernels: Any, kernel: str, standard: tuple[int, int, int],
-                           read: _Reader) -> float:
-    """Kerncraft's correction from measured bytes to bytes that crossed the memory bus."""
-    reads, both, writes = (float(b) for b in standard)
+def _memory_benchmarks(data: Located, read: _Reader, memory_raw: Located | None,
+                       domain_cores: float, origin: str) -> list[MemoryBenchmark]:
+    """Every memory benchmark the file measured, for one memory domain: the highest result up
+    to its cores (all results when the core counts are not listed), times the kernel's
+    write-allocate factor; the kernels whose streams are unknown are left out."""
+    name, threads, entry, kernels = _memory_measurements(data, read, memory_raw)
+    counts = entry.get("cores")
+    out = []
+    for kernel, series in entry["results"].items():
+        if not isinstance(series, LocatedList) or not series:
+            continue
+        streams = _kernel_streams(kernels, str(kernel), read)
+        if streams is None:
+            continue
+        measured = _measured(series, f"benchmarks: measurements: {name}: results: {kernel}",
+                             read)
+        within = measured
+        if isinstance(counts, LocatedList) and len(counts) == len(measured):
+            within = [value for count, value in zip(counts, measured, strict=True)
+                      if isinstance(count, int | float) and count <= domain_cores] or measured
+        best, factor = max(within), _write_allocate_factor(streams[0])
+        out.append(MemoryBenchmark(
+            str(kernel), streams[1][0] + streams[1][2] - streams[1][1], streams[1][2],
+            best * factor,
+            f"{origin}: benchmarks {name} {kernel} kernel, {threads} thread(s) per core: "
+            f"highest result up to {domain_cores:g} cores {best:g} GB/s"
+            + (f" × write-allocate factor {factor:g}" if factor != 1 else "")))
+    return out
+
+
+def _kernel_streams(kernels: Any, kernel: str, read: _Reader
+                    ) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None:
+    """(bytes, streams) per iteration of a benchmark kernel, each as (read, read+write,
+    write): the file's ``kernels`` section, else Kerncraft's standard definition (8-byte
+    elements); ``None`` for a kernel neither describes."""
     info = kernels.get(kernel) if isinstance(kernels, Located) else None
-    if isinstance(info, Located):
-        streams = []
-        for key in ("read streams", "read+write streams", "write streams"):
-            entry = info.get(key)
-            raw = entry.get("bytes") if isinstance(entry, Located) else None
-            value = _parse_quantity(raw, ("B",), _DECIMAL) if raw is not None else None
-            if value is None or value < 0:
-                raise read.fail(info.lines.get(key, info.line),
-                                f"benchmarks: kernels: {kernel}: {key}: bytes",
-                                "a byte count such as '8.00 B'", raw)
-            streams.append(value)
-        reads, both, writes = streams
+    if not isinstance(info, Located):
+        if kernel not in _KERNELS:
+            return None
+        counts = tuple(float(n) for n in _KERNELS[kernel])
+        return (8 * counts[0], 8 * counts[1], 8 * counts[2]), counts  # type: ignore[return-value]
+    found: list[tuple[float, float]] = []
+    for key in ("read streams", "read+write streams", "write streams"):
+        entry = info.get(key)
+        raw = entry.get("bytes") if isinstance(entry, Located) else None
+        value = _parse_quantity(raw, ("B",), _DECIMAL) if raw is not None else None
+        if value is None or value < 0:
+            raise read.fail(info.lines.get(key, info.line),
+                            f"benchmarks: kernels: {kernel}: {key}: bytes",
+                            "a byte count such as '8.00 B'", raw)
+        count = entry.get("streams") if isinstance(entry, Located) else None
+        if not isinstance(count, int | float) or isinstance(count, bool) or count < 0:
+            count = value / 8  # the byte count of 8-byte elements
+        found.append((value, float(count)))
+    return ((found[0][0], found[1][0], found[2][0]),  # type: ignore[return-value]
+            (found[0][1], found[1][1], found[2][1]))
+
+
+def _write_allocate_factor(streams: tuple[float, float, float]) -> float:
+    """Kerncraft's correction from measured bytes to bytes that crossed the memory bus."""
+    reads, both, writes = streams
     if reads + writes <= 0:
         return 1.0
     return (reads + 2 * writes - both) / (reads + writes)

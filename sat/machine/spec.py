@@ -74,6 +74,21 @@ MACHINE_PARAMETERS = tuple(spec.name for spec in MACHINE_SPECS)
 
 
 @dataclass
+class MemoryBenchmark:
+    """One measured memory-bandwidth kernel of a machine file (Kerncraft's ``load``, ``copy``,
+    ``triad``, …): the streams it reads and writes over the memory bus and the bandwidth one
+    memory domain's cores reached with it, in bytes that crossed the memory bus."""
+
+    name: str
+    # streams read over the memory bus: arrays read, plus the write-allocate read of each
+    # array only written (Kerncraft's read + write - read+write streams)
+    read_streams: float
+    write_streams: float
+    bandwidth_gbs: float
+    source: str
+
+
+@dataclass
 class Machine:
     """A machine description: every machine parameter with its value and where it came from."""
 
@@ -86,6 +101,8 @@ class Machine:
     core: CoreThroughput = field(default_factory=CoreThroughput)  # in-core throughput (ECM)
     # cost parameters the file gives (sat.parameters.costs): name -> (value, provenance)
     costs: dict[str, tuple[float, str]] = field(default_factory=dict)
+    # measured memory bandwidth by stream mix (ECM's memory link picks one per nest)
+    memory_benchmarks: list[MemoryBenchmark] = field(default_factory=list)
 
     def value(self, name: str) -> float:
         return self.values[name][0]

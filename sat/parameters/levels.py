@@ -16,6 +16,12 @@ core's clock and load/store throughput:
   cores.  The link of the last cache to memory is one memory interface's whole bandwidth,
   shared by the cores the machine file says (memory bandwidth saturates: the ECM model's
   saturation point comes from it);
+- ``Bench<kernel>Reads``, ``Bench<kernel>Writes``, ``Bench<kernel>GBs`` — one row per memory
+  benchmark the machine file measured (Kerncraft's ``load``, ``copy``, ``triad``, …): the
+  streams it reads (write-allocate reads included) and writes over the memory bus and the
+  bandwidth one memory domain's cores reach with it (bytes over the bus). With them, each
+  nest's memory link takes the bandwidth of the benchmark whose read/write ratio is closest to
+  the nest's (:mod:`sat.model.hierarchy.ecm`);
 - ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
   ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
   ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``)
@@ -68,6 +74,8 @@ ASSUMED_BYTES_PER_CYCLE = 32.0
 
 _LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs|SharedBy)")
 _LEVEL_UNITS = {"KB": "KiB", "GBs": "GB/s", "SharedBy": "cores"}
+_BENCHMARK_NAME = re.compile(r"Bench[A-Za-z0-9]+?(Reads|Writes|GBs)")
+_BENCHMARK_UNITS = {"Reads": "arrays", "Writes": "arrays", "GBs": "GB/s"}
 
 
 def level_spec(name: str) -> ParameterSpec | None:
@@ -81,6 +89,11 @@ def level_spec(name: str) -> ParameterSpec | None:
     found = _LEVEL_NAME.fullmatch(name)
     if found:
         return ParameterSpec(name, _LEVEL_UNITS[found.group(1)], "", 1, "positive")
+    found = _BENCHMARK_NAME.fullmatch(name)
+    if found:
+        kind = found.group(1)
+        return ParameterSpec(name, _BENCHMARK_UNITS[kind], "", 1,
+                             "positive" if kind == "GBs" else "nonnegative")
     return None
 
 
@@ -136,6 +149,36 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
             adds_inner=index > 0 and level.policy in ("exclusive", "victim"),
             overlaps=bool(outer is not None and outer.transfers_overlap),
             ways=level.ways, sets=level.sets, shared_by=shared_by))
+    _add_benchmarks(paramset, machine)
+
+
+def benchmark_parameter_name(kernel: str) -> str:
+    """The part of a benchmark's parameter names that names it: ``triad`` -> ``Triad``."""
+    cleaned = re.sub(r"[^A-Za-z0-9]", "", kernel)
+    return cleaned[:1].upper() + cleaned[1:]
+
+
+def _add_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
+    """One row per memory benchmark: its read streams, write streams and bandwidth."""
+    memory = machine.memory_level
+    domain = f"{memory.shared_by_cores:g} cores" if memory is not None else "its cores"
+    for benchmark in machine.memory_benchmarks:
+        name = benchmark_parameter_name(benchmark.name)
+        if not name or name in paramset.benchmarks:
+            continue
+        paramset.benchmarks[name] = benchmark.name
+        for suffix, value, label in (
+                ("Reads", benchmark.read_streams, f"Streams the {benchmark.name} memory "
+                 "benchmark reads over the memory bus: arrays read, plus the write-allocate "
+                 "read of each array only written."),
+                ("Writes", benchmark.write_streams, f"Streams (arrays) the {benchmark.name} "
+                 "memory benchmark writes."),
+                ("GBs", benchmark.bandwidth_gbs, f"Memory bandwidth of the {benchmark.name} "
+                 f"benchmark on one memory domain ({domain}), bytes over the bus: the memory "
+                 "link's bandwidth for a nest whose read/write ratio is closest to its own.")):
+            paramset.add(Parameter(f"Bench{name}{suffix}", value,
+                                   _BENCHMARK_UNITS[suffix], "machine", label,
+                                   benchmark.source))
 
 
 def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str]]:

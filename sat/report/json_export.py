@@ -73,7 +73,7 @@ def _level(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, An
 
 
 def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: list[str],
-         env: Env, cell_of: CellOf) -> dict[str, Any]:
+         benchmarks: tuple[str, ...], env: Env, cell_of: CellOf) -> dict[str, Any]:
     """An ECM row as the contract's ``ecm`` object: the links' times under ``t_data``."""
     out = _row({key: value for key, value in row.items()
                 if key not in ("procedure", "file", "line")}, env, cell_of)
@@ -91,6 +91,8 @@ def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: 
     data["incore"] = incore
     data["bound"] = bounds[int(out["bound"]) - 1]
     data["roofline_bound"] = roofs[int(out["roofline_bound"]) - 1]
+    if "memory_benchmark" in out:
+        data["memory_benchmark"] = benchmarks[int(out["memory_benchmark"]) - 1]
     return data
 
 
@@ -128,8 +130,11 @@ def to_json_data(
         links = [c.key[2:] for c in result.tables["ECM"].columns
                  if c.key.startswith("t_") and "-" in c.key]
         bounds, roofs = bound_names(links), roofline_names(links)
+        benchmarks = next((c.words for c in result.tables["ECM"].columns
+                           if c.key == "memory_benchmark"), ())
         for row in result.tables["ECM"].rows:
-            per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, env, cell_of)
+            per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, benchmarks, env,
+                                               cell_of)
     for row in result.tables["Costs"].rows if "Costs" in result.tables else ():
         per_nest["costs"][_nest(row)] = _row({key: value for key, value in row.items()
                                              if key not in ("procedure", "file", "line")},

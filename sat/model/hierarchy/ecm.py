@@ -9,7 +9,14 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
   ``AGUsOverlap`` say so) and what does not (the load ports, and the others otherwise);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
   traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
-  the memory link at the whole memory interface's bandwidth.
+  the memory link at the whole memory interface's bandwidth.  When the machine file measured
+  memory benchmarks (``Bench<kernel>Reads``, ``…Writes``, ``…GBs``), the memory link's
+  bandwidth is, per nest, that of the benchmark whose read/write ratio is closest to the
+  nest's, both as streams over the memory bus: streams read (arrays read, R and RW, plus the
+  read for ownership of each array only written, W, when writes allocate: ``WriteCost`` over
+  ``WordBytes`` minus one, between 0 and 1, and none with ``StreamingWrites``) over streams
+  written (RW and W), a ratio of 1E9 when nothing is written; the first such benchmark of the
+  table on a tie.  This is Kerncraft's choice.
 
 The machine's overlap hypothesis combines them: ``T_ECM = max(T_OL, T_nOL + sum of the
 transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps).
@@ -27,7 +34,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.flops import long_sum
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.memory import NestMemory
+from sat.model.exasat.memory import NestMemory, effective_write_cost
 from sat.model.hierarchy.incore import incore_columns, nest_incore
 from sat.model.hierarchy.levels import NestLevels, executed_iterations
 from sat.model.tables import CellValue, Column, nest_columns
@@ -51,8 +58,26 @@ def roofline_names(links: list[str]) -> list[str]:
     return ["core", *links]
 
 
-def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
+# The read/write ratio of a kernel that writes nothing (Kerncraft's "load"): larger than any
+# real kernel's, so that only another read-only kernel is close to it.
+NO_WRITES_RATIO = 1e9
+
+
+def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
+                ) -> list[Column]:
     links = [spec.link for spec in specs]
+    memory = specs[-1]
+    chosen = [
+        _c("memory_benchmark", "Benchmark", "code", "Memory benchmark whose read/write ratio "
+           "(BenchnameReads / BenchnameWrites) is closest to the nest's (streams read from "
+           "memory, with the read for ownership of arrays only written when writes allocate, / "
+           "arrays written; 1E9 when nothing is written): "
+           + ", ".join(f"{k} {name}" for k, name in enumerate((benchmarks or {}).values(),
+                                                                start=1))
+           + ".", "Memory link", words=tuple((benchmarks or {}).values())),
+        _c("memory_bandwidth_gbs", "Bandwidth", "GB/s", "That benchmark's BenchnameGBs: the "
+           f"bandwidth of the {memory.link} link in T_{memory.link}.", "Memory link", "0.00"),
+    ] if benchmarks else []
     bounds = ", ".join(f"{k} {name}" for k, name in enumerate(bound_names(links), start=1))
     roofs = ", ".join(f"{k} {name}" for k, name in enumerate(roofline_names(links), start=1))
     return [
@@ -66,8 +91,10 @@ def ecm_columns(specs: list[LevelSpec]) -> list[Column]:
         _c("t_nol", "T_nOL", CYCLES, "In-core time that does not overlap: the largest of "
            "T_load, and of T_store and T_agu when they do not overlap.",
            "ECM contributions", "0.00"),
+        *chosen,
         *[_c(f"t_{spec.link}", f"T_{spec.link}", CYCLES, f"Bytes over the {spec.link} link "
-             f"per unit of work / ({spec.bandwidth} / ClockGHz)"
+             f"per unit of work / ({'Bandwidth' if chosen and spec is memory else spec.bandwidth}"
+             " / ClockGHz)"
              + ("; overlaps with the others." if spec.overlaps else "."),
              "ECM contributions", "0.00") for spec in specs],
         _c("t_ecm", "T_ECM", CYCLES, "One core's time per unit of work: MAX(T_OL, T_nOL + "
@@ -105,17 +132,32 @@ class Core:
 
     iterations_per_unit: E.Quantity
     bytes_per_cycle: dict[str, E.Quantity]
+    # per memory benchmark (parameter name part): its read/write ratio, its bandwidth
+    benchmark_ratio: dict[str, E.Quantity]
+    benchmark_gbs: dict[str, E.Expr]
 
     @classmethod
-    def of(cls, specs: list[LevelSpec], ctx: ModelContext) -> Core:
+    def of(cls, specs: list[LevelSpec], ctx: ModelContext,
+           benchmarks: dict[str, str] | None = None) -> Core:
         clock = ctx.param("ClockGHz")
+        ratios = {name: E.Quantity(("ecm", "benchmark", name, "ratio"),
+                                   _ratio(ctx.param(f"Bench{name}Reads"),
+                                          ctx.param(f"Bench{name}Writes")),
+                                   "", f"read/write ratio of the {name} benchmark")
+                  for name in benchmarks or {}}
         return cls(
             E.Quantity(("ecm", "iterations_per_unit"),
                        ctx.param("LineBytes") / ctx.param("WordBytes"), "iterations",
                        "iterations per unit of work"),
             {spec.name: E.Quantity(("ecm", spec.link, "bytes_per_cycle"),
                                    ctx.param(spec.bandwidth) / clock, "B/cycle",
-                                   f"{spec.link} bytes per cycle") for spec in specs})
+                                   f"{spec.link} bytes per cycle") for spec in specs},
+            ratios, {name: ctx.param(f"Bench{name}GBs") for name in ratios})
+
+
+def _ratio(reads: E.ExprLike, writes: E.ExprLike) -> E.Expr:
+    """Reads over writes, NO_WRITES_RATIO when nothing is written."""
+    return E.if_(E.compare(">", writes, 0), E.div(reads, writes), NO_WRITES_RATIO)
 
 
 @dataclass
@@ -141,9 +183,31 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
 
     incore = nest_incore(shape, memory, flops, unit, ctx)
     t_ol, t_nol = incore.t_ol, incore.t_nol
+    per_cycle: dict[str, E.Expr] = {spec.name: E.Ref(core.bytes_per_cycle[spec.name])
+                                    for spec in specs}
+    chosen: dict[str, CellValue] = {}
+    if core.benchmark_ratio:
+        numbers = memory.numbers
+        word = ctx.param("WordBytes")
+        allocates = E.maximum(0, E.minimum(1, E.div(effective_write_cost(ctx), word) - 1))
+        ratio = _ratio(E.add(numbers["r_arrays"] + numbers["rw_arrays"],
+                             E.mul(numbers["w_arrays"], allocates)),
+                       numbers["rw_arrays"] + numbers["w_arrays"])
+        distances = [E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
+                     for r in core.benchmark_ratio.values()]
+        closest = quantity("memory_benchmark", _first_smallest(distances), "code",
+                           "memory benchmark closest in read/write ratio")
+        gbs = list(core.benchmark_gbs.values())
+        picked: E.Expr = gbs[-1]
+        for index in range(len(gbs) - 1, 0, -1):
+            picked = E.if_(E.compare("=", closest, index), gbs[index - 1], picked)
+        bandwidth = quantity("memory_bandwidth_gbs", picked, "GB/s",
+                             "memory bandwidth of that benchmark")
+        per_cycle[specs[-1].name] = E.Ref(bandwidth) / clock
+        chosen = {"memory_benchmark": closest, "memory_bandwidth_gbs": bandwidth}
     links = {spec.name: quantity(f"t_{spec.link}",
                                  E.mul(levels.bytes_per_iteration[spec.name], unit)
-                                 / E.Ref(core.bytes_per_cycle[spec.name]), CYCLES,
+                                 / per_cycle[spec.name], CYCLES,
                                  f"T_{spec.link}") for spec in specs}
     serial = E.add(t_nol, *[links[s.name] for s in specs if not s.overlaps])
     t_ecm = quantity("t_ecm", E.maximum(t_ol, serial, *[links[s.name] for s in specs
@@ -165,7 +229,7 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     roofline = quantity("roofline_time_s", E.maximum(*level_times), "s", "Roofline time")
     row: dict[str, CellValue] = {
         **where, "iterations_per_unit": core.iterations_per_unit, **incore.row, "t_ol": t_ol,
-        "t_nol": t_nol, **{f"t_{s.link}": links[s.name] for s in specs}, "t_ecm": t_ecm,
+        "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs}, "t_ecm": t_ecm,
         "bound": quantity("bound", _first_equal(contributions, largest), "code",
                           "largest ECM contribution"),
         "saturation_cores": quantity("saturation_cores",
@@ -186,6 +250,15 @@ def _first_equal(candidates: list[E.Quantity], target: E.Quantity) -> E.Expr:
     expr: E.Expr = E.Num(len(candidates))
     for index in range(len(candidates) - 1, 0, -1):
         expr = E.if_(E.compare(">=", candidates[index - 1], target), index, expr)
+    return expr
+
+
+def _first_smallest(candidates: list[E.Expr]) -> E.Expr:
+    """1-based index of the first of ``candidates`` equal to their minimum."""
+    smallest = E.minimum(*candidates) if len(candidates) > 1 else candidates[0]
+    expr: E.Expr = E.Num(len(candidates))
+    for index in range(len(candidates) - 1, 0, -1):
+        expr = E.if_(E.compare("<=", candidates[index - 1], smallest), index, expr)
     return expr
 
 
