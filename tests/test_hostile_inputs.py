@@ -446,3 +446,87 @@ class TestOverflowingSweeps:
         # the second run of CacheKB = 1..10,000, at hi(3) = 2
         assert [rows[-1][k] for k in ("hi_1", "hi_2", "hi_3", "CacheKB")] == [1, 1, 2, 1]
         assert peak < 200 * 2**20  # one chunk of 65,536 rows
+
+
+# ---------------------------------------------------------------- 5. evolution strategies
+
+
+_HUGE_RANGES = """objective: minimize Total_Time_s
+solver: isres
+time_limit_s: 1
+variables:
+  BlockY: 1..1e300
+  BlockZ: 1..1e300
+constraints:
+  - Total_Time_s * 1e200 <= 1e-200
+set:
+  hi_1: 256
+  hi_2: 256
+  hi_3: 256
+"""
+
+
+class TestEvolutionStrategyStops:
+    def test_the_time_limit_holds_however_slow_the_evaluation(self, capsys, tmp_path,
+                                                              monkeypatch):
+        import time
+
+        from sat.explore.solve import Evaluator
+
+        # every evaluation takes 100 ms: the polish of the best point alone (33 halvings of a
+        # range of 1e300 down to 1e-10 of it) would take 3.3 s past the limit
+        evaluate = Evaluator.__call__
+
+        def slow(self, points):
+            time.sleep(0.1)
+            return evaluate(self, points)
+
+        monkeypatch.setattr(Evaluator, "__call__", slow)
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(_HUGE_RANGES.replace("constraints:\n  - Total_Time_s * 1e200 "
+                                                 "<= 1e-200\n", ""))
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--scenario", scenario,
+                                "--json", out, "-q")
+        elapsed = time.perf_counter() - start
+        assert status == 0, err
+        # the limit, one population's evaluation after it, the explanation's few
+        # evaluations and reading lap.f90
+        assert elapsed < 1 + 1.5
+        solver = json.loads(out.read_text())["scenario"]["solver"]
+        assert solver["method"] == "isres"
+        assert solver["seconds"] < 1 + 0.3  # past the limit: at most one 100 ms evaluation
+
+    def test_the_ranking_of_a_huge_population_stops_at_the_deadline(self):
+        import time
+
+        import numpy as np
+
+        from sat.explore.solve import _stochastic_rank
+
+        # 3,000 configurations in reverse order: a full bubble sort is 9 million comparisons
+        size = 3000
+        goal = np.arange(size, 0, -1, dtype=float)
+        start = time.perf_counter()
+        order = _stochastic_rank(goal, np.zeros(size), 0.45, np.random.default_rng(0),
+                                 deadline=start + 0.2)
+        assert time.perf_counter() - start < 0.2 + 0.5
+        assert sorted(order.tolist()) == list(range(size))  # still a ranking of them all
+
+    def test_no_numpy_warning_reaches_stderr(self, capsys, tmp_path):
+        import warnings
+
+        # the constraint's violation relative to 1e-200 overflows a double: an invalid
+        # configuration, without numpy's "overflow encountered in divide"
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(_HUGE_RANGES)
+        out = tmp_path / "o.json"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # what would reach stderr, not pytest's record
+            status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--scenario", scenario,
+                                    "--json", out)
+        assert status == 0, err
+        assert [str(w.message) for w in caught] == []
+        assert "RuntimeWarning" not in err and "encountered" not in err
+        assert "NaN" not in out.read_text() and "Infinity" not in out.read_text()
