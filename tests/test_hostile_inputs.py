@@ -530,3 +530,76 @@ class TestEvolutionStrategyStops:
         assert [str(w.message) for w in caught] == []
         assert "RuntimeWarning" not in err and "encountered" not in err
         assert "NaN" not in out.read_text() and "Infinity" not in out.read_text()
+
+
+# ---------------------------------------------------------------- 4. exponential references
+
+
+def _deep_references():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_deep_references
+
+    return bench_deep_references
+
+
+class TestExponentialReferences:
+    @pytest.mark.parametrize("with_argument", [True, False])
+    def test_kernels_that_call_the_next_twice_40_deep(self, capsys, tmp_path, with_argument):
+        import time
+
+        model = _deep_references().aspen_kernels(40, tmp_path)
+        if not with_argument:  # the same without arguments: k<depth> does n flops
+            model.write_text(model.read_text().replace("(param x)", "").replace("(x)", "()")
+                             .replace("flops [x]", "flops [n]").replace("k0(n)", "k0()"))
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, model, "--json", out)
+        assert status == 0, err
+        assert time.perf_counter() - start < 5  # 2^40 calls, each evaluated once
+        # 10 flops at the last level, 2^40 times
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 10 * 2**40
+
+    def test_machine_files_that_include_the_next_twice_40_deep(self, tmp_path):
+        import time
+
+        from sat.aspen.model import load_machine_model
+
+        top = _deep_references().aspen_includes(40, tmp_path)
+        start = time.perf_counter()
+        machine = load_machine_model(top)
+        assert time.perf_counter() - start < 5
+        assert list(machine.params) == ["leafClock"]
+        assert len(machine.files) == 41  # each file read once
+
+    def test_an_included_file_included_again_defines_its_names_again(self, tmp_path):
+        from sat.aspen.model import load_machine_model
+
+        # what reading it again would do: the second include sets c back to 1
+        (tmp_path / "i.aspen").write_text("param c = 1\nparam d = 5\n")
+        top = tmp_path / "top.aspen"
+        top.write_text("include i.aspen\nparam c = 2\nparam e = 3\ninclude i.aspen\n")
+        params = load_machine_model(top).params
+        assert {name: params[name].value.value for name in params} == {"c": 1, "d": 5, "e": 3}
+
+    def test_imports_within_the_limit_read(self, capsys, tmp_path):
+        # 8 levels of two imports: 2^8 copies of the last model, 1 flop each
+        model = _deep_references().aspen_imports(8, tmp_path)
+        out = tmp_path / "o.json"
+        status, _out, err = run(capsys, model, "--json", out)
+        assert status == 0, err
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 2**8
+
+    def test_imports_beyond_the_limit_are_an_error_at_their_place(self, capsys, tmp_path):
+        import time
+
+        from sat.aspen.model import MAX_IMPORTED_MODELS
+
+        model = _deep_references().aspen_imports(40, tmp_path)
+        start = time.perf_counter()
+        line = error_line(capsys, model)
+        assert time.perf_counter() - start < 5
+        assert line.endswith(f":3:3: the imports make more than {MAX_IMPORTED_MODELS:,} models "
+                             "(each import is a copy of its model with names of its own): "
+                             "simplify the model")
