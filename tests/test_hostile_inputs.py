@@ -8,6 +8,7 @@ references, sweeps that overflow, evolution strategies that would never stop.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -603,3 +604,111 @@ class TestExponentialReferences:
         assert line.endswith(f":3:3: the imports make more than {MAX_IMPORTED_MODELS:,} models "
                              "(each import is a copy of its model with names of its own): "
                              "simplify the model")
+
+
+# ---------------------------------------------------------------- fuzz: mutated real files
+
+
+def _fuzz_runs() -> list[tuple[Path, list]]:
+    """Each bundled file the readers take, with the command line that reads it (``{}`` is the
+    mutated copy)."""
+    lap, triad = EXAMPLES / "lap.f90", EXAMPLES / "triad.f90"
+    stencil = EXAMPLES / "aspen" / "stencil.aspen"
+    scenario_sources = {"tuner": [lap], "machine-planner": [triad],
+                        "problem-size-planner": [triad], "aspen-tuner": [stencil],
+                        "architect": ["-m", "xeon-e5-2680"],
+                        "architect-infeasible": ["-m", "xeon-e5-2680"]}
+    runs: list[tuple[Path, list]] = []
+    for model in sorted((EXAMPLES / "aspen").glob("*.aspen")):
+        runs.append((model, [stencil, "-m", "{}"] if model.name == "one_socket.aspen"
+                     else ["{}"]))
+    for machine in [*sorted((ROOT / "machines").glob("*.xml")),
+                    *sorted((ROOT / "tests" / "data" / "machines").glob("*.y*ml"))]:
+        runs.append((machine, [lap, "-m", "{}"]))
+    for scenario in sorted((EXAMPLES / "scenarios").glob("*.yaml")):
+        runs.append((scenario, [*scenario_sources[scenario.stem], "--scenario", "{}",
+                                "--time-limit", "0.2"]))
+    for idioms in sorted((EXAMPLES / "idioms").glob("*.yaml")):
+        runs.append((idioms, [EXAMPLES / "histogram.f90", EXAMPLES / "spmv.f90", "--idioms",
+                              "{}"]))
+    return runs
+
+
+_ODD_CHARACTERS = ["\u202e", "\ufeff", "\u00a0", "é", "\U0001d501", "\u2028", "\t", "\r",
+                   "\x00", "\\", '"', "'", "#", ":", "{", "<"]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _mutate(text: str, rng) -> str:
+    """One to three seeded mutations: a line deleted or repeated, two characters swapped, a
+    number made huge, NaN or deeply bracketed, an odd character inserted."""
+    for _ in range(rng.randint(1, 3)):
+        lines = text.split("\n")
+        kind = rng.randrange(7)
+        if kind == 0 and len(lines) > 1:
+            del lines[rng.randrange(len(lines))]
+            text = "\n".join(lines)
+        elif kind == 1:
+            k = rng.randrange(len(lines))
+            lines.insert(k, lines[k])
+            text = "\n".join(lines)
+        elif kind == 2 and len(text) > 2:
+            k = rng.randrange(len(text) - 1)
+            text = text[:k] + text[k + 1] + text[k] + text[k + 2:]
+        elif kind in (3, 4, 5):
+            numbers = list(_NUMBER.finditer(text))
+            if numbers:
+                found = rng.choice(numbers)
+                value = {3: rng.choice(["1" + "0" * 400, "1e400", "-1e308", "9" * 5000]),
+                         4: rng.choice(["nan", ".nan", "NaN", "inf", "-.inf"]),
+                         5: "(" * 300 + found.group() + ")" * 300}[kind]
+                text = text[:found.start()] + value + text[found.end():]
+        else:
+            k = rng.randrange(len(text) + 1)
+            text = text[:k] + rng.choice(_ODD_CHARACTERS) + text[k:]
+    return text
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} in the JSON")
+
+
+@pytest.mark.parametrize("seed", range(12))  # about 0.6 s each
+def test_fuzz_mutated_bundled_files(capsys, tmp_path, seed):
+    """Seeded mutations of every bundled Aspen model, machine file, scenario and idiom file,
+    through the command line: exit 0 or 2, one line per message and no traceback, JSON
+    without NaN or Infinity, an existing output left alone when the run is refused."""
+    import random
+
+    rng = random.Random(seed)
+    for original, arguments in _fuzz_runs():
+        mutated = tmp_path / f"mutated{original.suffix}"
+        text = _mutate(original.read_text(encoding="utf-8"), rng)
+        mutated.write_text(text, encoding="utf-8", newline="")
+        out = tmp_path / "o.json"
+        out.write_text("before")
+        argv = [str(mutated) if a == "{}" else str(a) for a in arguments]
+        try:
+            status = main([*argv, "--json", str(out)])
+        except SystemExit as exit:  # the argument parser's own refusals
+            status = exit.code
+        _out, err = capsys.readouterr()
+        what = f"{original.name} mutated (seed {seed}): {err}"
+        assert status in (0, 2), what
+        assert "Traceback" not in err, what
+        assert all(line.startswith("satreport: ") or line.startswith("usage:")
+                   for line in err.splitlines()), what
+        if status == 2:
+            assert out.read_text() == "before", what
+        else:
+            json.loads(out.read_text(), parse_constant=_no_constant)
+
+
+def test_a_scenario_number_beyond_a_double_is_an_error_at_its_line(capsys, tmp_path):
+    # found by the fuzz test: 1e400 reached the compiled model as the name 'inf'
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLANNER.read_text().replace("Total_Time_s <= 0.01",
+                                                    "Total_Time_s <= 1e400"))
+    line = error_line(capsys, EXAMPLES / "triad.f90", "--scenario", scenario)
+    assert line.startswith(f"{scenario}:11: constraint ")
+    assert line.endswith(": the number 1e400 is beyond the range of a double")
