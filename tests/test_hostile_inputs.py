@@ -8,6 +8,7 @@ references, sweeps that overflow, evolution strategies that would never stop.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -446,3 +447,268 @@ class TestOverflowingSweeps:
         # the second run of CacheKB = 1..10,000, at hi(3) = 2
         assert [rows[-1][k] for k in ("hi_1", "hi_2", "hi_3", "CacheKB")] == [1, 1, 2, 1]
         assert peak < 200 * 2**20  # one chunk of 65,536 rows
+
+
+# ---------------------------------------------------------------- 5. evolution strategies
+
+
+_HUGE_RANGES = """objective: minimize Total_Time_s
+solver: isres
+time_limit_s: 1
+variables:
+  BlockY: 1..1e300
+  BlockZ: 1..1e300
+constraints:
+  - Total_Time_s * 1e200 <= 1e-200
+set:
+  hi_1: 256
+  hi_2: 256
+  hi_3: 256
+"""
+
+
+class TestEvolutionStrategyStops:
+    def test_the_time_limit_holds_however_slow_the_evaluation(self, capsys, tmp_path,
+                                                              monkeypatch):
+        import time
+
+        from sat.explore.solve import Evaluator
+
+        # every evaluation takes 100 ms: the polish of the best point alone (33 halvings of a
+        # range of 1e300 down to 1e-10 of it) would take 3.3 s past the limit
+        evaluate = Evaluator.__call__
+
+        def slow(self, points):
+            time.sleep(0.1)
+            return evaluate(self, points)
+
+        monkeypatch.setattr(Evaluator, "__call__", slow)
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(_HUGE_RANGES.replace("constraints:\n  - Total_Time_s * 1e200 "
+                                                 "<= 1e-200\n", ""))
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--scenario", scenario,
+                                "--json", out, "-q")
+        elapsed = time.perf_counter() - start
+        assert status == 0, err
+        # the limit, one population's evaluation after it, the explanation's few
+        # evaluations and reading lap.f90
+        assert elapsed < 1 + 1.5
+        solver = json.loads(out.read_text())["scenario"]["solver"]
+        assert solver["method"] == "isres"
+        assert solver["seconds"] < 1 + 0.3  # past the limit: at most one 100 ms evaluation
+
+    def test_the_ranking_of_a_huge_population_stops_at_the_deadline(self):
+        import time
+
+        import numpy as np
+
+        from sat.explore.solve import _stochastic_rank
+
+        # 3,000 configurations in reverse order: a full bubble sort is 9 million comparisons
+        size = 3000
+        goal = np.arange(size, 0, -1, dtype=float)
+        start = time.perf_counter()
+        order = _stochastic_rank(goal, np.zeros(size), 0.45, np.random.default_rng(0),
+                                 deadline=start + 0.2)
+        assert time.perf_counter() - start < 0.2 + 0.5
+        assert sorted(order.tolist()) == list(range(size))  # still a ranking of them all
+
+    def test_no_numpy_warning_reaches_stderr(self, capsys, tmp_path):
+        import warnings
+
+        # the constraint's violation relative to 1e-200 overflows a double: an invalid
+        # configuration, without numpy's "overflow encountered in divide"
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(_HUGE_RANGES)
+        out = tmp_path / "o.json"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # what would reach stderr, not pytest's record
+            status, _out, err = run(capsys, EXAMPLES / "lap.f90", "--scenario", scenario,
+                                    "--json", out)
+        assert status == 0, err
+        assert [str(w.message) for w in caught] == []
+        assert "RuntimeWarning" not in err and "encountered" not in err
+        assert "NaN" not in out.read_text() and "Infinity" not in out.read_text()
+
+
+# ---------------------------------------------------------------- 4. exponential references
+
+
+def _deep_references():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_deep_references
+
+    return bench_deep_references
+
+
+class TestExponentialReferences:
+    @pytest.mark.parametrize("with_argument", [True, False])
+    def test_kernels_that_call_the_next_twice_40_deep(self, capsys, tmp_path, with_argument):
+        import time
+
+        model = _deep_references().aspen_kernels(40, tmp_path)
+        if not with_argument:  # the same without arguments: k<depth> does n flops
+            model.write_text(model.read_text().replace("(param x)", "").replace("(x)", "()")
+                             .replace("flops [x]", "flops [n]").replace("k0(n)", "k0()"))
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, model, "--json", out)
+        assert status == 0, err
+        assert time.perf_counter() - start < 5  # 2^40 calls, each evaluated once
+        # 10 flops at the last level, 2^40 times
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 10 * 2**40
+
+    def test_machine_files_that_include_the_next_twice_40_deep(self, tmp_path):
+        import time
+
+        from sat.aspen.model import load_machine_model
+
+        top = _deep_references().aspen_includes(40, tmp_path)
+        start = time.perf_counter()
+        machine = load_machine_model(top)
+        assert time.perf_counter() - start < 5
+        assert list(machine.params) == ["leafClock"]
+        assert len(machine.files) == 41  # each file read once
+
+    def test_an_included_file_included_again_defines_its_names_again(self, tmp_path):
+        from sat.aspen.model import load_machine_model
+
+        # what reading it again would do: the second include sets c back to 1
+        (tmp_path / "i.aspen").write_text("param c = 1\nparam d = 5\n")
+        top = tmp_path / "top.aspen"
+        top.write_text("include i.aspen\nparam c = 2\nparam e = 3\ninclude i.aspen\n")
+        params = load_machine_model(top).params
+        assert {name: params[name].value.value for name in params} == {"c": 1, "d": 5, "e": 3}
+
+    def test_imports_within_the_limit_read(self, capsys, tmp_path):
+        # 8 levels of two imports: 2^8 copies of the last model, 1 flop each
+        model = _deep_references().aspen_imports(8, tmp_path)
+        out = tmp_path / "o.json"
+        status, _out, err = run(capsys, model, "--json", out)
+        assert status == 0, err
+        assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 2**8
+
+    def test_imports_beyond_the_limit_are_an_error_at_their_place(self, capsys, tmp_path):
+        import time
+
+        from sat.aspen.model import MAX_IMPORTED_MODELS
+
+        model = _deep_references().aspen_imports(40, tmp_path)
+        start = time.perf_counter()
+        line = error_line(capsys, model)
+        assert time.perf_counter() - start < 5
+        assert line.endswith(f":3:3: the imports make more than {MAX_IMPORTED_MODELS:,} models "
+                             "(each import is a copy of its model with names of its own): "
+                             "simplify the model")
+
+
+# ---------------------------------------------------------------- fuzz: mutated real files
+
+
+def _fuzz_runs() -> list[tuple[Path, list]]:
+    """Each bundled file the readers take, with the command line that reads it (``{}`` is the
+    mutated copy)."""
+    lap, triad = EXAMPLES / "lap.f90", EXAMPLES / "triad.f90"
+    stencil = EXAMPLES / "aspen" / "stencil.aspen"
+    scenario_sources = {"tuner": [lap], "machine-planner": [triad],
+                        "problem-size-planner": [triad], "aspen-tuner": [stencil],
+                        "architect": ["-m", "xeon-e5-2680"],
+                        "architect-infeasible": ["-m", "xeon-e5-2680"]}
+    runs: list[tuple[Path, list]] = []
+    for model in sorted((EXAMPLES / "aspen").glob("*.aspen")):
+        runs.append((model, [stencil, "-m", "{}"] if model.name == "one_socket.aspen"
+                     else ["{}"]))
+    for machine in [*sorted((ROOT / "machines").glob("*.xml")),
+                    *sorted((ROOT / "tests" / "data" / "machines").glob("*.y*ml"))]:
+        runs.append((machine, [lap, "-m", "{}"]))
+    for scenario in sorted((EXAMPLES / "scenarios").glob("*.yaml")):
+        runs.append((scenario, [*scenario_sources[scenario.stem], "--scenario", "{}",
+                                "--time-limit", "0.2"]))
+    for idioms in sorted((EXAMPLES / "idioms").glob("*.yaml")):
+        runs.append((idioms, [EXAMPLES / "histogram.f90", EXAMPLES / "spmv.f90", "--idioms",
+                              "{}"]))
+    return runs
+
+
+_ODD_CHARACTERS = ["\u202e", "\ufeff", "\u00a0", "é", "\U0001d501", "\u2028", "\t", "\r",
+                   "\x00", "\\", '"', "'", "#", ":", "{", "<"]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _mutate(text: str, rng) -> str:
+    """One to three seeded mutations: a line deleted or repeated, two characters swapped, a
+    number made huge, NaN or deeply bracketed, an odd character inserted."""
+    for _ in range(rng.randint(1, 3)):
+        lines = text.split("\n")
+        kind = rng.randrange(7)
+        if kind == 0 and len(lines) > 1:
+            del lines[rng.randrange(len(lines))]
+            text = "\n".join(lines)
+        elif kind == 1:
+            k = rng.randrange(len(lines))
+            lines.insert(k, lines[k])
+            text = "\n".join(lines)
+        elif kind == 2 and len(text) > 2:
+            k = rng.randrange(len(text) - 1)
+            text = text[:k] + text[k + 1] + text[k] + text[k + 2:]
+        elif kind in (3, 4, 5):
+            numbers = list(_NUMBER.finditer(text))
+            if numbers:
+                found = rng.choice(numbers)
+                value = {3: rng.choice(["1" + "0" * 400, "1e400", "-1e308", "9" * 5000]),
+                         4: rng.choice(["nan", ".nan", "NaN", "inf", "-.inf"]),
+                         5: "(" * 300 + found.group() + ")" * 300}[kind]
+                text = text[:found.start()] + value + text[found.end():]
+        else:
+            k = rng.randrange(len(text) + 1)
+            text = text[:k] + rng.choice(_ODD_CHARACTERS) + text[k:]
+    return text
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} in the JSON")
+
+
+@pytest.mark.parametrize("seed", range(12))  # about 0.6 s each
+def test_fuzz_mutated_bundled_files(capsys, tmp_path, seed):
+    """Seeded mutations of every bundled Aspen model, machine file, scenario and idiom file,
+    through the command line: exit 0 or 2, one line per message and no traceback, JSON
+    without NaN or Infinity, an existing output left alone when the run is refused."""
+    import random
+
+    rng = random.Random(seed)
+    for original, arguments in _fuzz_runs():
+        mutated = tmp_path / f"mutated{original.suffix}"
+        text = _mutate(original.read_text(encoding="utf-8"), rng)
+        mutated.write_text(text, encoding="utf-8", newline="")
+        out = tmp_path / "o.json"
+        out.write_text("before")
+        argv = [str(mutated) if a == "{}" else str(a) for a in arguments]
+        try:
+            status = main([*argv, "--json", str(out)])
+        except SystemExit as exit:  # the argument parser's own refusals
+            status = exit.code
+        _out, err = capsys.readouterr()
+        what = f"{original.name} mutated (seed {seed}): {err}"
+        assert status in (0, 2), what
+        assert "Traceback" not in err, what
+        assert all(line.startswith("satreport: ") or line.startswith("usage:")
+                   for line in err.splitlines()), what
+        if status == 2:
+            assert out.read_text() == "before", what
+        else:
+            json.loads(out.read_text(), parse_constant=_no_constant)
+
+
+def test_a_scenario_number_beyond_a_double_is_an_error_at_its_line(capsys, tmp_path):
+    # found by the fuzz test: 1e400 reached the compiled model as the name 'inf'
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLANNER.read_text().replace("Total_Time_s <= 0.01",
+                                                    "Total_Time_s <= 1e400"))
+    line = error_line(capsys, EXAMPLES / "triad.f90", "--scenario", scenario)
+    assert line.startswith(f"{scenario}:11: constraint ")
+    assert line.endswith(": the number 1e400 is beyond the range of a double")

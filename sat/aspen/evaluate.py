@@ -55,7 +55,10 @@ class Flow:
         self.app = app
         self.env = env
         self.leaf = leaf
-        self._cache: dict[str, t.Expr | None] = {}
+        # a kernel's count, by its name, its arguments' expressions (by identity: a call
+        # that passes on its own arguments passes the same objects) and whether it is checked
+        self._cache: dict[tuple, t.Expr | None] = {}
+        self._kept: list = []
         self._stack: list[str] = []
         self._unchecked = 0  # > 0 inside a branch not taken at the current values
 
@@ -79,9 +82,10 @@ class Flow:
     # ------------------------------------------------------------------ kernels
     def kernel(self, k: t.Kernel, bind: Mapping[str, t.Expr] | None = None,
                loc: t.Loc | None = None) -> t.Expr | None:
-        cacheable = not bind
-        if cacheable and k.name in self._cache:
-            return self._cache[k.name]
+        key = (k.name, tuple((name, id(e)) for name, e in sorted((bind or {}).items())),
+               self._unchecked > 0)
+        if key in self._cache:
+            return self._cache[key]
         if k.name in self._stack:
             chain = " -> ".join(self._stack[self._stack.index(k.name):] + [k.name])
             raise AspenError(f"recursive kernel calls: {chain}", loc or k.loc)
@@ -98,8 +102,9 @@ class Flow:
             result = self.stmts(k.body, b)
         finally:
             self._stack.pop()
-        if cacheable:
-            self._cache[k.name] = result
+        self._cache[key] = result
+        # the key holds ids: keep its arguments alive so that no other object takes an id
+        self._kept.append(bind)
         return result
 
     # ------------------------------------------------------------------ statements
@@ -359,6 +364,7 @@ class _DataWalk:
     def __init__(self, app: AppModel):
         self.app = app
         self._cache: dict[str, tuple[set, set, set]] = {}
+        self._kept: list = []
         self._stack: list[str] = []
 
     def kernel(self, k: t.Kernel, dmap: Mapping[str, str | None]) -> tuple[set, set, set]:

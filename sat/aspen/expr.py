@@ -351,7 +351,7 @@ def total(terms) -> t.Expr | None:
     """The sum of ``terms`` (``None`` ones left out).  A short sum adds left to right, as
     Aspen does; a long one (a kernel of 500 statements) is a balanced tree of the same terms,
     whose depth is the logarithm of its length: what evaluates it recurses on its depth."""
-    present = [term for term in terms if term is not None]
+    present = _repeats_counted([term for term in terms if term is not None])
     if len(present) < _LONG:
         out = None
         for term in present:
@@ -361,6 +361,23 @@ def total(terms) -> t.Expr | None:
         present = [add(*present[i:i + 2]) if i + 1 < len(present) else present[i]
                    for i in range(0, len(present), 2)]
     return present[0]
+
+
+def _repeats_counted(terms: list[t.Expr]) -> list[t.Expr]:
+    """The same term (the same object: a kernel called twice with the same arguments) ``c``
+    times is ``c * term``: a kernel that calls the next twice, 40 deep, is 40 products, not a
+    sum of 2^40 terms."""
+    counts: dict[int, int] = {}
+    for term in terms:
+        counts[id(term)] = counts.get(id(term), 0) + 1
+    if len(counts) == len(terms):
+        return terms
+    out = []
+    for term in terms:
+        c = counts.pop(id(term), 0)
+        if c:
+            out.append(term if c == 1 else mul(num(c), term))
+    return out
 
 
 def names(e: t.Expr) -> set[str]:

@@ -262,6 +262,11 @@ def _single_model(f: t.File) -> t.Model:
     return models[0]
 
 
+# Each import is a copy of the imported model under its own names (M.N.x), so models that each
+# import the next twice hold 2^depth copies: beyond this many the model is refused.
+MAX_IMPORTED_MODELS = 1000
+
+
 def load_model(path: str | Path) -> AppModel:
     """Read an application model and the models it imports."""
     p = Path(path)
@@ -287,6 +292,10 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
     for k in model.kernels:
         app.kernels[k.name] = k
     for imp in imports:
+        if len(app.imports) >= MAX_IMPORTED_MODELS:
+            raise AspenError(f"the imports make more than {MAX_IMPORTED_MODELS:,} models (each "
+                             "import is a copy of its model with names of its own): simplify "
+                             "the model", imp.loc)
         target = (path.parent / imp.path)
         if not target.is_file():
             raise AspenError(f"cannot find the imported file '{imp.path}' "
@@ -355,13 +364,21 @@ def _parse_referred(target: Path, folder: Path, how: str, item: t.Import | t.Inc
 
 
 def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...],
-             item: t.Include | None = None) -> None:
+             item: t.Include | None = None,
+             done: dict[Path, list] | None = None) -> list:
+    """Read ``path`` into ``mach``; the definitions it made (its includes' too), in order.
+
+    A file included again is not read again: its definitions are made again from ``done``
+    (the same assignments, in the same order), so files that each include the next twice
+    cost what their size does, not 2^depth readings."""
+    done = {} if done is None else done
     f = parse_file(path) if item is None else _parse_referred(path, top, "included", item)
     if f.models:
         raise AspenError(f"{path} holds an application model, not a machine model",
                          f.models[0].loc)
     mach.files.append(str(path))
     mach.leniencies += [x for x in f.leniencies if x not in mach.leniencies]
+    made: list = []
     for item in f.items:
         if isinstance(item, t.Include):
             target = path.parent / item.path
@@ -369,21 +386,39 @@ def _include(mach: MachineModel, path: Path, top: Path, stack: tuple[Path, ...],
                 target = top / item.path
             if not target.is_file():
                 raise AspenError(f"cannot find the included file '{item.path}'", item.loc)
-            if target.resolve() in stack:
+            resolved = target.resolve()
+            if resolved in stack or resolved == path.resolve():
                 raise AspenError(f"include cycle: {item.path} includes itself", item.loc)
-            _include(mach, target, top, stack + (path.resolve(),), item)
-        elif isinstance(item, t.Param):
-            mach.params[item.name] = _param_def(item)
-        elif isinstance(item, t.Enum):
-            _add_enum(mach.params, {}, item)
+            if resolved in done:
+                for definition in done[resolved]:
+                    _define(mach, definition)
+                made += done[resolved]
+            else:
+                made += _include(mach, target, top, stack + (path.resolve(),), item, done)
         elif isinstance(item, t.Data):
             raise AspenError("'data' belongs in an application model", item.loc)
-        elif isinstance(item, t.Component):
-            mach.components[item.name] = item
-            if item.kind == "socket" and item.name not in mach.sockets:
-                mach.sockets.append(item.name)
-            if item.kind == "machine":
-                mach.machine_name = item.name
+        elif isinstance(item, (t.Param, t.Enum, t.Component)):
+            _define(mach, item)
+            made.append(item)
+    # made again, only the last definition of each name matters, in the order of the last
+    last: dict = {}
+    for definition in reversed(made):
+        last.setdefault((type(definition), definition.name), definition)
+    done[path.resolve()] = list(reversed(last.values()))
+    return done[path.resolve()]
+
+
+def _define(mach: MachineModel, item: t.Param | t.Enum | t.Component) -> None:
+    if isinstance(item, t.Param):
+        mach.params[item.name] = _param_def(item)
+    elif isinstance(item, t.Enum):
+        _add_enum(mach.params, {}, item)
+    else:
+        mach.components[item.name] = item
+        if item.kind == "socket" and item.name not in mach.sockets:
+            mach.sockets.append(item.name)
+        if item.kind == "machine":
+            mach.machine_name = item.name
 
 
 def load(path: str | Path) -> AppModel | MachineModel:

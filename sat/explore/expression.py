@@ -12,6 +12,7 @@ as a formula.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,7 +129,11 @@ class _Parser:
         token = self.token
         if token.kind == "number":
             self.index += 1
-            return E.Num(float(token.text))
+            value = float(token.text)
+            if not math.isfinite(value):
+                raise ExpressionError(f"the number {token.text} is beyond the range of a double",
+                                      token.column)
+            return E.Num(value)
         if token.kind == "name":
             self.index += 1
             if self.token.kind == "op" and self.token.text == "(":

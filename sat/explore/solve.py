@@ -15,14 +15,22 @@ by :data:`RELAXATION`, and which pairs of constraints hold together somewhere.
   the time limit or when the best configuration has not changed for :data:`STALL`
   generations (by more than a relative 1e-6); a pattern search then polishes the best feasible
   point (exact boundaries for continuous variables).  Its answer is the best found, not a
-  proven optimum: the explanation covers the configurations it evaluated.
+  proven optimum: the explanation covers the configurations it evaluated.  The time limit
+  holds inside a generation too (the ranking and the polish look at the clock), so a run
+  ends within the limit plus one evaluation of a population.
+
+A configuration whose arithmetic overflows or divides by zero is not valid (its values are not
+finite); numpy's warnings about it are never for the user and are silenced
+(:func:`quiet_arithmetic`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -39,6 +47,15 @@ CHUNK = 65_536
 RELAXATION = 0.10  # "how the objective changes": each constraint relaxed by 10 % of its bound
 STALL = 100  # generations without a better configuration before ISRES stops
 STALL_GAIN = 1e-6  # relative: a smaller gain is no better configuration (the polish refines)
+
+
+@contextmanager
+def quiet_arithmetic() -> Iterator[None]:
+    """No numpy warning about overflow, 0/0 or inf - inf: such a configuration is invalid
+    (its values are not finite), which the solvers report in their own words."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 @dataclass
@@ -76,6 +93,10 @@ class Evaluator:
 
     def __call__(self, points: np.ndarray) -> Evaluation:
         """``points``: one row per configuration, one column per variable."""
+        with np.errstate(all="ignore"):  # per thread: also on a cluster's workers
+            return self._evaluate(points)
+
+    def _evaluate(self, points: np.ndarray) -> Evaluation:
         values = dict(self.base)
         for k, name in enumerate(self.names):
             values[name] = points[:, k]
@@ -237,7 +258,8 @@ def _grid_chunk(evaluate: Evaluator, first: int, count: int, axes: list[np.ndarr
     indices = np.unravel_index(np.arange(first, first + count), shape)
     points = np.column_stack([axis[index] for axis, index in zip(axes, indices, strict=True)])
     tally = Tally(evaluate.constraints)
-    tally.add(evaluate(points))
+    with np.errstate(all="ignore"):
+        tally.add(evaluate(points))
     return tally
 
 
@@ -263,6 +285,16 @@ def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, s
           max_evaluations: int = 1_000_000) -> Solution:
     """Runarsson and Yao's ISRES with a time limit; then a pattern search from the best."""
     start = time.perf_counter()
+    deadline = start + time_limit_s
+    with quiet_arithmetic():
+        tally, generations = _evolve(evaluate, variables, deadline, seed, max_evaluations)
+    return Solution("isres", tally, time.perf_counter() - start, generations=generations)
+
+
+def _evolve(evaluate: Evaluator, variables: list[Variable], deadline: float, seed: int,
+            max_evaluations: int) -> tuple[Tally, int]:
+    """The generations until ``deadline`` (a :func:`time.perf_counter` value), then the
+    polish while time remains: the tally and the number of generations."""
     n = len(variables)
     low = np.array([v.low for v in variables])
     high = np.array([v.high for v in variables])
@@ -283,8 +315,8 @@ def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, s
     sigma = np.tile((high - low) / math.sqrt(n), (population, 1))
     goal, penalty = assess(x)
     best_goal, stall, generations = math.inf, 0, 0
-    while time.perf_counter() - start < time_limit_s and tally.evaluations < max_evaluations:
-        order = _stochastic_rank(goal, penalty, pf, rng)
+    while time.perf_counter() < deadline and tally.evaluations < max_evaluations:
+        order = _stochastic_rank(goal, penalty, pf, rng, deadline)
         x, sigma, goal, penalty = x[order], sigma[order], goal[order], penalty[order]
         best = x[0].copy()
         children = np.empty_like(x)
@@ -317,17 +349,17 @@ def isres(evaluate: Evaluator, variables: list[Variable], time_limit_s: float, s
         if stall >= STALL:
             break
     if tally.best_point is not None:
-        _polish(memo, tally.best_point, low, high, integer, feasible)
+        _polish(memo, tally.best_point, low, high, integer, feasible, deadline)
         # the explanation's "without it" and "relaxed" optima, sharpened the same way
         for i in range(evaluate.constraints):
             for goals, points, limit in ((tally.without, tally.without_point, math.inf),
                                          (tally.relaxed, tally.relaxed_point, RELAXATION)):
                 if points[i] is not None:
                     point, goal = _polish(memo, points[i], low, high, integer,
-                                          partial(_others_hold, i=i, limit=limit))
+                                          partial(_others_hold, i=i, limit=limit), deadline)
                     if goal < goals[i]:
                         goals[i], points[i] = goal, point
-    return Solution("isres", tally, time.perf_counter() - start, generations=generations)
+    return tally, generations
 
 
 class _Memo:
@@ -375,14 +407,17 @@ def _others_hold(e: Evaluation, i: int, limit: float) -> np.ndarray:
 
 
 def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
-                     rng: np.random.Generator) -> np.ndarray:
+                     rng: np.random.Generator, deadline: float = math.inf) -> np.ndarray:
     """Runarsson and Yao's stochastic bubble sort: compare by objective when both points are
-    feasible or with probability ``pf``, else by penalty."""
+    feasible or with probability ``pf``, else by penalty.  Its sweeps are quadratic in a big
+    population: past ``deadline`` the order reached so far is the ranking."""
     goals, penalties = goal.tolist(), penalty.tolist()  # plain floats: a Python loop
     size = len(goals)
     order = list(range(size))
     draws = (rng.random(size * size) < pf).tolist()
     for sweep in range(size):
+        if time.perf_counter() >= deadline:
+            break
         swapped = False
         for j in range(size - 1):
             a, b = order[j], order[j + 1]
@@ -400,16 +435,17 @@ def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
 
 def _polish(evaluate: Callable[[np.ndarray], Evaluation], start: np.ndarray, low: np.ndarray,
             high: np.ndarray, integer: np.ndarray,
-            accept: Callable[[Evaluation], np.ndarray]) -> tuple[np.ndarray, float]:
+            accept: Callable[[Evaluation], np.ndarray],
+            deadline: float = math.inf) -> tuple[np.ndarray, float]:
     """Compass search from ``start`` over the configurations ``accept`` allows: steps along
     each variable, halved when no step improves, down to a whole number or 1e-10 of the
-    range.  Returns the best point and its goal."""
+    range, or until ``deadline``.  Returns the best point and its goal."""
     point = start.copy()
     e = evaluate(point[None, :])
     best_goal = float(e.goal[0]) if accept(e)[0] else math.inf
     step = (high - low) / 4
     floor = np.where(integer, 1.0, (high - low) * 1e-10)
-    while np.any(step >= floor):
+    while np.any(step >= floor) and time.perf_counter() < deadline:
         trial = []
         for k in range(len(point)):
             if step[k] < floor[k]:

@@ -78,7 +78,14 @@ def solve_scenario(run: Run, result, scenario) -> None:
     from sat.explore.explain import answer, region
     from sat.explore.scenario import ScenarioError, bind
     from sat.explore.scenario_sheet import scenario_table
-    from sat.explore.solve import MAX_GRID, Evaluator, exhaustive, grid_points, isres
+    from sat.explore.solve import (
+        MAX_GRID,
+        Evaluator,
+        exhaustive,
+        grid_points,
+        isres,
+        quiet_arithmetic,
+    )
     from sat.model.tables import Note
 
     try:
@@ -104,7 +111,8 @@ def solve_scenario(run: Run, result, scenario) -> None:
         run.progress(f"solving {scenario.display}: evolution strategy (ISRES), at most "
                      f"{scenario.time_limit_s:g} s")
         solution = isres(evaluate, problem.variables, scenario.time_limit_s, scenario.seed)
-    data = answer(problem, evaluate, solution)
+    with quiet_arithmetic():
+        data = answer(problem, evaluate, solution)
     if solution.tally.feasible:
         optimum = dict(zip((v.name for v in problem.variables),
                            solution.tally.best_point.tolist(), strict=True))
@@ -114,7 +122,8 @@ def solve_scenario(run: Run, result, scenario) -> None:
                 parameter.value = int(value) if float(value).is_integer() else value
                 parameter.source = f"scenario optimum ({scenario.display})"
                 parameter.defaulted = False
-        area = region(problem, evaluate, optimum)
+        with quiet_arithmetic():
+            area = region(problem, evaluate, optimum)
         if area is not None:
             data["region"] = area
     for sentence in data["sentences"]:
