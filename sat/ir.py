@@ -201,6 +201,25 @@ class Body:
         for branch in self.branches:
             yield from branch.all_loops()
 
+    def levels(self) -> Iterator[Body]:
+        """This body and every body below it: the loop levels and the branch arms, depth
+        first in program order."""
+        stack: list[Body] = [self]
+        while stack:
+            body = stack.pop()
+            yield body
+            stack.extend(reversed(body.branches))
+            stack.extend(reversed(body.loops))
+
+    def arms(self) -> Iterator[Body]:
+        """This level and its branch arms, nested ones too, in program order (not its inner
+        loops): where the level's own statements are."""
+        stack: list[Body] = [self]
+        while stack:
+            body = stack.pop()
+            yield body
+            stack.extend(reversed(body.branches))
+
 
 @dataclass
 class Branch(Body):

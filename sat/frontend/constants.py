@@ -58,16 +58,8 @@ def _texts(proc: ir.Procedure) -> list[str]:
     texts += [t for var in (*proc.locals, *proc.nonlocals) for t in var.shape]
     texts += [o for body in (proc, *proc.all_loops()) for array in body.arrays
               for access in array.accesses for o in access.offsets if isinstance(o, str)]
-    texts += [arg for body in _bodies(proc) for call in body.calls for arg in call.args]
+    texts += [arg for body in proc.levels() for call in body.calls for arg in call.args]
     return texts
-
-
-def _bodies(body: ir.Body) -> list[ir.Body]:
-    """A body and every body below it: loops and branch arms."""
-    found = [body]
-    for inner in (*body.loops, *body.branches):
-        found.extend(_bodies(inner))
-    return found
 
 
 def _literal(value: float) -> str:
@@ -89,7 +81,7 @@ def _rename(proc: ir.Procedure, name: str, new_name: str) -> None:
             for access in array.accesses:
                 access.offsets = tuple(put(o) if isinstance(o, str) else o
                                        for o in access.offsets)
-    for body in _bodies(proc):
+    for body in proc.levels():
         for call in body.calls:
             call.args = [put(arg) for arg in call.args]
     for constant in proc.constants:

@@ -52,7 +52,6 @@ from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
     bounds_assigned_inside,
     enclosing_branches,
-    levels,
     outermost_loops,
     program_nests,
     setup_reason,
@@ -219,7 +218,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
         if reason:
-            flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in levels(loop))
+            flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in loop.levels())
             ctx.skip_nest(procedure.name, file, loop.line,
                           f"{reason} ({flops} flops per iteration)", "assumption")
             continue
@@ -450,7 +449,7 @@ def build_model(program: Program, params: ParameterSet,
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)
     if any(body.calls for proc in program.procedures for loop in outermost_loops(proc)
-           for body in levels(loop)):
+           for body in loop.levels()):
         ctx.note(CALLS_NOTE)
     ctx.note(UNITS_NOTE)
     ctx.note(REUSE_NOTE)

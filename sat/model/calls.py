@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sat import ir
-from sat.model.nests import levels, outermost_loops
+from sat.model.nests import outermost_loops
 
 MAX_DEPTH = 16
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
@@ -64,14 +64,14 @@ def inline_calls(program: ir.Program) -> Inlined:
 
 def _calls_the_program(procedure: ir.Procedure, originals: dict[str, ir.Procedure]) -> bool:
     return any(call.name.lower() in originals for loop in outermost_loops(procedure)
-               for body in levels(loop) for call in body.calls)
+               for body in loop.levels() for call in body.calls)
 
 
 def calls_summary(loop: ir.Loop, known: set[str]) -> str:
     """The calls of a nest for the Loops sheet: ``flux ×2, eos ×1 (not in the sources)``;
     ``known`` holds the (lower-case) names of the program's procedures."""
     sites: dict[str, list[bool]] = {}
-    for body in levels(loop):
+    for body in loop.levels():
         for call in body.calls:
             sites.setdefault(call.name, []).append(call.followed)
 
@@ -112,8 +112,8 @@ def _drop_inner_procedures(result: Inlined) -> None:
         inside: dict[str, set[str]] = {}
         elsewhere: set[str] = set()
         for procedure in kept:
-            nest_bodies = {id(b) for loop in outermost_loops(procedure) for b in levels(loop)}
-            for body in levels(procedure):
+            nest_bodies = {id(b) for loop in outermost_loops(procedure) for b in loop.levels()}
+            for body in procedure.levels():
                 for call in body.calls:
                     if call.followed and id(body) in nest_bodies:
                         inside.setdefault(call.name.lower(), set()).add(procedure.name)

@@ -52,7 +52,7 @@ def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
 def _uses(name: str, loop: Loop) -> bool:
     """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``."""
     word = re.compile(rf"\b{re.escape(name)}\b", re.I)
-    for body in levels(loop):
+    for body in loop.levels():
         if body is not loop and any(var.lower() == name for array in body.arrays
                                     for access in array.accesses for var in access.loopvars):
             return True
@@ -79,17 +79,6 @@ def nest_parts(loop: Loop) -> list[Loop]:
             parts.append(NestPart(**{**fields, **own, "loops": [inner], "line": inner.line,
                                      "whole": getattr(loop, "whole", None) or loop}))
     return parts
-
-
-def levels(top: Body) -> Iterator[Body]:
-    """``top`` (a nest, or a procedure) and every body below it: the loop levels and the
-    branch arms, depth first in program order."""
-    stack: list[Body] = [top]
-    while stack:
-        body = stack.pop()
-        yield body
-        stack.extend(reversed(body.branches))
-        stack.extend(reversed(body.loops))
 
 
 def literal_trips(loop: Loop) -> int | None:
@@ -124,7 +113,7 @@ def setup_reason(loop: Loop, threshold: float) -> str:
     if iterations is None or iterations >= threshold:
         return ""
     loopvars = {lp.loopvar.lower() for lp in loops}
-    for body in levels(loop):
+    for body in loop.levels():
         for array in body.arrays:
             for access in array.accesses:
                 if len(access.offsets) > 1 and any(v.lower() in loopvars
@@ -146,7 +135,7 @@ def bounds_assigned_inside(loop: Loop) -> list[tuple[Loop, str]]:
     """
     loops = [loop, *loop.all_loops()]
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
-    assigned = {s.name.lower() for body in levels(loop) for s in body.scalars
+    assigned = {s.name.lower() for body in loop.levels() for s in body.scalars
                 if s.writes and s.name.lower() not in loopvars}
     found = []
     for lp in loops:

@@ -23,7 +23,7 @@ from typing import Literal
 
 from sat.ir import Loop, Procedure, Program
 from sat.model.context import ModelContext
-from sat.model.nests import levels, program_nests
+from sat.model.nests import program_nests
 from sat.model.tables import Column, Table
 
 Kind = Literal["flow", "anti", "output"]
@@ -65,7 +65,7 @@ class NestData:
 def nest_data(loop: Loop) -> NestData:
     """The data a nest reads and writes, over all its levels."""
     data = NestData(loop.line, {}, {})
-    for level in levels(loop):
+    for level in loop.levels():
         data.calls += sum(not call.followed for call in level.calls)
         for array in level.arrays:
             key = (array.name.lower(), array.component.lower())

@@ -37,7 +37,6 @@ import re
 from dataclasses import dataclass
 
 from sat.ir import Body, Loop, Procedure, Program
-from sat.model.nests import levels
 from sat.parameter import symbol_to_name
 
 # (lower-case array name, lower-case component or "" for the whole array)
@@ -113,7 +112,7 @@ def _between(procedure: Procedure, first: Loop, second: Loop, known: set[str]) -
 
 def _names(loop: Loop) -> set[str]:
     """Every array and scalar a nest touches (lower case)."""
-    return {item.name.lower() for level in levels(loop)
+    return {item.name.lower() for level in loop.levels()
             for item in (*level.arrays, *level.scalars)}
 
 
@@ -185,7 +184,7 @@ def touches(loop: Loop) -> _Touch:
     loopvars = {lp.loopvar.lower() for lp in (loop, *loop.all_loops()) if lp.loopvar}
     touch = _Touch({}, {}, {}, set(), set(), [])
     first_type: dict[str, str] = {}
-    for level in levels(loop):
+    for level in loop.levels():
         for call in level.calls:
             if not call.followed:
                 touch.unknown_calls.append(call.name)

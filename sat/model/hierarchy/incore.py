@@ -114,22 +114,12 @@ def _loops_below(body: Body):
         stack.extend(arm.branches)
 
 
-def _bodies(loop: Loop) -> list[Body]:
-    found: list[Body] = []
-    stack: list[Body] = [loop]
-    while stack:
-        body = stack.pop()
-        found.append(body)
-        stack.extend(body.branches)
-    return found
-
-
 def vectorisable(procedure: Procedure, loop: Loop) -> tuple[bool, str]:
     """Whether compilers vectorise the innermost loops of ``loop``, and why not."""
     contiguous = 0 if procedure.layout == "column-major" else -1
     for inner in _innermost(loop):
         var = inner.loopvar
-        accesses = [(array, access) for body in _bodies(inner) for array in body.arrays
+        accesses = [(array, access) for body in inner.arms() for array in body.arrays
                     for access in array.accesses]
         if not any(access.loopvars and access.loopvars[contiguous] == var
                    for _, access in accesses):

@@ -117,19 +117,10 @@ def loop_levels(program: Program) -> Iterator[tuple[Procedure, Loop, int, tuple[
             yield procedure, loop, depth, chain
 
 
-def _bodies(loop: Loop) -> Iterator[Body]:
-    """The loop level and its branch arms (not its inner loops)."""
-    stack: list[Body] = [loop]
-    while stack:
-        body = stack.pop()
-        yield body
-        stack.extend(reversed(body.branches))
-
-
 def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) -> _LoopView:
     refs: dict[str, list[_Ref]] = {}
     array_names: set[str] = set()
-    bodies = list(_bodies(loop))
+    bodies = list(loop.arms())
     for body in bodies:
         for array in body.arrays:
             array_names.add(array.name)
@@ -232,7 +223,7 @@ def _carriers(loop: Loop, bodies: list[Body], chain: tuple[str, ...],
 def carried_scalars(loop: Loop) -> list[str]:
     """The scalars that carry a value fed by arrays from one iteration of ``loop`` to the next
     (a reduction, ``s = s + a(i)``), as the idioms' ``carried: true`` sees them."""
-    bodies = list(_bodies(loop))
+    bodies = list(loop.arms())
     arrays = {array.name for body in bodies for array in body.arrays}
     chain = (loop.loopvar,) if loop.loopvar else ()
     return sorted(name for name, carrier in _carriers(loop, bodies, chain, arrays).items()
