@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_c_snippets import STENCIL_3D as STENCIL7  # the 7-point stencil, in C
 
 from sat.cli import main
 
@@ -59,18 +60,6 @@ for(int i=1; i<N-1; ++i)
     b[i] = c * (a[i-1] - 2.0*a[i] + a[i+1]);
 """
 
-STENCIL7 = """\
-double a[M][N][N];
-double b[M][N][N];
-double s;
-
-for(int k=1; k<M-1; ++k)
-    for(int j=1; j<N-1; ++j)
-        for(int i=1; i<N-1; ++i)
-            b[k][j][i] = ( a[k][j][i-1] + a[k][j][i+1]
-                         + a[k][j-1][i] + a[k][j+1][i]
-                         + a[k-1][j][i] + a[k+1][j][i]) * s;
-"""
 
 
 def run(tmp_path: Path, source: str, *options: str, name: str = "kernel.c",
