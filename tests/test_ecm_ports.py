@@ -225,6 +225,14 @@ def test_a_nest_turned_scalar_issues_one_element_per_instruction(tmp_path):
     assert (ecm["t_ol"], ecm["t_nol"]) == (32, 28)
 
 
+def test_the_vectorised_column_says_what_its_cells_hold():
+    # The switch is TRUE/FALSE on the Parameters sheet; the ECM column holds it as 1/0 (a cell
+    # never holds a boolean), so its unit reads 0/1.
+    from sat.model.hierarchy.incore import incore_columns
+    (column,) = [c for c in incore_columns() if c.key == "vectorised"]
+    assert column.unit == "0/1"
+
+
 @pytest.mark.parametrize(("source", "why"), [
     ("double a[N], b[N];\nfor(int i=1; i<N; ++i)\n    a[i] = a[i-1] + b[i];\n",
      "a is written and read at other offsets along i"),

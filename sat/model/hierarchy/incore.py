@@ -53,7 +53,7 @@ INSTRUCTIONS = ("add", "mul", "fma", "div", "special", "load", "store")
 def incore_columns() -> list[Column]:
     band = "In core"
     return [
-        _c("vectorised", "Vectorised", "TRUE/FALSE", "The nest's Vectorised_ switch: the "
+        _c("vectorised", "Vectorised", "0/1", "The nest's Vectorised_ switch (1: TRUE): the "
            "innermost loop runs vector instructions (default: it steps along an array's "
            "contiguous dimension and carries nothing from one iteration to the next).", band),
         _c("vector_elements", "Elements", "per instruction", "Elements one instruction works "
