@@ -54,6 +54,7 @@ class _Ref:
     subs: tuple[Subscript, ...]
     kinds: tuple[str, ...]
     line: int
+    bound: bool = False  # read only in the bounds of an inner loop (rowptr(i), rowptr(i+1))
 
     @property
     def read(self) -> bool:
@@ -121,6 +122,9 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
     refs: dict[str, list[_Ref]] = {}
     array_names: set[str] = set()
     bodies = list(loop.arms())
+    # the bounds of the inner loops this level starts, by their line
+    bounds = {inner.line: f"{inner.lower} {inner.upper}" for body in bodies
+              for inner in body.loops}
     for body in bodies:
         for array in body.arrays:
             array_names.add(array.name)
@@ -130,8 +134,11 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
                 subs = access.subscripts if len(access.subscripts) == len(access.offsets) \
                     else _derived(access, chain)
                 kinds = tuple(_kind(sub, loop.loopvar, chain) for sub in subs)
+                bound = not access.writes and access.line in bounds and re.search(
+                    rf"(?<![\w%]){re.escape(array.name)}\s*[\[(]", bounds[access.line],
+                    re.I) is not None
                 refs.setdefault(array.name, []).append(
-                    _Ref(array.name, access, subs, kinds, access.line or loop.line))
+                    _Ref(array.name, access, subs, kinds, access.line or loop.line, bound))
     return _LoopView(procedure, loop, depth, chain, refs,
                      _carriers(loop, bodies, chain, array_names))
 
@@ -139,6 +146,8 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
 def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
     if sub.kind == "irregular":
         return "irregular"
+    if sub.kind == "indirect" and var and sub.run == var:
+        return "indirect"  # the run along this loop from an element an index array picks
     if sub.kind in ("induction", "indirect") and sub.var:
         if var and sub.var == var:
             return "loop" if sub.kind == "induction" else "indirect"
@@ -351,7 +360,10 @@ def _array_match(name: str, cond: Condition, view: _LoopView) -> tuple[_Ref, str
     refs = view.refs.get(name, [])
     if not refs or not _in(len(refs), cond.references):
         return None
-    points = _offsets(refs)
+    # an inner loop's bounds (rowptr(i), rowptr(i+1)) are read once per iteration: one
+    # position, whatever their offsets, never a stencil
+    body = [ref for ref in refs if not ref.bound]
+    points = _offsets(body) if body else 1
     if not _in(points, cond.offsets):
         return None
     for ref in refs:
@@ -400,7 +412,8 @@ def _detail(ref: _Ref, view: _LoopView, cond: Condition, points: int,
     index = next((s for s, k in zip(ref.subs, ref.kinds, strict=True) if k == "indirect"),
                  None)
     if index is not None:
-        return f"{text}, through {index.index}"
+        run = f", contiguous runs along {index.run}" if index.run else ""
+        return f"{text}, through {index.index}{run}"
     if stride is None and "loop" in ref.kinds:
         stride = _stride(ref, view)
     if stride is not None and cond.carried is None:
