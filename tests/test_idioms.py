@@ -598,3 +598,15 @@ def test_an_index_moved_by_an_outer_loop_is_no_run(tmp_path, capsys):
                     "    end do\n  end do\nend subroutine\n")
     details = {r["detail"] for r in idioms_of(path, capsys=capsys) if r["array"] == "x"}
     assert details == {"x(col(k)+j), through col"}
+
+
+def test_xml_round_trip_keeps_the_run_of_a_gather_of_blocks(tmp_path):
+    path = tmp_path / "blocks.f90"
+    path.write_text(BLOCKS)
+    program = read_sources([str(path)])
+    text = program_to_xml(program)
+    assert 'subscripts="(indirect(ib,1,0,start,start(ib)+k-1,k))"' in text
+    again = read_program_text(text)
+    assert again == program
+    assert {(m.idiom, m.array, m.detail) for m in recognise(again)[0] if m.array == "x"} == {
+        ("gather", "x", "x(start(ib)+k-1), through start, contiguous runs along k")}
