@@ -259,3 +259,46 @@ def test_large_stride_inner_access_in_exasat_cache(tmp_path: Path, cache_kb: int
     (loop,) = json.loads(out.read_text())["loops"]
     assert loop["traffic_gb"] * 1e9 / 4_002_000 == pytest.approx(expected)
     assert loop["reuse"] == 4  # none
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_edit_of_the_capacities_moves_the_sweep_condition(tmp_path: Path) -> None:
+    """The sweep condition is live: L1KB and CacheKB edited to 256 in the workbook give
+    what --set gives (the sweep of 156.25 KiB then fits: 8.04 B/it at L1 and on the Loops
+    sheet, where it was 88)."""
+    from libreoffice import recalculate_edited
+    from test_workbook import META
+
+    from sat.frontend import read_sources
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.parameters import build_parameters
+    from sat.report.workbook import write_workbook
+
+    path, machine = tmp_path / "matvec.c", tmp_path / "machine.xml"
+    path.write_text(MATVEC)
+    machine.write_text(MACHINE.format(l1=32, l2=1024))
+
+    def model(*sets: str):
+        result = build_model(read_sources([str(path)]), build_parameters(
+            load_machine(str(machine)), sets=["M=2001", "N=2000", *sets]))
+        return result, result.env()
+
+    result, env = model()
+    level = next(r for r in result.tables["Levels"].rows if r["level"] == "L1")
+    loop = result.tables["Loops"].rows[0]
+    assert level["traffic_gb"].value(env) * 1e9 / 4_002_000 == pytest.approx(88.0)
+    base = tmp_path / "matvec.xlsx"
+    cells = write_workbook(result, str(base), META)
+    values = recalculate_edited(base, {cells.names["L1KB"]: 256, cells.names["CacheKB"]: 256},
+                                tmp_path / "edit")
+    edited, edited_env = model("L1KB=256", "CacheKB=256")
+    expected_level = next(r for r in edited.tables["Levels"].rows if r["level"] == "L1")
+    for quantity, expected in ((level["traffic_gb"], expected_level["traffic_gb"]),
+                               (level["layer_condition"], expected_level["layer_condition"]),
+                               (loop["traffic_gb"], edited.tables["Loops"].rows[0]["traffic_gb"])):
+        sheet, r, c = cells.home(quantity)
+        assert values[sheet].cell(r + 1, c + 1).value == pytest.approx(
+            expected.value(edited_env), rel=1e-9)
+    assert expected_level["traffic_gb"].value(edited_env) * 1e9 / 4_002_000 == pytest.approx(
+        32_176_000 / 4_002_000)
