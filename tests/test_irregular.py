@@ -11,6 +11,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from test_idioms import BLOCKS
 
 from sat.frontend import read_sources
 from sat.machine import load_machine
@@ -232,19 +233,6 @@ def test_callgrind_scatter_agrees(tmp_path, pattern, param, range_kb):
     assert row.writebacks is not None and row.writebacks > 0
     assert abs(row.writebacks - x_read) <= 4 * 64, (row.writebacks, x_read)
 
-
-BLOCKS = """\
-subroutine blocks(y, x, start, nb, bs, n)
-  integer :: nb, bs, n, ib, k
-  integer :: start(nb)
-  double precision :: y(bs, nb), x(n)
-  do ib = 1, nb
-    do k = 1, bs
-      y(k, ib) = x(start(ib) + k - 1)
-    end do
-  end do
-end subroutine
-"""
 
 
 @pytest.mark.parametrize("bs, cluster_elems, cluster, lines", [
