@@ -610,3 +610,41 @@ def test_xml_round_trip_keeps_the_run_of_a_gather_of_blocks(tmp_path):
     assert again == program
     assert {(m.idiom, m.array, m.detail) for m in recognise(again)[0] if m.array == "x"} == {
         ("gather", "x", "x(start(ib)+k-1), through start, contiguous runs along k")}
+
+
+CSR_SCALARS = """\
+subroutine spmv(n, rowptr, col, val, x, y)
+  integer :: n, i, k, first, last
+  integer :: rowptr(n+1), col(*)
+  double precision :: val(*), x(n), y(n), t, s
+  do i = 2, n
+    first = rowptr(i)
+    last = rowptr(i+1) - 1
+    s = x(i-1) + x(i+1)
+    t = 0
+    do k = first, last
+      t = t + val(k) * x(col(k))
+    end do
+    y(i) = t + s
+  end do
+end subroutine
+"""
+
+
+def test_csr_row_bounds_read_into_scalars_are_no_stencil(tmp_path, capsys):
+    """first = rowptr(i), last = rowptr(i+1) - 1 set the k loop's bounds: rowptr is a stream
+    of the i loop (Fortran, the bounds naming the scalars; C, the front end following them
+    into the bounds). x(i-1) + x(i+1), read into s which no bound names, stays a stencil."""
+    from test_authored_forms import CSR
+
+    path = tmp_path / "csr.f90"
+    path.write_text(CSR_SCALARS)
+    found = {(r["loop_line"], r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)}
+    assert found == {(5, "stream", "rowptr"), (5, "stencil", "x"), (5, "stream", "y"),
+                     (10, "stream", "col"), (10, "stream", "val"), (10, "gather", "x"),
+                     (10, "reduction", "t")}
+    path = tmp_path / "csr.c"
+    path.write_text(CSR)
+    found = {(r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)
+             if r["array"] == "rowptr"}
+    assert found == {("stream", "rowptr")}

@@ -122,9 +122,16 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
     refs: dict[str, list[_Ref]] = {}
     array_names: set[str] = set()
     bodies = list(loop.arms())
-    # the bounds of the inner loops this level starts, by their line
+    # the bounds of the inner loops this level starts, by their line, and the lines of the
+    # scalars set from an array there (first = rowptr(i), which the front end follows into
+    # the bounds it sets)
     bounds = {inner.line: f"{inner.lower} {inner.upper}" for body in bodies
               for inner in body.loops}
+    setting: dict[tuple[int, str], set[str]] = {}
+    for body in bodies:
+        for scalar in body.scalars:
+            for source in scalar.sources:
+                setting.setdefault((scalar.line, source.lower()), set()).add(scalar.name)
     for body in bodies:
         for array in body.arrays:
             array_names.add(array.name)
@@ -134,13 +141,31 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
                 subs = access.subscripts if len(access.subscripts) == len(access.offsets) \
                     else _derived(access, chain)
                 kinds = tuple(_kind(sub, loop.loopvar, chain) for sub in subs)
-                bound = not access.writes and access.line in bounds and re.search(
-                    rf"(?<![\w%]){re.escape(array.name)}\s*[\[(]", bounds[access.line],
-                    re.I) is not None
                 refs.setdefault(array.name, []).append(
-                    _Ref(array.name, access, subs, kinds, access.line or loop.line, bound))
+                    _Ref(array.name, access, subs, kinds, access.line or loop.line,
+                         _bound(array.name, access, subs, bounds, setting)))
     return _LoopView(procedure, loop, depth, chain, refs,
                      _carriers(loop, bodies, chain, array_names))
+
+
+def _bound(name: str, access: Access, subs: tuple[Subscript, ...], bounds: dict[int, str],
+           setting: dict[tuple[int, str], set[str]]) -> bool:
+    """Whether a read bounds an inner loop: in the loop statement itself (``do k =
+    rowptr(i), rowptr(i+1)-1``), or through a scalar set from it that a bound names
+    (``first = rowptr(i)`` and ``do k = first, last``) or that the front end followed into
+    the bound (``rowptr(i)``)."""
+    if access.writes:
+        return False
+    if access.line in bounds:
+        return re.search(rf"(?<![\w%]){re.escape(name)}\s*[\[(]", bounds[access.line],
+                         re.I) is not None
+    scalars = setting.get((access.line, name.lower()))
+    if not scalars:
+        return False
+    text = f"{name}({','.join(sub.text for sub in subs)})".lower().replace(" ", "")
+    return any((subs and text in bound.lower().replace(" ", "")) or any(
+        re.search(rf"(?<![\w%]){re.escape(scalar)}(?!\w)", bound, re.I) for scalar in scalars)
+        for bound in bounds.values())
 
 
 def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
