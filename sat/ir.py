@@ -56,6 +56,9 @@ class Subscript:
     - ``indirect``: an element of the index array ``index`` picked by the loop variable
       ``var`` (``x(col(k))``: index ``col``, var ``k``), also through a scalar set from one
       (``j = col(k)`` then ``x(j)``).
+      When a loop variable inside the index's one also moves it with coefficient 1 or -1
+      (``x(start(ib)+k-1)``: index ``start``, var ``ib``), the element picked starts a
+      contiguous run along that variable, ``run`` (``k``): a gather of blocks.
     - ``invariant``: no loop variable (``a(3)``, ``a(n)``); an index array read at a fixed
       place (``a(idx(1))``) keeps its name in ``index``, and is no gather.
     - ``irregular``: depends on a loop variable in a way that cannot be analysed (a function
@@ -70,6 +73,7 @@ class Subscript:
     offset: int | str = 0
     index: str = ""
     text: str = ""
+    run: str = ""
 
 
 @dataclass

@@ -205,3 +205,100 @@ def test_tiled_nest_beside_a_sibling_in_a_time_loop(tmp_path: Path) -> None:
     assert tiled["gflops"] == sibling["gflops"] == pytest.approx(10 * 1024 ** 2 / 1e9)
     # the tile loops' variables are no problem parameters
     assert not {"jt", "it"} & {p["name"] for p in data["parameters"]}
+
+
+MATVEC = """\
+double a[N][M];
+double b[N];
+double c[N];
+
+for (int j = 0; j < M; ++j)
+    for (int i = 0; i < N; ++i)
+        c[i] += a[i][j] * b[i];
+"""
+
+
+@pytest.mark.parametrize("l1, l2, expected", [
+    # j (X, the unit stride of a) outside i (Y): one step of j touches one line of a per i,
+    # 2,000 x 64 B = 125 KiB, plus b and c, 2,000 x 8 B each: 156.25 KiB.
+    # L1 32 KiB: it does not fit. Every a[i][j] moves a whole line, 64 B; b is read again
+    # (8 B) and c read and written back (16 B) at every j: 88 B/it. The L2 of 1 MiB holds
+    # it: a's lines once, 2001 rounded to 2008 elements (251 lines) x 2000 rows x 8 B =
+    # 32,128,000 B, b 2000 x 8 = 16,000, c 2000 x 16 = 32,000: 32,176,000 / (2001 x 2000
+    # = 4,002,000) = 8.0400 B/it.
+    (32, 1024, {"L1": 88.0, "L2": 32_176_000 / 4_002_000}),
+    # 128 KiB / 256 KiB: the sweep (156.25 KiB) fits the L2 only
+    (128, 256, {"L1": 88.0, "L2": 32_176_000 / 4_002_000}),
+    # 256 KiB / 512 KiB: it fits both
+    (256, 512, {"L1": 32_176_000 / 4_002_000, "L2": 32_176_000 / 4_002_000}),
+])
+def test_large_stride_inner_access_moves_a_line_unless_the_sweep_fits(
+        tmp_path: Path, l1: int, l2: int, expected: dict[str, float]) -> None:
+    data = run(tmp_path, "matvec.c", MATVEC, "--set", "M=2001", "--set", "N=2000", l1=l1,
+               l2=l2)
+    (loop,) = data["loops"]
+    assert (loop["iter_x"], loop["iter_y"]) == (2001, 2000)
+    assert loop["ws_sweep_kb"] == pytest.approx(156.25)
+    assert per_level(loop) == pytest.approx(expected)
+    fits = {row["level"]: row["layer_condition"] != "none" for row in loop["levels"]}
+    assert fits == {name: value < 10 for name, value in expected.items()}
+
+
+@pytest.mark.parametrize("cache_kb, expected", [
+    # ExaSAT's single cache (CacheKB): the same 88 B/it when the sweep does not fit, and when
+    # it does, reuse none in words: a 2001 x 2000 x 8 = 32,016,000 B, b 16,000, c 32,000:
+    # 32,064,000 / 4,002,000 = 8.0120 B/it
+    (16, 88.0), (256, 32_064_000 / 4_002_000)])
+def test_large_stride_inner_access_in_exasat_cache(tmp_path: Path, cache_kb: int,
+                                                   expected: float) -> None:
+    path = tmp_path / "matvec.c"
+    path.write_text(MATVEC)
+    out = tmp_path / "out.json"
+    assert main([str(path), "--json", str(out), "--set", "M=2001", "--set", "N=2000",
+                 "--set", f"CacheKB={cache_kb}", "--set", "Cores=1"]) == 0
+    (loop,) = json.loads(out.read_text())["loops"]
+    assert loop["traffic_gb"] * 1e9 / 4_002_000 == pytest.approx(expected)
+    assert loop["reuse"] == 4  # none
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_edit_of_the_capacities_moves_the_sweep_condition(tmp_path: Path) -> None:
+    """The sweep condition is live: L1KB and CacheKB edited to 256 in the workbook give
+    what --set gives (the sweep of 156.25 KiB then fits: 8.04 B/it at L1 and on the Loops
+    sheet, where it was 88)."""
+    from libreoffice import recalculate_edited
+    from test_workbook import META
+
+    from sat.frontend import read_sources
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.parameters import build_parameters
+    from sat.report.workbook import write_workbook
+
+    path, machine = tmp_path / "matvec.c", tmp_path / "machine.xml"
+    path.write_text(MATVEC)
+    machine.write_text(MACHINE.format(l1=32, l2=1024))
+
+    def model(*sets: str):
+        result = build_model(read_sources([str(path)]), build_parameters(
+            load_machine(str(machine)), sets=["M=2001", "N=2000", *sets]))
+        return result, result.env()
+
+    result, env = model()
+    level = next(r for r in result.tables["Levels"].rows if r["level"] == "L1")
+    loop = result.tables["Loops"].rows[0]
+    assert level["traffic_gb"].value(env) * 1e9 / 4_002_000 == pytest.approx(88.0)
+    base = tmp_path / "matvec.xlsx"
+    cells = write_workbook(result, str(base), META)
+    values = recalculate_edited(base, {cells.names["L1KB"]: 256, cells.names["CacheKB"]: 256},
+                                tmp_path / "edit")
+    edited, edited_env = model("L1KB=256", "CacheKB=256")
+    expected_level = next(r for r in edited.tables["Levels"].rows if r["level"] == "L1")
+    for quantity, expected in ((level["traffic_gb"], expected_level["traffic_gb"]),
+                               (level["layer_condition"], expected_level["layer_condition"]),
+                               (loop["traffic_gb"], edited.tables["Loops"].rows[0]["traffic_gb"])):
+        sheet, r, c = cells.home(quantity)
+        assert values[sheet].cell(r + 1, c + 1).value == pytest.approx(
+            expected.value(edited_env), rel=1e-9)
+    assert expected_level["traffic_gb"].value(edited_env) * 1e9 / 4_002_000 == pytest.approx(
+        32_176_000 / 4_002_000)

@@ -138,8 +138,17 @@ LOOP_COLUMNS: list[Column] = [
          f"({c}).", band) for v, band, c in _VARIANTS for k in ("plane", "pencil", "cell")],
     *[_c(f"traffic_{k}_gb", h, "GB", f"Traffic of the nest, {c}.", "Memory traffic",
          "0.000000") for k, h, c in TRAFFIC_CASES],
+    _c("ws_sweep_kb", "WS/sweep", "KiB", "Only for a nest whose X loop (the unit-stride "
+       "axis) encloses loops of Y or Z (c[i] += a[i][j]*b[i], j outer): the data one step of "
+       "X touches (a whole cache line per access of an array stepping along X, the inner "
+       "footprint of one invariant along X); blank otherwise.", "Memory traffic"),
+    _c("traffic_strided_gb", "Strided", "GB", "Only for such a nest: the traffic when "
+       "WS/sweep does not fit in CacheKB, a whole line per access of the arrays stepping "
+       "along X and the invariant ones read again at every step of X.", "Memory traffic",
+       "0.000000"),
     _c("traffic_gb", "Actual", "GB", "Traffic for the reuse the cache allows: the least of "
-       "the cases whose working sets fit in CacheKB.", "Memory traffic", "0.000000"),
+       "the cases whose working sets fit in CacheKB (the strided traffic when WS/sweep does "
+       "not fit).", "Memory traffic", "0.000000"),
     _c("reuse", "Reuse", "level", "1 planes, 2 pencils, 3 within pencils, 4 none: the best "
        "reuse whose actual working set is below CacheKB.",
        words=tuple(REUSE_LEVELS[level] for level in sorted(REUSE_LEVELS))),

@@ -89,6 +89,9 @@ class NestShape:
     notes: list[str] = field(default_factory=list)
     copy_loops: list[Loop] = field(default_factory=list)  # component loops inside the grid
     tiles: list[tuple[Loop, Loop, int]] = field(default_factory=list)  # (tile, inner, axis)
+    # axes with a loop inside a loop of X (the j-outer matrix-vector product: {Y}): the lines
+    # of X are reused at the next step of X only if one sweep of those loops fits
+    inside_x: frozenset[int] = frozenset()
 
     @property
     def file(self) -> str:
@@ -312,18 +315,21 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
-    # reuse across an invariant axis assumes ExaSAT's order, X innermost then Y then Z: with
-    # the loops in another order (the j-outer matrix-vector product, whose inner loop steps
-    # along Y), such arrays are streamed as before
+    # reuse across an invariant axis assumes ExaSAT's order, X innermost then Y then Z; with
+    # loops of other axes inside the X loop (the j-outer matrix-vector product, whose inner
+    # loop steps along Y) an array is reused across X when one sweep of those loops fits
+    # (memory.py's sweep condition), and streamed along Y and Z as before
+    inside_x = _inside_x(axis_loops)
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
-        else set()
+        else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}))
                 for key in offsets]
-    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles)
+    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
+                     inside_x)
 
 
 def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
@@ -362,6 +368,12 @@ def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
             if any(id(lp) in inside for outer in axis_loops[axis + 1:] for lp in outer):
                 return False
     return True
+
+
+def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
+    """Axes with a loop inside a loop of X: the loops one step of X sweeps."""
+    inside = {id(lp) for x_loop in axis_loops[0] for lp in x_loop.all_loops()}
+    return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in axis_loops[a]))
 
 
 def _unit(found: set[str]) -> str:

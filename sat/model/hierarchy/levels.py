@@ -46,6 +46,7 @@ from sat.model.exasat.memory import (
     NestMemory,
     actual_chain,
     layer_condition,
+    strided_condition,
 )
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
@@ -69,6 +70,12 @@ LEVEL_COLUMNS: list[Column] = [
     _c("ws_cell_kb", "WS/cell", "KiB", "Working set for reuse within pencils, in whole "
        "cache lines per pencil touched (ExaSAT's words on a one-level machine).",
        "Working set"),
+    _c("ws_sweep_kb", "WS/sweep", "KiB", "Only for a nest whose X loop (the unit-stride "
+       "axis) encloses loops of Y or Z (c[i] += a[i][j]*b[i], j outer): the data one step of "
+       "X touches, a whole cache line per access of an array stepping along X, the inner "
+       "footprint of one invariant along X. When it does not fit, each such access moves a "
+       "whole line and the invariant arrays are read again at every step of X (condition "
+       "4); blank otherwise.", "Working set"),
     _c("data_kib", "Data", "KiB", "Data the nest touches per thread (every array's "
        "footprint over its blocks, whole cache lines) / Cores: with WarmCaches TRUE, a level "
        "it fits in keeps it from one run of the nest to the next."),
@@ -151,6 +158,11 @@ def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     return E.mul(array.copies, E.add(*terms))
 
 
+def _sweep(q: dict[str, E.Quantity]) -> dict[str, CellValue]:
+    """The WS/sweep cell of a nest whose X loop encloses others (no key for the others)."""
+    return {"ws_sweep_kb": q["ws_sweep_kb"]} if "ws_sweep_kb" in q else {}
+
+
 def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
                 ctx: ModelContext, where: dict[str, CellValue]) -> NestLevels:
     """Per-level traffic of one nest; ``where`` (procedure, file, line) heads each row."""
@@ -165,7 +177,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         traffic = q["traffic_gb"]
         row = {**where, "level": ON_CHIP, "size_kib": hierarchy.capacity[ON_CHIP],
                "ws_plane_kb": q["ws_actual_plane_kb"], "ws_pencil_kb": q["ws_actual_pencil_kb"],
-               "ws_cell_kb": q["ws_actual_cell_kb"], "layer_condition": q["reuse"],
+               "ws_cell_kb": q["ws_actual_cell_kb"], **_sweep(q), "layer_condition": q["reuse"],
                "traffic_gb": traffic, "bytes_per_iteration": per_iteration(ON_CHIP, traffic),
                "bandwidth_gbs": hierarchy.bandwidth[ON_CHIP], "time_s": q["time_dram_s"]}
         return NestLevels([row], {ON_CHIP: traffic},
@@ -210,7 +222,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     result = NestLevels([])
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
-        traffic_expr, case_taken = layer_condition([plane, pencil, cell], capacity, cases)
+        traffic_expr, case_taken = strided_condition(
+            memory.q, *layer_condition([plane, pencil, cell], capacity, cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         traffic = E.Quantity((*key, "traffic_gb"), E.if_(resident, 0, traffic_expr), "GB",
@@ -227,7 +240,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         result.condition[spec.name] = condition
         result.rows.append({
             **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
-            "ws_plane_kb": plane,
+            "ws_plane_kb": plane, **_sweep(q),
             "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
             "traffic_gb": traffic, "bytes_per_iteration": result.bytes_per_iteration[spec.name],
             "bandwidth_gbs": bandwidth, "time_s": time})

@@ -80,8 +80,10 @@ GATHER_COLUMNS: list[Column] = [
        "indirect references of the array there.", "Accesses"),
     _c("range_kb", "Range", "KiB", "KiB the indices span: the RangeKB_ parameter.", "Indices"),
     _c("cluster", "Cluster", "elements/line", "Elements used per cache line fetched: the "
-       "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride).",
-       "Indices"),
+       "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride); for "
+       "an index that picks the start of a contiguous run (x(start(ib)+k), k from 1 to B), "
+       "MIN(LineBytes/element bytes, MAX(1, ClusterElems_) x MIN(B, LineBytes/element "
+       "bytes)): the run uses that much of each line it fetches.", "Indices"),
     _c("visits", "Line visits", "lines", "References / MAX(1, Cluster).", "Cache"),
     _c("range_lines", "Range lines", "lines", "Cache lines in the range: Range x 1024 / "
        "LineBytes.", "Cache"),
@@ -116,6 +118,7 @@ class Instance:
     references: int = 1  # distinct indirect references per iteration
     written: bool = False
     direct: bool = False  # the array has direct references in the nest too
+    run: str = ""  # the loop variable of the contiguous runs the index picks (x(start(ib)+k))
 
 
 def _walk(body: Body, chain: tuple[Loop, ...]) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
@@ -174,6 +177,7 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
                 indirect = [s for s in access.subscripts if s.kind == "indirect"]
                 if indirect:
                     instance.index = instance.index or indirect[0].index
+                    instance.run = instance.run or indirect[0].run
                     texts.add(tuple(s.text for s in access.subscripts))
                     instance.written = instance.written or access.writes > 0
         instance.references = max(1, len(texts))
@@ -275,7 +279,17 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                              f"elements of {where_text} used per cache line fetched (1 "
                              "uniformly random indices, LineBytes/WordBytes unit stride)",
                              "default: uniformly random indices")
-        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, cluster)), "lines",
+        shown = _show(cluster, prefix, "cluster", "elements/line")
+        run = next((lp for lp in chain if lp.loopvar.lower() == instance.run.lower()), None)
+        if instance.run and run is not None:
+            # a run of B contiguous elements uses MIN(B, elements per line) of each line it
+            # fetches; ClusterElems (1: runs that start at random) multiplies that, up to a
+            # whole line
+            per_line = E.div(line_bytes, E.mul(words, ctx.param("WordBytes")))
+            shown = quantity("cluster", E.minimum(per_line, E.mul(
+                E.maximum(1, cluster), E.minimum(trip_count(run, ctx), per_line))),
+                "elements/line", f"elements of {instance.array} used per line fetched")
+        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
                           "line visits")
         range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
                                "lines", "cache lines in the range")
@@ -311,7 +325,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      "array": instance.array, "index": instance.index or "?",
                      "references": references, "range_kb": _show(range_kb, prefix, "range_kb",
                                                                    "KiB"),
-                     "cluster": _show(cluster, prefix, "cluster", "elements/line"),
+                     "cluster": shown,
                      "visits": visits, "range_lines": range_lines, "other_kb": other,
                      "cache_left_kb": left, "miss_fraction": miss, "lines": lines,
                      "traffic_gb": traffic, "replaced_gb": replaced, "time_s": time})
