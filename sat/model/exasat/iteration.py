@@ -319,7 +319,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # loops of other axes inside the X loop (the j-outer matrix-vector product, whose inner
     # loop steps along Y) an array is reused across X when one sweep of those loops fits
     # (memory.py's sweep condition), and streamed along Y and Z as before
-    inside_x = _inside_x(axis_loops)
+    # (only when X steps some array along its contiguous dimension: with that index fixed, as
+    # on a boundary plane, every access is a line of its own in either loop order)
+    inside_x = _inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
@@ -360,20 +362,33 @@ def _at_tile_start(inner: Loop, tile: Loop) -> Loop:
                 upper=pattern.sub(start, inner.upper), stride=inner.stride, file=inner.file)
 
 
+def _sweeping(axis_loops: list[list[Loop]]) -> list[list[Loop]]:
+    """Each axis's loops without its windows: a loop inside another loop of its own axis
+    covers offsets around that loop's point (``w = q(i,j-4:j+4,k)`` inside ``do j``: a
+    stencil's -4..4), it sweeps nothing."""
+    def window(loop: Loop, on_axis: list[Loop]) -> bool:
+        return any(id(loop) in {id(lp) for lp in outer.all_loops()}
+                   for outer in on_axis if outer is not loop)
+
+    return [[lp for lp in on_axis if not window(lp, on_axis)] for on_axis in axis_loops]
+
+
 def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
     """Whether no loop of an axis encloses a loop of an outer axis (X around Y, Y around Z)."""
+    sweeping = _sweeping(axis_loops)
     for axis in range(2):
-        for loop in axis_loops[axis]:
+        for loop in sweeping[axis]:
             inside = {id(lp) for lp in loop.all_loops()}
-            if any(id(lp) in inside for outer in axis_loops[axis + 1:] for lp in outer):
+            if any(id(lp) in inside for outer in sweeping[axis + 1:] for lp in outer):
                 return False
     return True
 
 
 def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
     """Axes with a loop inside a loop of X: the loops one step of X sweeps."""
-    inside = {id(lp) for x_loop in axis_loops[0] for lp in x_loop.all_loops()}
-    return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in axis_loops[a]))
+    sweeping = _sweeping(axis_loops)
+    inside = {id(lp) for x_loop in sweeping[0] for lp in x_loop.all_loops()}
+    return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
 
 
 def _unit(found: set[str]) -> str:
