@@ -584,6 +584,25 @@ class TestExponentialReferences:
         params = load_machine_model(top).params
         assert {name: params[name].value.value for name in params} == {"c": 1, "d": 5, "e": 3}
 
+    @pytest.mark.parametrize("language", ["fortran", "c"])
+    def test_procedures_that_call_the_next_twice_30_deep(self, capsys, tmp_path, language):
+        import time
+
+        source = getattr(_deep_references(), f"{language}_calls")(30, tmp_path)
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, source, "--json", out)
+        assert status == 0, err
+        assert time.perf_counter() - start < 5  # each procedure written in once, not 2^30 times
+        (nest,) = json.loads(out.read_text())["loops"]  # p1..p30 run only inside p0's nest
+        # p0 .. p30 each loop 2 times and p0 .. p29 call the next twice per iteration: the
+        # body of p30 runs 2^31 (trips) * 2^30 (calls) = 2^61 times, 1 add + 1 multiply each
+        assert nest["gflops"] * 1e9 == 2 * 2**61
+        assert (nest["adds"], nest["multiplies"]) == (1, 1)  # per iteration of the nest
+        # each call twice is a loop of 2 trips around it: 2^30 loop trips * 2^30 repeats
+        assert nest["sweeps"] == 2**60
+        assert nest["calls_summary"].endswith("p29 ×536870912, p30 ×1073741824")  # 2^29, 2^30
+
     def test_imports_within_the_limit_read(self, capsys, tmp_path):
         # 8 levels of two imports: 2^8 copies of the last model, 1 flop each
         model = _deep_references().aspen_imports(8, tmp_path)
