@@ -2,11 +2,12 @@
 
 Four kinds, each at 10, 20 and 40 levels: Aspen kernels that call the next kernel twice (with
 an argument passed on), Aspen machine files that include the next file twice, Aspen models
-that import the next two models (refused beyond ``MAX_IMPORTED_MODELS`` copies: each import
-is a copy with names of its own), and Fortran and C procedures that call the next twice inside
-a loop.  The Aspen kernels and includes are evaluated once each, and the two identical Fortran
-or C calls of each level are written into the calling nest once and counted twice: their cost
-grows with the number of levels, not with 2^levels.
+that import the next two models (beyond ``MAX_IMPORTED_MODELS`` copies, a model imported again
+with the same arguments is the first copy), and Fortran and C procedures that call the next
+twice inside a loop.  The Aspen kernels and includes are evaluated once each, the imported
+models held once per level, and the two identical Fortran or C calls of each level written
+into the calling nest once and counted twice: every kind costs in proportion to the number of
+levels, not to 2^levels.
 
     python3 bench/bench_deep_references.py [LEVELS ...]
 """
