@@ -716,3 +716,37 @@ def test_identical_calls_are_written_in_once_and_counted(capsys, tmp_path):
     assert repeated["gflops"] * 1e9 == pytest.approx(20000)
     assert repeated["traffic_gb"] * 1e9 == pytest.approx(20 * 1000 * 16)
     assert repeated["calls_summary"] == "sweep ×2"
+
+
+def test_identical_calls_count_in_the_call_graph(tmp_path):
+    from sat.report.callgraph import build_call_graph
+
+    source = tmp_path / "prog.f90"
+    source.write_text(REPEATED)
+    graph = build_call_graph(inline_calls(read_sources([str(source)])).program)
+    # each of the two nests calls its procedure twice per iteration, written in once
+    assert {(s.callee, s.calls) for s in graph.sites} == {("twice", 2), ("sweep", 2)}
+
+
+@pytest.mark.libreoffice
+def test_identical_calls_recalculate_in_the_workbook(capsys, tmp_path):
+    import math
+
+    from libreoffice import recalculate_edited
+
+    source = tmp_path / "prog.f90"
+    source.write_text(REPEATED)
+    book = tmp_path / "base.xlsx"
+    assert main([str(source), "-q", "-o", str(book)]) == 0
+    values = recalculate_edited(book, {"n": 500, "nt": 3}, tmp_path / "edit")
+
+    def total(name: str) -> float:
+        sheet, cell = next(iter(values.defined_names[name].destinations))
+        return values[sheet][cell.replace("$", "")].value
+
+    data, _err = run_json(capsys, tmp_path, REPEATED, "--set", "n=500", "--set", "nt=3")
+    # 4 flops a point over 500 points, then 3 passes of 2 sweeps of 500 points: 5000 flops
+    assert data["totals"]["gflops"] * 1e9 == pytest.approx(5000)
+    for name, key in (("Total_GFlops", "gflops"), ("Total_Traffic_GB", "traffic_gb"),
+                      ("Total_Time_s", "time_s")):
+        assert math.isclose(total(name), data["totals"][key], rel_tol=1e-9), name
