@@ -215,6 +215,23 @@ class Body:
             stack.extend(reversed(body.branches))
             stack.extend(reversed(body.loops))
 
+    def counted_levels(self) -> Iterator[tuple[Body, int]]:
+        """:meth:`levels` with how many times each runs per run of this body: the product
+        of the :attr:`InlinedCall.count` of the written-in calls between them (1 for this
+        body)."""
+        stack: list[tuple[Body, int]] = [(self, 1)]
+        while stack:
+            body, times = stack.pop()
+            yield body, times
+            stack.extend((b, times * b.times) for b in reversed(body.branches))
+            stack.extend((b, times) for b in reversed(body.loops))
+
+    @property
+    def times(self) -> int:
+        """Runs of this body per run of the level that holds it, branch probability apart:
+        1, except for a call written in once for several identical calls."""
+        return 1
+
     def arms(self) -> Iterator[Body]:
         """This level and its branch arms, nested ones too, in program order (not its inner
         loops): where the level's own statements are."""
@@ -242,9 +259,20 @@ class Branch(Body):
 @dataclass
 class InlinedCall(Branch):
     """The work of a called procedure written into the calling level: an arm taken every
-    time. The model makes these (``sat.model.calls``); front ends and files never hold them."""
+    time. The model makes these (``sat.model.calls``); front ends and files never hold them.
+
+    ``count`` identical calls at one level (the same callee, the same arguments) are written
+    in once and run ``count`` times, as a loop of ``count`` trips around one call would: the
+    callee is modelled once per distinct call, not once per call, so that a chain of
+    procedures each calling the next twice costs its depth, not 2^depth.
+    """
 
     callee: str = ""
+    count: int = 1
+
+    @property
+    def times(self) -> int:
+        return self.count
 
 
 @dataclass

@@ -227,7 +227,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
         if reason:
-            flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in loop.levels())
+            flops = sum((b.adds + b.multiplies + b.divides + b.specials) * times
+                        for b, times in loop.counted_levels())
             ctx.skip_nest(procedure.name, file, loop.line,
                           f"{reason} ({flops} flops per iteration)", "assumption")
             continue
@@ -239,9 +240,10 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             space = nest_space(shape, ctx, probability)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops
-            perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops
+            perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops \
+                and not shape.repeats
             sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None,
-                                probability)
+                                probability, frozenset(map(id, shape.repeats)))
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
             gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,

@@ -96,10 +96,19 @@ def literal_iterations(loop: Loop) -> int | None:
     trips = literal_trips(loop)
     if trips is None:
         return None
-    inner = [literal_iterations(child) for child in outermost_loops(loop)]
-    if any(count is None for count in inner):
+    inner = [(literal_iterations(child), times) for child, times in _outermost_counted(loop)]
+    if any(count is None for count, _ in inner):
         return None
-    return trips * (1 + sum(inner))  # type: ignore[arg-type]
+    return trips * (1 + sum(count * times for count, times in inner))  # type: ignore[misc]
+
+
+def _outermost_counted(body: Body, times: int = 1) -> Iterator[tuple[Loop, int]]:
+    """:func:`outermost_loops` with the runs of each per run of ``body`` (a call written in
+    once for several identical calls runs several times)."""
+    for loop in body.loops:
+        yield loop, times
+    for branch in body.branches:
+        yield from _outermost_counted(branch, times * branch.times)
 
 
 def setup_reason(loop: Loop, threshold: float) -> str:

@@ -10,6 +10,8 @@ repeated for each of their values.  Such a loop inside the grid loops (``do n = 
 in the body of ``do i``) is a *component* loop instead: every cell touches each of its values,
 so the array-components it subscripts count once per value (their *copies*), as in the
 original sheet, and the other arrays of the nest are not re-read.
+Identical calls written into the nest once (:attr:`sat.ir.InlinedCall.count`) are a loop of
+``count`` trips around one call: a sweep when the callee has grid loops.
 Only the accesses with the most loop-variable subscripts vote for axes (the arrays that span
 the whole iteration space); a variable none of them has takes the votes of the others:
 ``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis, and ``tot(j,k)`` beside
@@ -33,7 +35,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.ir import AccessType, Body, Loop, Procedure, element_words
+from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.nests import literal_trips
@@ -92,6 +94,9 @@ class NestShape:
     # axes with a loop inside a loop of X (the j-outer matrix-vector product: {Y}): the lines
     # of X are reused at the next step of X only if one sweep of those loops fits
     inside_x: frozenset[int] = frozenset()
+    # identical calls written in once around grid loops (sat.model.calls): each repeats the
+    # grid sweep InlinedCall.count times, as a loop of that many trips around it would
+    repeats: list[InlinedCall] = field(default_factory=list)
 
     @property
     def file(self) -> str:
@@ -129,14 +134,17 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
     STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension.
     """
+    # the innermost loops around the accesses subscripted by each variable, in one pass
+    # over the accesses (not one per loop: nests of many loops have many accesses too)
+    users: dict[str, set[int]] = {}
+    for _, access, chain in accesses:
+        for v in access.loopvars:
+            if v:
+                users.setdefault(v.lower(), set()).add(id(chain[-1]))
     found = set()
     for lp in loops:
         var = lp.loopvar.lower()
-        if not var or not any(True for _ in lp.all_loops()):
-            continue
-        uses = [chain[-1] for _, access, chain in accesses
-                if var in (v.lower() for v in access.loopvars)]
-        if uses and all(inner is lp for inner in uses):
+        if var and users.get(var) == {id(lp)} and any(True for _ in lp.all_loops()):
             found.add(var)
     return found
 
@@ -271,6 +279,8 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
     sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]
     copy_loops = [lp for lp in others if lp not in sweeps]
+    repeats = [arm for arm in loop.levels() if isinstance(arm, InlinedCall)
+               and arm.count > 1 and any(id(inner) in grid_loops for inner in arm.all_loops())]
     copy_ids = {id(lp) for lp in copy_loops}
     axis_vars = [{lp.loopvar.lower() for lp in axis_loops[a]} for a in range(3)]
     spatial = set().union(*axis_vars)
@@ -331,7 +341,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                                                          residues.get(key, {})}))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
-                     inside_x)
+                     inside_x, repeats)
 
 
 def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
@@ -505,7 +515,8 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
         expr = E.maximum(*[trips(lp) for lp in loops]) if loops else E.Num(1)
         extents.append(E.Quantity(_key(shape, f"iter_{AXES[a]}"), expr, "iterations",
                                   f"iterations along {AXES[a].upper()}"))
-    sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])
+    sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops],
+                       *[arm.count for arm in shape.repeats])
     sweeps = E.Quantity(_key(shape, "sweeps"), sweep_expr, "", "sweeps")
     blocks_along = []
     block = []

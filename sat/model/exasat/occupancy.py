@@ -148,9 +148,11 @@ def _declared_size(variable: Variable | None, ctx: ModelContext,
     return E.mul(*factors) if factors else E.Num(1)
 
 
-def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelContext) -> None:
-    """Add one level's accesses of a pair: dynamic counts and extent candidates."""
-    trips = E.mul(*(trip_count(lp, ctx) for lp in chain)) if chain else E.Num(1)
+def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelContext,
+            times: int = 1) -> None:
+    """Add one level's accesses of a pair: dynamic counts and extent candidates (``times``:
+    runs of the level per run of its loops, a repeated call written in once)."""
+    trips = E.mul(*(trip_count(lp, ctx) for lp in chain), times) if chain else E.Num(times)
     if array.reads:
         use.reads.append(E.mul(array.reads, trips))
     if array.writes:
@@ -191,6 +193,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
     for nest in nests:
         firsts: dict[tuple[str, str], bool] = {}
         touched: dict[tuple[str, str], tuple[bool, bool]] = {}
+        runs = {id(level): times for level, times in nest.counted_levels()}
         for level, chain in walk(nest):
             for array in level.arrays:
                 key = (array.name.lower(), array.component.lower())
@@ -202,7 +205,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
                 use.words = max(use.words, element_words(array.datatype))
                 if use.component_dim is None:
                     use.component_dim = _component_dim(array)
-                _record(use, array, chain, ctx)
+                _record(use, array, chain, ctx, runs[id(level)])
                 firsts.setdefault(key, _first_is_write(array))
                 read, written = touched.get(key, (False, False))
                 touched[key] = (read or array.reads > 0, written or array.writes > 0)
