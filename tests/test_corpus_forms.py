@@ -1,0 +1,75 @@
+"""Loop forms met in public codes (reference BLAS, PolyBench, NPB, Himeno): matrix products
+whose contraction loop shares an axis, triangular loops, boundary planes addressed through a
+scalar, constants passed by straight-line calls, Fortran ``block`` constructs.
+
+Every expected number is worked out by hand in the comments.  Traffic is ExaSAT's with the
+default machine (exascale: 64 KiB of cache, 8-byte words): a read-only array element costs
+8 B, a written-only one 16 B (the write and its write-allocate read), a read-and-written one
+16 B.
+"""
+
+from __future__ import annotations
+
+from test_authored_forms import iterations, loop, problem, run, source
+
+# ------------------------------------------------------ 1. two loops of one axis, nested
+
+# PolyBench's gemm: k subscripts the unit-stride dimension of A and the second one of B, a tie
+# that used to put it on X with j (whose arrays C and B agree on X).
+GEMM_C = """\
+#define NI 40
+#define NJ 50
+#define NK 60
+double C[NI][NJ], A[NI][NK], B[NK][NJ];
+void gemm(double alpha, double beta)
+{
+  int i, j, k;
+  for (i = 0; i < NI; i++) {
+    for (j = 0; j < NJ; j++)
+      C[i][j] *= beta;
+    for (k = 0; k < NK; k++)
+      for (j = 0; j < NJ; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+}
+"""
+
+# the reference BLAS form: do j; do l; temp = alpha*b(l,j); do i; c(i,j) += temp*a(i,l)
+GEMM_F = """\
+subroutine gemm(alpha, a, b, c)
+  integer, parameter :: m = 40, n = 50, k = 60
+  real(8) :: alpha, a(m,k), b(k,n), c(m,n), temp
+  integer :: i, j, l
+  do j = 1, n
+    do l = 1, k
+      temp = alpha*b(l,j)
+      do i = 1, m
+        c(i,j) = c(i,j) + temp*a(i,l)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_contraction_loop_nested_in_its_axis_gets_an_axis_of_its_own(tmp_path, capsys):
+    """C: j on X (50), i on Y (40), k moves to Z (60): 50*40*60 = 120,000 iterations (it was
+    max(50, 60)*40 = 2,400). Flops: the innermost level 1 add + 2 multiplies runs 120,000
+    times, the beta scaling 1 multiply runs 40*50 = 2,000 times: 3*120,000 + 2,000 =
+    362,000 flops = 3.62e-4 Gflop."""
+    data = run(capsys, source(tmp_path, GEMM_C))
+    entry = loop(data, 8)
+    assert (entry["iter_x"], entry["iter_y"], entry["iter_z"], entry["sweeps"]) == (50, 40, 60, 1)
+    assert iterations(entry) == 120_000
+    assert entry["gflops"] * 1e9 == 362_000
+
+
+def test_the_reference_blas_product_multiplies_its_three_loops(tmp_path, capsys):
+    """Fortran: i on X (40), j on Y (50), l moves to Z (60): 120,000 iterations. Flops:
+    c(i,j) + temp*a(i,l) is 1 add + 1 multiply at each of the 120,000, temp = alpha*b(l,j)
+    1 multiply at each of the 50*60 = 3,000 (j, l) pairs: 240,000 + 3,000 = 243,000 flops."""
+    data = run(capsys, source(tmp_path, GEMM_F, "gemm.f90"))
+    entry = loop(data, 5)
+    assert (entry["iter_x"], entry["iter_y"], entry["iter_z"], entry["sweeps"]) == (40, 50, 60, 1)
+    assert entry["gflops"] * 1e9 == 243_000
+    assert not [p for p in problem(data).values() if p["defaulted"]]
