@@ -73,3 +73,39 @@ def test_the_reference_blas_product_multiplies_its_three_loops(tmp_path, capsys)
     assert (entry["iter_x"], entry["iter_y"], entry["iter_z"], entry["sweeps"]) == (40, 50, 60, 1)
     assert entry["gflops"] * 1e9 == 243_000
     assert not [p for p in problem(data).values() if p["defaulted"]]
+
+
+# ------------------------------------------------------------- 2. triangular loops
+
+# dtrsv's two forms: the inner range starts after (or ends before) the outer loop's variable
+TRIANGLES = """\
+subroutine solve(x, a, t)
+  integer, parameter :: n = 100
+  real(8) :: x(n), a(n,n), t
+  integer :: i, j
+  do j = 1, n
+    do i = j + 1, n
+      x(i) = x(i) - t*a(i,j)
+    end do
+  end do
+  do j = n, 1, -1
+    do i = j - 1, 1, -1
+      x(i) = x(i) - t*a(i,j)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_triangular_loop_runs_its_average_trip_count(tmp_path, capsys):
+    """Both nests run sum over j of (n - j) = n (n - 1) / 2 = 100*99/2 = 4,950 iterations:
+    the inner loop at the mean j, (1 + 100)/2 = 50.5, runs 100 - 50.5 = 49.5 times (ascending)
+    and 50.5 - 1 = 49.5 times (descending), times 100 values of j. Each iteration 1 add and 1
+    multiply: 9,900 flops. The outer loop's variable is no problem parameter (it was a
+    defaulted j of 1 or 128, giving 99 or 127 trips)."""
+    data = run(capsys, source(tmp_path, TRIANGLES, "solve.f90"))
+    for line in (5, 10):
+        entry = loop(data, line)
+        assert iterations(entry) == 4_950
+        assert entry["gflops"] * 1e9 == 9_900
+    assert set(problem(data)) == {"n"}

@@ -421,14 +421,20 @@ _SPAN = re.compile(r"^\s*([A-Za-z_]\w*)\s*([+-].*)$")
 
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
-    """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
+    """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
+    for a loop whose bounds move with an enclosing loop, its average over that loop."""
+    averaged = id(loop) in ctx.averaged_loops
+    if averaged:
+        loop, enclosing = ctx.averaged_loops[id(loop)]
+        for outer in enclosing:  # the sizes take the roles of the enclosing loops' bounds
+            trip_count(outer, ctx)
     key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
-        ctx.trip_counts[key] = _trip_count(loop, ctx)
+        ctx.trip_counts[key] = _trip_count(loop, ctx, averaged)
     return ctx.trip_counts[key]
 
 
-def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
+def _trip_count(loop: Loop, ctx: ModelContext, averaged: bool = False) -> E.Expr:
     if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
         return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
@@ -442,6 +448,8 @@ def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
         upper = ctx.expr(loop.upper, "lower" if descending else "upper")
     if loop.stride.strip() in ("", "1"):
         trips = upper - lower + 1
+    elif averaged and loop.stride.strip() == "-1":  # a mean count need not be whole
+        trips = lower - upper + 1
     else:
         trips = E.func("FLOOR", (upper - lower) / ctx.expr(loop.stride), 1) + 1
     # A loop whose bounds cross runs no iteration (not a negative number of them).
