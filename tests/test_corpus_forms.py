@@ -109,3 +109,35 @@ def test_a_triangular_loop_runs_its_average_trip_count(tmp_path, capsys):
         assert iterations(entry) == 4_950
         assert entry["gflops"] * 1e9 == 9_900
     assert set(problem(data)) == {"n"}
+
+
+# ------------------------------------------- 3. a boundary plane addressed by a scalar
+
+# NPB's rhs.f: "i = 1" then rhs(m,i,j,k) on the first plane, "i = nx-2" on the last
+BOUNDARY = """\
+subroutine edges(nx, ny, u)
+  integer :: nx, ny, i, j
+  real(8) :: u(nx, ny)
+  do j = 1, ny
+    do i = 2, nx - 1
+      u(i, j) = 0.5d0*u(i, j)
+    end do
+  end do
+  do j = 1, ny
+    i = 1
+    u(i, j) = 0.5d0*u(i + 1, j)
+    i = nx
+    u(i, j) = 0.5d0*u(i - 1, j)
+  end do
+end subroutine
+"""
+
+
+def test_a_subscript_over_a_computed_scalar_is_no_problem_size(tmp_path, capsys):
+    """The second nest writes u(i,j) with i = 1 and i = nx: i is a loop variable of the
+    procedure and a scalar the nest assigns, not a size to default (it was a problem
+    parameter i = 128, from the array-size estimate). The problem sizes are the dummies nx
+    and ny (defaults 128: 2 multiplies x 128 values of j = 256 flops in the second nest)."""
+    data = run(capsys, source(tmp_path, BOUNDARY, "edges.f90"))
+    assert set(problem(data)) == {"nx", "ny"}
+    assert loop(data, 9)["gflops"] * 1e9 == 256
