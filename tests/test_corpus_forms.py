@@ -141,3 +141,87 @@ def test_a_subscript_over_a_computed_scalar_is_no_problem_size(tmp_path, capsys)
     data = run(capsys, source(tmp_path, BOUNDARY, "edges.f90"))
     assert set(problem(data)) == {"nx", "ny"}
     assert loop(data, 9)["gflops"] * 1e9 == 256
+
+
+# ------------------------------------- 4. constants passed by calls outside any loop
+
+# PolyBench/Fortran's main program: call kernel_gemm(NI, NJ, NK, ...) with NI a #define
+PASSED = """\
+module kernels
+contains
+subroutine scale(n, x)
+  integer :: n, i
+  real(8) :: x(n)
+  do i = 1, n
+    x(i) = 2.0d0*x(i)
+  end do
+end subroutine
+subroutine shift(m, y)
+  integer :: m, i
+  real(8) :: y(m)
+  do i = 1, m
+    y(i) = y(i) + 1.0d0
+  end do
+end subroutine
+end module
+program main
+  use kernels
+  integer, parameter :: nx = 500
+  real(8) :: a(nx), b(300)
+  call scale(nx, a)
+  call shift(nx, a)
+  call shift(300, b)
+end program
+"""
+
+
+def test_a_dummy_every_call_passes_one_constant_has_its_value(tmp_path, capsys):
+    """scale is called once, with the named constant nx = 500: its dummy n is 500 and its
+    nest does 500 multiplies (it was a defaulted n = 128: 128). shift is called with 500 and
+    with 300: m stays a problem parameter, defaulted to 128 (128 adds)."""
+    data = run(capsys, source(tmp_path, PASSED, "passed.f90"))
+    params = problem(data)
+    assert (params["n"]["value"], params["n"]["defaulted"]) == (500, False)
+    assert params["n"]["source"] == f"constant argument of every call (first at {tmp_path}/passed.f90:22)"
+    assert (params["m"]["value"], params["m"]["defaulted"]) == (128, True)
+    assert loop(data, 6)["gflops"] * 1e9 == 500
+    assert loop(data, 13)["gflops"] * 1e9 == 128
+
+
+# STREAM's stream.f: n is 2,000,000 in the main program and 20 in checktick
+STREAM_TWINS = """\
+      PROGRAM stream
+      INTEGER n, offset, ndim, ntimes
+      PARAMETER (n=2000000, offset=0, ndim=n+offset, ntimes=10)
+      DOUBLE PRECISION a(ndim), b(ndim), c(ndim), scalar
+      INTEGER j, k
+      scalar = 3.0d0
+      DO k = 1, ntimes
+         DO j = 1, n
+            a(j) = b(j) + scalar*c(j)
+         END DO
+      END DO
+      CALL checktick()
+      END
+      SUBROUTINE checktick()
+      INTEGER n
+      PARAMETER (n=20)
+      DOUBLE PRECISION timesfound(n), t1
+      INTEGER i
+      DO i = 1, n
+         timesfound(i) = t1 + 1.0d0
+      END DO
+      END
+"""
+
+
+def test_a_constant_with_two_values_leaves_no_defaulted_twin(tmp_path, capsys):
+    """Each procedure's n is a parameter of its own (n_stream = 2,000,000, n_checktick =
+    20) and no plain n is left to default: the triad runs 10 sweeps x 2,000,000 = 2e7
+    iterations of 1 add + 1 multiply = 4e7 flops, checktick 20 adds."""
+    data = run(capsys, source(tmp_path, STREAM_TWINS, "stream.f"))
+    params = problem(data)
+    assert "n" not in params and not [p for p in params.values() if p["defaulted"]]
+    assert (params["n_stream"]["value"], params["n_checktick"]["value"]) == (2_000_000, 20)
+    assert loop(data, 7)["gflops"] * 1e9 == 4e7
+    assert loop(data, 19)["gflops"] * 1e9 == 20

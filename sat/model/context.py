@@ -178,6 +178,9 @@ class ModelContext:
             if constant.kind == "initialised":
                 source = f"initial value{where}, never changed"
                 label = f"code symbol {original}, initialised"
+            elif constant.kind == "argument":
+                source = f"constant argument of every call (first{where})"
+                label = f"dummy argument {original}, passed a constant"
             else:
                 source, label = f"named constant{where}", f"named constant {original}"
         else:
