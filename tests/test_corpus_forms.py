@@ -225,3 +225,37 @@ def test_a_constant_with_two_values_leaves_no_defaulted_twin(tmp_path, capsys):
     assert (params["n_stream"]["value"], params["n_checktick"]["value"]) == (2_000_000, 20)
     assert loop(data, 7)["gflops"] * 1e9 == 4e7
     assert loop(data, 19)["gflops"] * 1e9 == 20
+
+
+# --------------------------------------------- 5. comments before a construct's opening
+
+# Himeno in modern Fortran: "! Initializing matrixes" above "Initialize: block"
+BLOCKS = """\
+subroutine init(n, a)
+  integer :: n
+  real(8) :: a(n)
+  ! fill the array
+  ! (two comment lines, which fparser puts inside the construct)
+  fill: block
+    integer :: i
+    do i = 1, n
+      a(i) = 2.0d0*a(i) + 1.0d0
+    end do
+  end block fill
+  ! then a named construct of another kind
+  again: if (n > 1) then
+    a(1) = a(1)*3.0d0
+  end if again
+end subroutine
+"""
+
+
+def test_comments_before_a_block_are_no_statement_left_unanalysed(tmp_path, capsys):
+    """The block's loop is a nest of n (128) iterations of 1 add + 1 multiply = 256 flops,
+    and satreport warns about nothing: the comments before "fill: block" used to push the
+    block statement itself among the construct's statements ("statement not analysed
+    (block)")."""
+    path = source(tmp_path, BLOCKS, "blocks.f90")
+    data = run(capsys, path)
+    assert loop(data, 8)["gflops"] * 1e9 == 256
+    assert not [n for n in data["notes"] if n["kind"] == "warning"]
