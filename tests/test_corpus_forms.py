@@ -10,6 +10,7 @@ default machine (exascale: 64 KiB of cache, 8-byte words): a read-only array ele
 
 from __future__ import annotations
 
+import pytest
 from test_authored_forms import iterations, loop, problem, run, source
 
 # ------------------------------------------------------ 1. two loops of one axis, nested
@@ -182,7 +183,8 @@ def test_a_dummy_every_call_passes_one_constant_has_its_value(tmp_path, capsys):
     data = run(capsys, source(tmp_path, PASSED, "passed.f90"))
     params = problem(data)
     assert (params["n"]["value"], params["n"]["defaulted"]) == (500, False)
-    assert params["n"]["source"] == f"constant argument of every call (first at {tmp_path}/passed.f90:22)"
+    first = f"first at {tmp_path}/passed.f90:22"
+    assert params["n"]["source"] == f"constant argument of every call ({first})"
     assert (params["m"]["value"], params["m"]["defaulted"]) == (128, True)
     assert loop(data, 6)["gflops"] * 1e9 == 500
     assert loop(data, 13)["gflops"] * 1e9 == 128
@@ -259,3 +261,32 @@ def test_comments_before_a_block_are_no_statement_left_unanalysed(tmp_path, caps
     data = run(capsys, path)
     assert loop(data, 8)["gflops"] * 1e9 == 256
     assert not [n for n in data["notes"] if n["kind"] == "warning"]
+
+
+# ----------------------------- 6. a short component loop over a named constant's range
+
+# NPB BT: do m = 1, BLOCK_SIZE over rhs(m,i,j,k), BLOCK_SIZE a parameter 5
+COMPONENTS = """\
+subroutine comp(nx, u, r)
+  integer, parameter :: nc = 5
+  integer :: nx, i, m
+  real(8) :: u(nc, nx), r(nc, nx)
+  do i = 1, nx
+    do m = 1, nc
+      r(m, i) = 2.0d0*u(m, i)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_component_loop_over_a_named_constant_is_no_axis(tmp_path, capsys):
+    """m runs over the 5 contiguous components of a cell, as do m = 1, 5 would: a component
+    loop, i the X axis (nx = 128 by default), 128 iterations of 5 copies each. Per i: u read
+    5 x 8 B, r written 5 x 16 B (write and write-allocate) = 120 B; 5 multiplies. (With m on
+    X, pencils of 5 elements rounded up to lines of 8 made that 192 B per i.)"""
+    data = run(capsys, source(tmp_path, COMPONENTS, "comp.f90"))
+    entry = loop(data, 5)
+    assert (entry["iter_x"], entry["iter_y"], entry["iter_z"], entry["sweeps"]) == (128, 1, 1, 1)
+    assert entry["traffic_gb"] * 1e9 / iterations(entry) == pytest.approx(120, rel=1e-12)
+    assert entry["gflops"] * 1e9 == 640

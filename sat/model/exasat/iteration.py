@@ -138,15 +138,18 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
     return found
 
 
-def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool
-                        ) -> set[str]:
-    """Variables of short literal loops over the unit-stride dimension of grid arrays.
+def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
+                        constants: dict[str, float]) -> set[str]:
+    """Variables of short loops, literal or over named constants, over the unit-stride
+    dimension of grid arrays.
 
-    In ``rhs(m,i,j,k)`` with ``do m = 1, 5`` the five components of a cell are contiguous:
-    ``m`` is a component loop (five copies of the ``i, j, k`` grid), not the X axis, whose
-    pencils of five elements would each be rounded up to a whole cache line.
+    In ``rhs(m,i,j,k)`` with ``do m = 1, 5`` (or ``do m = 1, block_size``, a named constant
+    5) the five components of a cell are contiguous: ``m`` is a component loop (five copies
+    of the ``i, j, k`` grid), not the X axis, whose pencils of five elements would each be
+    rounded up to a whole cache line.
     """
-    trips = {lp.loopvar.lower(): literal_trips(lp) for lp in loops if lp.loopvar}
+    trips = {lp.loopvar.lower(): literal_trips(_with_values(lp, constants))
+             for lp in loops if lp.loopvar}
     found = set()
     for access in accesses:
         dims = loop_dims(access)
@@ -157,6 +160,19 @@ def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major:
         if count is not None and count <= SHORT_LEADING_TRIPS:
             found.add(var)
     return found
+
+
+def _with_values(loop: Loop, constants: dict[str, float]) -> Loop:
+    """``loop`` with bounds that are a named constant by themselves written as its value."""
+    def value(text: str) -> str:
+        found = constants.get(text.strip().lower())
+        return str(int(found)) if found is not None and float(found).is_integer() else text
+
+    lower, upper, stride = value(loop.lower), value(loop.upper), value(loop.stride)
+    if (lower, upper, stride) == (loop.lower, loop.upper, loop.stride):
+        return loop
+    return Loop(line=loop.line, loopvar=loop.loopvar, lower=lower, upper=upper, stride=stride,
+                kind=loop.kind, file=loop.file)
 
 
 def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
@@ -216,14 +232,18 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     def loop_dims(access) -> list[int]:
         return [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]
 
-    # A grid array has several loop-variable subscripts; 1-D tables indexed by a component
-    # loop (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
-    grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
+    constants = {c.name.lower(): c.value for c in procedure.constants
+                 if not c.expression and c.value == c.value}
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
-        loops, [access for _, access, _ in accesses], loop_dims, row_major)
+        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants)
     def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
         return dims[::-1] if row_major else dims
+
+    # A grid array has several loop-variable subscripts (a cell's components not counted:
+    # u(m,i) with m a component loop is a 1-D grid); 1-D tables indexed by a component loop
+    # (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
+    grid = any(len(voting_dims(access)) >= 2 for _, access, _ in accesses)
 
     votes: dict[str, Counter[int]] = {}
     # the arrays with the most loop-variable subscripts span the iteration space: theirs are
