@@ -369,6 +369,12 @@ def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop],
         where = "a sweep or component loop" if free is None else f"axis {AXES[free].upper()}"
         notes.append(f"loop {weaker.loopvar} (line {weaker.line}) is nested with another loop "
                      f"of axis {AXES[axis].upper()}: taken as {where}, whose trips multiply")
+    # the model reads its axes innermost first (X, then Y, then Z): a Y loop around the Z
+    # loop (gemm's i around k) swaps the two, so that reuse across them is counted
+    swapped = [axis_loops[0], axis_loops[2], axis_loops[1]]
+    if notes and not _in_axis_order(axis_loops) and _in_axis_order(swapped):
+        axis_loops[1], axis_loops[2] = swapped[1], swapped[2]
+        notes.append("axes Y and Z swapped to follow the nesting of their loops")
     return notes
 
 
