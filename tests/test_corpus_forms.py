@@ -306,3 +306,45 @@ def test_a_component_loop_over_a_named_constant_is_no_axis(tmp_path, capsys):
     assert (entry["iter_x"], entry["iter_y"], entry["iter_z"], entry["sweeps"]) == (128, 1, 1, 1)
     assert entry["traffic_gb"] * 1e9 / iterations(entry) == pytest.approx(120, rel=1e-12)
     assert entry["gflops"] * 1e9 == 640
+
+
+# ----------------------------- 7. a time loop that reads a per-step table in a sibling
+
+# PolyBench's fdtd-2d: do t; do j: ey(j,1) = fict(t); then the ey, ex and hz sweeps
+STEPS = """\
+subroutine fdtd(ex, hz, f)
+  integer, parameter :: nx = 100, ny = 200, nt = 10
+  real(8) :: ex(ny, nx), hz(ny, nx), f(nt)
+  integer :: i, j, t
+  do t = 1, nt
+    do j = 1, ny
+      ex(j, 1) = f(t)
+    end do
+    do i = 2, nx
+      do j = 1, ny
+        ex(j, i) = ex(j, i) - 0.5d0*(hz(j, i) - hz(j, i - 1))
+      end do
+    end do
+    do i = 1, nx - 1
+      do j = 1, ny
+        hz(j, i) = hz(j, i) - 0.7d0*(ex(j, i + 1) - ex(j, i))
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_per_step_table_does_not_fuse_the_sweeps_of_a_time_loop(tmp_path, capsys):
+    """f(t) indexes a table by the step alone: t still repeats each sibling sweep, which is
+    a nest of its own (they were one nest whose arrays moved once per point, 48 B). The ex
+    sweep: 10 steps x 99 x 200 = 198,000 iterations of 2 adds + 1 multiply; ex read and
+    written (16 B), hz read over the columns i-1 and i: 100 columns of 200 for 99 of them,
+    8 x 100/99 B. The hz sweep the same with the roles swapped (ex columns 1 to 100)."""
+    data = run(capsys, source(tmp_path, STEPS, "fdtd.f90"))
+    for line in (9, 14):
+        entry = loop(data, line)
+        assert iterations(entry) == 198_000 and entry["sweeps"] == 10
+        assert entry["gflops"] * 1e9 == 3 * 198_000
+        assert entry["traffic_gb"] * 1e9 / iterations(entry) == pytest.approx(
+            16 + 8 * 100 / 99, rel=1e-12)

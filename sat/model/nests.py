@@ -50,11 +50,17 @@ def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
 
 
 def _uses(name: str, loop: Loop) -> bool:
-    """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``."""
+    """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``.
+
+    A table indexed by the pass alone, read beside arrays that other loops' variables
+    subscript (PolyBench's ``ey(j,1) = fict(t)``, a boundary value per time step), does not
+    count: the loop still repeats each of its sibling loops."""
     word = re.compile(rf"\b{re.escape(name)}\b", re.I)
     for body in loop.levels():
-        if body is not loop and any(var.lower() == name for array in body.arrays
-                                    for access in array.accesses for var in access.loopvars):
+        subscripts = [{v.lower() for v in access.loopvars if v} for array in body.arrays
+                      for access in array.accesses] if body is not loop else []
+        in_sweep = any(used - {name} for used in subscripts)
+        if any(name in used and (used - {name} or not in_sweep) for used in subscripts):
             return True
         if body is not loop and isinstance(body, Loop) and \
                 word.search(f"{body.lower} {body.upper} {body.stride}"):
