@@ -81,8 +81,9 @@ def test_a_moved_contraction_loop_keeps_the_nesting_order_of_the_axes(tmp_path, 
 
 
 def test_the_reference_blas_product_multiplies_its_three_loops(tmp_path, capsys):
-    """Fortran: i on X (40); l (a tie between X and Y, so first on X) moves to the free
-    axis, and as j encloses it the two swap: l on Y (60), j on Z (50): 120,000 iterations. Flops:
+    """Fortran: i on X (40); l (a tie between X and Y, so first on X) is the outer of the
+    two X loops and moves to the free axis, and as j encloses it the two swap: l on Y (60),
+    j on Z (50): 120,000 iterations. Flops:
     c(i,j) + temp*a(i,l) is 1 add + 1 multiply at each of the 120,000, temp = alpha*b(l,j)
     1 multiply at each of the 50*60 = 3,000 (j, l) pairs: 240,000 + 3,000 = 243,000 flops."""
     data = run(capsys, source(tmp_path, GEMM_F, "gemm.f90"))
@@ -348,3 +349,33 @@ def test_a_per_step_table_does_not_fuse_the_sweeps_of_a_time_loop(tmp_path, caps
         assert entry["gflops"] * 1e9 == 3 * 198_000
         assert entry["traffic_gb"] * 1e9 / iterations(entry) == pytest.approx(
             16 + 8 * 100 / 99, rel=1e-12)
+
+
+# PolyBench/Fortran's order: do i; do j; c(j,i) *= beta; do k: c(j,i) += alpha*a(k,i)*b(j,k)
+GEMM_K_INNER = """\
+subroutine gemm(alpha, beta, a, b, c)
+  integer, parameter :: ni = 40, nj = 512, nk = 600
+  real(8) :: alpha, beta, a(nk, ni), b(nj, nk), c(nj, ni)
+  integer :: i, j, k
+  do i = 1, ni
+    do j = 1, nj
+      c(j, i) = c(j, i)*beta
+      do k = 1, nk
+        c(j, i) = c(j, i) + alpha*a(k, i)*b(j, k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_the_inner_of_two_nested_loops_of_one_axis_keeps_it(tmp_path, capsys):
+    """j subscripts the unit-stride dimension of c and b, k that of a and the second of b:
+    both on X, k inside j. The outer j moves (to Z, then swapped with i to follow the
+    nesting: j on Y, i on Z), k keeps X: 600 x 512 x 40 = 12,288,000 iterations of 1 add + 2
+    multiplies, plus the beta scaling once per (i, j): 3 x 12,288,000 + 20,480 =
+    36,884,480 flops."""
+    data = run(capsys, source(tmp_path, GEMM_K_INNER, "gemmk.f90"))
+    entry = loop(data, 5)
+    assert (entry["iter_x"], entry["iter_y"], entry["iter_z"]) == (600, 512, 40)
+    assert entry["gflops"] * 1e9 == 36_884_480

@@ -281,7 +281,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                      f"{outer.loopvar}: a component loop of axis {AXES[axis].upper()}, whose "
                      f"trips multiply the elements of the arrays {inner.loopvar} subscripts "
                      f"at each point of {outer.loopvar}")
-    notes.extend(_separate_nested(axis_loops, others, votes))
+    notes.extend(_separate_nested(axis_loops, others))
     grid_loops = {id(lp) for a in axis_loops for lp in a}
     tiles = _tile_loops(others, axis_loops)
     tile_ids = {id(tile) for tile, _, _ in tiles}
@@ -347,27 +347,27 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles)
 
 
-def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop],
-                     votes: dict[str, Counter[int]]) -> list[str]:
+def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:
     """Give each loop nested inside another loop of its axis an axis of its own.
 
     An axis's loops are alternatives whose largest trip count is its extent (two ``j`` loops
     one after the other); two loops of one axis nested one in the other multiply instead. In
     ``c(j,i) += a(k,i)*b(j,k)`` (``do i; do k; do j``) ``k`` subscripts the unit-stride
     dimension of ``a`` and the second of ``b``, a tie that put it on X with ``j``: the nest
-    then counted ``max(nk, nj)`` iterations along X in place of ``nk*nj``. The loop with the
-    weaker claim on the axis (its share of votes for it; the outer one on a tie) moves to a
-    free axis, else it becomes a sweep (or a component loop inside the grid loops).
+    then counted ``max(nk, nj)`` iterations along X in place of ``nk*nj``. The outer loop
+    of the two moves to a free axis, else it becomes a sweep (or a component loop inside the
+    grid loops); Y and Z swap if the moved loop's axis then runs inside the other's.
     """
     notes = []
     while (pair := _nested_pair(axis_loops)) is not None:
-        axis, outer, inner = pair
-        weaker = min((outer, inner), key=lambda lp: _share(votes, lp.loopvar.lower(), axis))
-        axis_loops[axis] = [lp for lp in axis_loops[axis] if lp is not weaker]
+        axis, outer, _ = pair
+        # the model reads an axis's loop as running inside those of the axes after it: the
+        # inner loop keeps the axis (X innermost, the unit stride), the outer one moves
+        axis_loops[axis] = [lp for lp in axis_loops[axis] if lp is not outer]
         free = next((a for a in range(3) if not axis_loops[a]), None)
-        (others if free is None else axis_loops[free]).append(weaker)
+        (others if free is None else axis_loops[free]).append(outer)
         where = "a sweep or component loop" if free is None else f"axis {AXES[free].upper()}"
-        notes.append(f"loop {weaker.loopvar} (line {weaker.line}) is nested with another loop "
+        notes.append(f"loop {outer.loopvar} (line {outer.line}) is nested with another loop "
                      f"of axis {AXES[axis].upper()}: taken as {where}, whose trips multiply")
     # the model reads its axes innermost first (X, then Y, then Z): a Y loop around the Z
     # loop (gemm's i around k) swaps the two, so that reuse across them is counted
@@ -387,13 +387,6 @@ def _nested_pair(axis_loops: list[list[Loop]]) -> tuple[int, Loop, Loop] | None:
             if inner is not None:
                 return axis, outer, inner
     return None
-
-
-def _share(votes: dict[str, Counter[int]], var: str, axis: int) -> float:
-    """The fraction of a loop variable's votes that went to ``axis``."""
-    counter = votes.get(var, Counter())
-    total = sum(counter.values())
-    return counter[axis] / total if total else 0.0
 
 
 def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
