@@ -379,3 +379,38 @@ def test_the_inner_of_two_nested_loops_of_one_axis_keeps_it(tmp_path, capsys):
     entry = loop(data, 5)
     assert (entry["iter_x"], entry["iter_y"], entry["iter_z"]) == (600, 512, 40)
     assert entry["gflops"] * 1e9 == 36_884_480
+
+
+# ------------------------------- 8. one vector stepped by the inner and the outer loop
+
+# the reference BLAS dtrsv: x(j) = x(j)/a(j,j) per column, x(i) updated by the inner loop
+TRSV = """\
+subroutine trsv(x, a)
+  integer, parameter :: n = 512
+  real(8) :: x(n), a(n, n), temp
+  integer :: i, j
+  do j = n, 1, -1
+    x(j) = x(j)/a(j, j)
+    temp = x(j)
+    do i = j - 1, 1, -1
+      x(i) = x(i) - temp*a(i, j)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_vector_stepped_by_two_loops_is_reused_by_the_inner_one(tmp_path, capsys):
+    """n = 512: 512 x 511 / 2 = 130,816 iterations (i at the mean j: 511/2 = 255.5 trips,
+    times 512). a streams 8 B per iteration over the inner loop's extent rounded up to whole
+    lines of 8 doubles (256): 8 x 256 x 512 B (a(j,j) is at an offset of the same pattern).
+    x(i) is invariant along j: its pencil of 256 elements is read and written once, 16 x 256
+    B; x(j) once per j, 16 x 512 B. Per iteration (8 x 256 x 512 + 16 x 256 + 16 x 512) /
+    130,816 = 1,060,864 / 130,816 = 8.10959 B. (One pattern of x stepping along both loops
+    streamed it at every iteration: 24 B. The data really touched, the lower triangle of a
+    and x once, is 1,058,816 B: 8.094 B per iteration.)"""
+    data = run(capsys, source(tmp_path, TRSV, "trsv.f90"))
+    entry = loop(data, 5)
+    assert iterations(entry) == 130_816
+    assert entry["traffic_gb"] * 1e9 == pytest.approx(8 * 256 * 512 + 16 * 256 + 16 * 512,
+                                                      rel=1e-12)

@@ -306,15 +306,18 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
+    split = _split_arrays(accesses, stepping, streamed)
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
-        stepped.setdefault(array.key, set()).update(
-            a for a in range(3) if stepping[a].intersection(lowered))
+        axes = frozenset(a for a in range(3) if stepping[a].intersection(lowered))
+        key = array.key if array.key not in split else \
+            f"{array.key}@{''.join(AXES[a] for a in sorted(axes))}"
+        stepped.setdefault(key, set()).update(axes)
         if lowered:
             unit_var = lowered[-1 if row_major else 0]
-            units.setdefault(array.key, set()).add(
+            units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
         point = []
@@ -323,10 +326,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
             value = value if isinstance(value, int) else 0
             if a in steps and d is not None:
-                residues.setdefault(array.key, {}).setdefault(a, set()).add(value % steps[a])
+                residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
                 value = _fold(value, steps[a])
             point.append(value)
-        key = array.key
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets)))
@@ -387,6 +389,25 @@ def _nested_pair(axis_loops: list[list[Loop]]) -> tuple[int, Loop, Loop] | None:
             if inner is not None:
                 return axis, outer, inner
     return None
+
+
+def _split_arrays(accesses: list, stepping: list[set[str]], streamed: set[str]) -> set[str]:
+    """Arrays whose accesses step along disjoint axes: each such set is a pattern of its own.
+
+    dtrsv's ``x(i) = x(i) - temp*a(i,j)`` inside ``do j`` beside ``x(j) = x(j)/a(j,j)``
+    steps along X in the inner loop and along Y in the outer one. One pattern stepping along
+    both would stream ``x`` at every iteration (16 B), though the inner loop re-reads the same
+    ``n`` elements for each ``j``: ``x@x`` is invariant along Y (reused while its pencil
+    fits), ``x@y`` counts once per ``j``.
+    """
+    found: dict[str, set[frozenset[int]]] = {}
+    for array, access, _ in accesses:
+        lowered = {v.lower() for v in access.loopvars}
+        if streamed.intersection(lowered):
+            found.setdefault(array.key, set()).add(
+                frozenset(a for a in range(3) if stepping[a].intersection(lowered)))
+    return {key for key, sets in found.items() if len(sets) > 1 and all(sets)
+            and all(a.isdisjoint(b) for a in sets for b in sets if a is not b)}
 
 
 def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
