@@ -11,6 +11,7 @@ into sympy when a consumer needs algebra.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -19,6 +20,8 @@ AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
 SubscriptKind = Literal["induction", "indirect", "invariant", "irregular"]
 FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
+# an actual argument given by keyword: ``n=100`` (not ``n==100``)
+_KEYWORD_ARGUMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
 
 
 def element_words(datatype: str) -> float:
@@ -168,8 +171,10 @@ class Constant:
     The model gives the symbol this value instead of a guessed default; a user can still
     override it like any problem parameter.
 
-    ``kind`` is ``parameter`` (a Fortran named constant) or ``initialised`` (a C variable
-    initialised with a constant and never changed: ``int nm = OUTER;``).  A constant defined
+    ``kind`` is ``parameter`` (a Fortran named constant), ``initialised`` (a C variable
+    initialised with a constant and never changed: ``int nm = OUTER;``) or ``argument`` (a
+    dummy argument every call passes the same constant: ``call kernel(4000, a)``, at the
+    first call's place).  A constant defined
     from symbols that have no value here (``parameter (lt = 4*lx1*lelt)`` with ``lx1`` from
     an include that was not found) keeps its ``expression`` over them (``value`` is then
     NaN): the model makes it a formula of those symbols.
@@ -321,6 +326,21 @@ class Procedure(Body):
     layout: Layout = "column-major"
     constants: list[Constant] = field(default_factory=list)
     dummies: list[str] = field(default_factory=list)  # dummy arguments (parameters), in order
+
+    def actuals(self, call: Call) -> dict[str, str]:
+        """Dummy name (lower case) -> the call's actual argument text (positional, then
+        ``name=value``)."""
+        found: dict[str, str] = {}
+        position = 0
+        dummies = [d.lower() for d in self.dummies]
+        for text in call.args:
+            keyword = _KEYWORD_ARGUMENT.match(text)
+            if keyword and keyword.group(1).lower() in dummies:
+                found[keyword.group(1).lower()] = keyword.group(2)
+            elif position < len(dummies):
+                found[dummies[position]] = text
+                position += 1
+        return found
 
 
 @dataclass

@@ -652,14 +652,14 @@ end program
 
 def test_a_named_constant_passed_to_a_callee_keeps_its_value(capsys, tmp_path):
     """``call sweep(n, a, b)`` with ``n = 1000`` a constant of the caller, ``n`` also the
-    callee's dummy: the caller's constant is the parameter n_p (the name is a variable in
-    sweep) and the call passes n_p, not a defaulted ``n``. By hand: 10 calls x 998 points x
-    2 adds = 19,960 flops = 1.996e-05 Gflop (with the default n = 128 it was 2.52e-06)."""
+    callee's dummy: the only call passes sweep's dummy 1000, so both are one parameter n =
+    1000, not a defaulted ``n``. By hand: 10 calls x 998 points x 2 adds = 19,960 flops =
+    1.996e-05 Gflop (with the default n = 128 it was 2.52e-06)."""
     data, _ = run_json(capsys, tmp_path, SWEEP)
     (loop,) = data["loops"]
     assert loop["gflops"] == pytest.approx(1.996e-05, rel=1e-12)
     problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
-    assert problem == {"n_p": 1000}
+    assert problem == {"n": 1000}
 
 
 def test_a_constant_used_only_as_an_argument_reaches_the_callee(capsys, tmp_path):
@@ -670,7 +670,7 @@ def test_a_constant_used_only_as_an_argument_reaches_the_callee(capsys, tmp_path
     (loop,) = data["loops"]
     assert loop["gflops"] == pytest.approx(4.98e-05, rel=1e-12)
     problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
-    assert problem == {"r_q": 2, "n_q": 1000}
+    assert problem == {"r": 2, "n": 1000}  # the dummies too: every call passes these
 
 
 REPEATED = """\

@@ -50,6 +50,7 @@ from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.irregular.idioms import idiom_tables
 from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
+    averaged_bounds,
     bounds_assigned_inside,
     enclosing_branches,
     outermost_loops,
@@ -456,6 +457,7 @@ def build_model(program: Program, params: ParameterSet,
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
     inlined = inline_calls(program)
     program = inlined.program
+    ctx.averaged_loops = averaged_bounds(program)
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)

@@ -39,7 +39,6 @@ from sat.model.nests import outermost_loops
 MAX_DEPTH = 64
 MAX_WRITTEN = 2**16
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
-_KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
 _REFERENCE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$", re.S)
 _LOOP_OFFSET = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -189,7 +188,7 @@ def _follow(body: ir.Body, originals: dict[str, ir.Procedure], chain: tuple[str,
 def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
                  result: Inlined, caller: ir.Procedure) -> ir.InlinedCall:
     """The callee's body in the caller's terms, for one call."""
-    actuals = _actuals(callee, call)
+    actuals = callee.actuals(call)
     if len(call.args) > len(callee.dummies):
         result.notes.append(ir.Diagnostic(
             f"call to '{callee.name}' passes {len(call.args)} arguments but it takes "
@@ -223,20 +222,6 @@ def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
         result.notes.append(ir.Diagnostic(f"call to '{callee.name}': {message}", caller.file,
                                           call.line))
     return work
-
-
-def _actuals(callee: ir.Procedure, call: ir.Call) -> dict[str, str]:
-    """Dummy name -> actual argument text (positional, then ``name=value``)."""
-    actuals: dict[str, str] = {}
-    position = 0
-    for text in call.args:
-        keyword = _KEYWORD.match(text)
-        if keyword and keyword.group(1).lower() in (d.lower() for d in callee.dummies):
-            actuals[keyword.group(1).lower()] = keyword.group(2)
-        elif position < len(callee.dummies):
-            actuals[callee.dummies[position].lower()] = text
-            position += 1
-    return actuals
 
 
 class _Mapper:
