@@ -186,25 +186,28 @@ def incore(tmp_path: Path, source: str, *options: str) -> dict:
 
 
 @pytest.mark.parametrize(("source", "instructions", "t_ol", "t_nol"), [
+    # Every kernel: 2 vector iterations per unit x the assumed 2 loop instructions (counter
+    # increment, fused compare-and-branch) = 4 integer instructions, no address arithmetic;
+    # on the assumed 4 integer ports apart from the FP ones they never decide T_OL here.
     # 1d-3pt: 2 adds, 2 multiplies per iteration: 2 FMA (MIN(2, 2)), nothing apart; 3 loads
     # (a at -1, 0, +1), 1 store.  T_fp = MAX(4 FMA / 1, 4 / 2) = 4; 12 load uops / 2 ports
     # = 6; 4 store uops / 1 = 4; addresses MAX(6, 16 / 2) = 8.
     # T_OL = MAX(4, T_store 4) = 4; T_nOL = MAX(6, T_agu 8) = 8
     (ONE_D_3PT, {"add": 0, "mul": 0, "fma": 4, "div": 0, "special": 0, "load": 6,
-                 "store": 2}, 4, 8),
+                 "store": 2, "int": 4}, 4, 8),
     # triad: 1 add, 1 multiply: 1 FMA; 3 loads, 1 store.  T_fp = MAX(2 / 1, 2 / 2) = 2;
     # loads 12 uops / 2 = 6; stores 4; addresses MAX(6, 16 / 2) = 8: T_OL 4, T_nOL 8
     (TRIAD, {"add": 0, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 6,
-             "store": 2}, 4, 8),
+             "store": 2, "int": 4}, 4, 8),
     # copy: no arithmetic; 1 load (4 uops / 2 = 2), 1 store (4 uops / 1 = 4), addresses
     # MAX(2, 8 / 2) = 4: T_OL = T_store 4; T_nOL = MAX(2, 4) = 4
     (COPY, {"add": 0, "mul": 0, "fma": 0, "div": 0, "special": 0, "load": 2,
-            "store": 2}, 4, 4),
+            "store": 2, "int": 4}, 4, 4),
     # 7-point stencil: 5 adds, 1 multiply: 1 FMA and 4 adds; 6 loads, 1 store.
     # T_fp = MAX(8 / 1, 2 / 1, (8 + 2) / 2) = 8; loads 24 uops / 2 = 12; stores 4;
     # addresses MAX(12, 28 / 2) = 14: T_OL = MAX(8, 4) = 8; T_nOL = MAX(12, 14) = 14
     (STENCIL7, {"add": 8, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 12,
-                "store": 2}, 8, 14),
+                "store": 2, "int": 4}, 8, 14),
 ])
 def test_port_counts_of_four_kernels(tmp_path, source, instructions, t_ol, t_nol):
     ecm = incore(tmp_path, source)
@@ -236,8 +239,6 @@ def test_the_vectorised_column_says_what_its_cells_hold():
 @pytest.mark.parametrize(("source", "why"), [
     ("double a[N], b[N];\nfor(int i=1; i<N; ++i)\n    a[i] = a[i-1] + b[i];\n",
      "a is written and read at other offsets along i"),
-    ("double a[N], b[N], s;\nfor(int i=0; i<N; ++i)\n    s += a[i]*b[i];\n",
-     "s carries a value from one iteration to the next"),
 ])
 def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
         tmp_path, source, why):
@@ -245,6 +246,104 @@ def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
     (switch,) = [p for p in data["parameters"] if p["name"].startswith("Vectorised_")]
     assert switch["value"] is False and why in switch["source"]
     assert data["loops"][0]["ecm"]["incore"]["vector_elements"] == 1
+
+
+DOT = """\
+double a[N], b[N], s;
+
+for(int i=0; i<N; ++i)
+    s += a[i]*b[i];
+"""
+
+SUM = """\
+double a[N], s;
+
+for(int i=0; i<N; ++i)
+    s += a[i];
+"""
+
+
+@pytest.mark.parametrize(("source", "options", "add", "fma", "load", "t_ol", "t_nol"), [
+    # The dot product in source order (FastMath FALSE, the test machine's default): the loads
+    # and the multiply are vector (2 arrays x 2 = 4 loads, 1 x 2 = 2 multiplies), the add of
+    # each element to s is scalar and not fused: 8 adds.  The chain: 1 update x 8 elements x
+    # AddLatency 4 (assumed) = 32 cycles, above T_fp MAX(8 / 1, 2 / 1, 10 / 2) = 8.  Loads
+    # 4 x 2 uops / 2 ports = 4; addresses MAX(4, 8 / 2) = 4: T_nOL 4
+    (DOT, (), 8, 0, 4, 32, 4),
+    # FastMath: one vector of 4 partial sums, the add fused with the multiply: 2 FMA; the
+    # chain 1 x 8 x 4 / (4 lanes x 1 accumulator) = 8
+    (DOT, ("FastMath=TRUE",), 0, 2, 4, 8, 4),
+    # two accumulators: 8 x 4 / (4 x 2) = 4; T_fp 2 FMA / 1 port = 2, integer work
+    # MAX(4 / 4, (4 + 2) / (4 + 2 - 0)) = 1: T_OL 4
+    (DOT, ("FastMath=TRUE", "Accumulators=2"), 0, 2, 4, 4, 4),
+    # the plain sum in source order: its only arithmetic is the chain, so the elements are
+    # loaded one by one into the scalar adds: 8 loads of 8 B, one port cycle each, / 2 = 4;
+    # addresses MAX(4, 8 / 2) = 4.  Chain 1 x 8 x 4 = 32
+    (SUM, (), 8, 0, 8, 32, 4),
+    # with FastMath the sum is vector: 2 loads (2 uops each) / 2 = 2, addresses MAX(2, 4 / 2);
+    # chain 8 x 4 / 4 = 8
+    (SUM, ("FastMath=TRUE",), 2, 0, 2, 8, 2),
+])
+def test_a_reduction_is_bound_by_its_chain_of_adds(tmp_path, source, options, add, fma, load,
+                                                  t_ol, t_nol):
+    ecm = incore(tmp_path, source, *[a for o in options for a in ("--set", o)])
+    assert ecm["incore"]["vectorised"] is True
+    assert ecm["chain_updates"] == 1
+    counts = ecm["incore"]["instructions"]
+    assert (counts["add"], counts["fma"], counts["load"]) == (add, fma, load)
+    assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
+
+
+KERNCRAFT_TX2 = KERNCRAFT_ARM_STYLE + """\
+in-core model: !!omap
+  - OSACA: TX2
+compiler: !!omap
+  - gcc: -Ofast -march=armv8.1-a
+non-overlapping model:
+  ports:
+    OSACA: ['3', '4', '5']
+"""
+
+FIVE_POINT = """\
+double a[M][N], b[M][N], s;
+
+for(int j=1; j<M-1; ++j)
+    for(int i=1; i<N-1; ++i)
+        b[j][i] = (a[j][i-1] + a[j][i+1] + a[j-1][i] + a[j+1][i]) * s;
+"""
+
+
+@pytest.mark.parametrize(("source", "fma", "integer", "t_ol", "t_nol"), [
+    # 2d-5pt on ThunderX2 (the table: 16-byte NEON vectors, 2 elements; a unit of 8
+    # iterations is 4 vector iterations).  3 adds, 1 multiply: 1 FMA (4) and 2 adds (8);
+    # 4 loads (16), 1 store (4).  Integer: 3 loop instructions x 4 + 1 per register-offset
+    # load x 16 = 28.  T_fp = MAX(8 / 2, 4 / 2, 12 / 2) = 6; T_int = MAX(28 / 3, (28 + 12) /
+    # (3 + 2 - 2)) = 13.33: T_OL 13.33 (Kerncraft with OSACA, which sees gcc fuse nothing:
+    # 14.68).  Loads 16 / 2 = 8, stores 4 / 1, addresses MAX(8, 20 / 2) = 10, neither
+    # overlapping (ports 3, 4, 5 listed as non-overlapping): T_nOL 10, as Kerncraft's
+    (FIVE_POINT, 4, 28, 40 / 3, 10),
+    # the dot product, -Ofast: FastMath, 1 FMA per iteration fused (4); loads 8; integer
+    # 3 x 4 + 8 = 20, T_int = MAX(20 / 3, 24 / 3) = 8; the chain 1 x 8 x AddLatency 6 / (2
+    # lanes x 1 accumulator) = 24: T_OL 24; loads 8 / 2 = 4, addresses MAX(4, 8 / 2): T_nOL
+    # 4 (Kerncraft: 24 and 4)
+    (DOT, 4, 20, 24, 4),
+])
+def test_thunderx2_counts_loop_and_address_instructions(tmp_path, source, fma, integer, t_ol,
+                                                        t_nol):
+    machine = tmp_path / "tx2.yml"
+    machine.write_text(KERNCRAFT_TX2)
+    path = tmp_path / "kernel.c"
+    path.write_text(source)
+    out = tmp_path / "out.json"
+    sizes = ["--set", "N=1000", "--set", "M=1000"] if "M" in source else ["--set", "N=1000"]
+    assert main([str(path), "-m", str(machine), "--json", str(out), "-q", *sizes]) == 0
+    data = json.loads(out.read_text())
+    assert parameter(data, "FastMath")["value"] is True
+    ecm = data["loops"][0]["ecm"]
+    assert ecm["incore"]["vector_elements"] == 2
+    assert ecm["incore"]["instructions"]["fma"] == fma
+    assert ecm["incore"]["instructions"]["int"] == integer
+    assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
 
 
 def test_warm_caches_keep_what_fits(tmp_path):
@@ -304,3 +403,28 @@ def test_editing_ports_cores_and_warm_caches_in_the_workbook_matches_set(tmp_pat
                                                               {"resident": 0, "planes": 1,
                                                                "pencils": 2, "within": 3,
                                                                "none": 4}[level[key]]), key
+
+
+@pytest.mark.libreoffice
+def test_editing_the_reduction_parameters_in_the_workbook_matches_set(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book_path = tmp_path / "dot.xlsx"
+    written = run(tmp_path, DOT, "--set", "N=1000000", "-o", str(book_path))
+    cells = written["loops"][0]["ecm"]["cells"]
+    edits = {"FastMath": True, "Accumulators": 2, "AddLatency": 6}
+    book = recalculate_edited(book_path, edits, tmp_path / "lo")
+    expected = run(tmp_path, DOT, "--set", "N=1000000",
+                   *[a for name, value in edits.items()
+                     for a in ("--set", f"{name}={str(value).upper()}")])
+    ecm = expected["loops"][0]["ecm"]
+    # by hand: the chain 1 update x 8 elements x 6 cycles / (4 lanes x 2 accumulators) = 6,
+    # above T_fp (2 FMA / 1 port = 2): T_OL 6; T_nOL 4 (4 loads x 2 uops / 2 ports)
+    assert (ecm["t_chain"], ecm["t_ol"], ecm["t_nol"]) == (6, 6, 4)
+
+    def cell(address: str):
+        sheet, where = address.rsplit("!", 1)
+        return book[sheet.strip("'")][where.replace("$", "")].value
+
+    for key in ("t_chain", "t_int", "t_ol", "t_nol", "t_ecm", "time_s"):
+        assert cell(cells[key]) == pytest.approx(ecm[key]), key

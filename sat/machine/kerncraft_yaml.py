@@ -29,6 +29,8 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   2 / elements, when the file gives FMA); the ``non-overlapping model`` ports decide
   ``StoresOverlap`` and ``AGUsOverlap`` (FALSE when the store-data or address ports are
   listed there).
+- ``compiler``: the flags of ``gcc`` (else the first compiler listed) → ``FastMath`` (TRUE when
+  they allow reassociating sums: ``-Ofast``, ``-ffast-math``, ``-fassociative-math``).
 - ``cacheline size`` → ``LineBytes`` (else L1's ``cl_size``).
 - ``memory hierarchy`` → the levels, innermost first, named by ``level`` (``MEM`` → ``memory``):
 
@@ -72,7 +74,7 @@ exclusive cache (:func:`sat.machine.levels.on_chip_kib_per_core`).  ``WordBytes`
 precision), ``ReadCost`` 8 B, ``ReadWriteCost`` 16 B and ``WriteCost`` 16 B (8 B if no cache
 level write-allocates).  Kerncraft files do not describe registers, division and special-function
 costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
-note.  Every other field (``sockets``, ``threads per core``, ``compiler``,
+note.  Every other field (``sockets``, ``threads per core``,
 ``isa``, the ``overlapping model`` ports, ``performance counter metrics``, ``groups``,
 ``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
 port list, the single-precision FLOPs, the cache levels' benchmark results, …) is
@@ -108,7 +110,7 @@ from sat.safeyaml import Located, LocatedList, read_yaml
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
 _USED = {"model name", "model type", "clock", "cores per socket", "cores per NUMA domain",
          "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks", "in-core model",
-         "non-overlapping model"}
+         "non-overlapping model", "compiler"}
 _LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
                "upstream throughput", "transfers overlap"}
 _CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
@@ -256,6 +258,7 @@ def load_kerncraft(path: Path, display: str) -> Machine:
 
     notes: list[str] = []
     _ports(data, core, origin, notes)
+    _fast_math(data, core, origin)
     levels, memory_raw, throughputs = _levels(data, read, ignored, notes)
     line_bytes = read.quantity(data, "cacheline size", "cacheline size", ("B",), _DECIMAL,
                                "the cache line size, e.g. '64 B'", required=False)
@@ -371,6 +374,24 @@ def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -
             core.sources[attribute] = (f"{origin}: non-overlapping model ports "
                                        f"{sorted(serial)}, {entry.name}'s {what} "
                                        f"ports {list(own)}")
+
+
+_REASSOCIATING = ("-Ofast", "-ffast-math", "-fassociative-math")
+
+
+def _fast_math(data: Located, core: CoreThroughput, origin: str) -> None:
+    """``FastMath`` from the flags the file compiles with (gcc's, satreport's reference)."""
+    compilers = data.get("compiler")  # an !!omap: a list of one-entry mappings
+    pairs = [compilers] if isinstance(compilers, Located) else \
+        [item for item in compilers if isinstance(item, Located)] \
+        if isinstance(compilers, LocatedList) else []
+    flags = {str(key): str(value or "") for pair in pairs for key, value in pair.items()}
+    if not flags:
+        return
+    name = "gcc" if "gcc" in flags else next(iter(flags))
+    words = flags[name].split()
+    core.fast_math = 1.0 if any(word in _REASSOCIATING for word in words) else 0.0
+    core.sources["fast_math"] = f"{origin}: compiler {name} {flags[name]}".strip()
 
 
 def _unit(unit: str) -> str:

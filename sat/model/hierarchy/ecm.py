@@ -5,8 +5,9 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
 
 - ``T_OL`` and ``T_nOL`` — the in-core port model (:mod:`~sat.model.hierarchy.incore`): the
   instructions of a unit of work by class over the core's ports; what overlaps with data
-  transfers (arithmetic, and the store ports and address units when ``StoresOverlap`` and
-  ``AGUsOverlap`` say so) and what does not (the load ports, and the others otherwise);
+  transfers (arithmetic, integer work, a reduction's chain, and the store ports and address
+  units when ``StoresOverlap`` and ``AGUsOverlap`` say so) and what does not (the load
+  ports, and the others otherwise);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
   traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
   the memory link at the whole memory interface's bandwidth.  When the machine file measured
@@ -86,8 +87,8 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
            "work: LineBytes / WordBytes (one cache line of one array)."),
         *incore_columns(),
         _c("t_ol", "T_OL", CYCLES, "In-core time that overlaps with data transfers: the "
-           "largest of T_fp, and of T_store and T_agu when StoresOverlap and AGUsOverlap are "
-           "TRUE.", "ECM contributions", "0.00"),
+           "largest of T_fp, T_int, T_chain, and of T_store and T_agu when StoresOverlap and "
+           "AGUsOverlap are TRUE.", "ECM contributions", "0.00"),
         _c("t_nol", "T_nOL", CYCLES, "In-core time that does not overlap: the largest of "
            "T_load, and of T_store and T_agu when they do not overlap.",
            "ECM contributions", "0.00"),
