@@ -346,6 +346,47 @@ def test_thunderx2_counts_loop_and_address_instructions(tmp_path, source, fma, i
     assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
 
 
+@pytest.mark.parametrize(("options", "t_penalty", "t_ecm"), [
+    # triad, N = 1,000,000, one core: a, b, c read and d read for ownership (WriteCost 16 B
+    # over WordBytes 8: writes allocate) and written back: 5 lines per unit of 8 iterations,
+    # 320 B: L1-L2 320 / (256 GB/s / 4 cores / 2 GHz = 32 B/cycle) = 10, L2-MEM 320 / 20 = 16.
+    # No penalty: T_ECM = T_nOL 8 + 10 + 16 = 34
+    ((), 0, 34),
+    # 5 lines x (4 read streams x 0.5 + 1 write stream x 2) / 5 streams = 4: 8 + 10 + 16 + 4
+    (("MemLoadPenaltyCycles=0.5", "MemStorePenaltyCycles=2"), 4, 38),
+    # the load ports overlapping: MAX(T_OL 4, T_nOL 8, 10 + 16 + 4) = 30
+    (("MemLoadPenaltyCycles=0.5", "MemStorePenaltyCycles=2", "LoadsOverlap=TRUE"), 4, 30),
+])
+def test_memory_penalty_and_overlapping_loads(tmp_path, options, t_penalty, t_ecm):
+    data = run(tmp_path, TRIAD, "--set", "N=1000000", "--set", "Cores=1",
+               *[a for o in options for a in ("--set", o)])
+    ecm = data["loops"][0]["ecm"]
+    assert (ecm["t_nol"], ecm["t_data"]) == (8, {"L1-L2": 10, "L2-MEM": 16})
+    assert (ecm["t_penalty"], ecm["t_ecm"]) == (pytest.approx(t_penalty), pytest.approx(t_ecm))
+
+
+def test_a_kerncraft_file_gives_memory_penalties_and_the_loads_overlap(tmp_path):
+    text = KERNCRAFT_TX2.replace(
+        "  upstream throughput: [architecture code analyzer, ['3', '4', '5']]\n",
+        "  upstream throughput: [architecture code analyzer, ['3', '4', '5']]\n"
+        "  transfers overlap: true\n").replace(
+        "  upstream throughput: [full socket memory bandwidth, half-duplex]\n",
+        "  upstream throughput: [full socket memory bandwidth, half-duplex]\n"
+        "  penalty cycles per cacheline load: 2.56\n"
+        "  penalty cycles per cachlinie store: 2.56\n")
+    machine = tmp_path / "tx2.yml"
+    machine.write_text(text)
+    path = tmp_path / "kernel.c"
+    path.write_text(TRIAD)
+    out = tmp_path / "out.json"
+    assert main([str(path), "-m", str(machine), "--json", str(out), "-q"]) == 0
+    data = json.loads(out.read_text())
+    # the misspelt store key is not the penalty (Kerncraft ignores it too)
+    assert [parameter(data, name)["value"] for name in (
+        "MemLoadPenaltyCycles", "MemStorePenaltyCycles", "LoadsOverlap")] == [2.56, 0, True]
+    assert "penalty cycles per cachlinie store" in " ".join(n["message"] for n in data["notes"])
+
+
 def test_warm_caches_keep_what_fits(tmp_path):
     # 1d-3pt with N = 100,000: a spans 100,000 elements, b's 99,998 round to 100,000 (whole
     # lines): 200,000 x 8 B / 1024 = 1562.5 KiB of data.  It does not fit the 32 KiB L1, it
@@ -406,13 +447,14 @@ def test_editing_ports_cores_and_warm_caches_in_the_workbook_matches_set(tmp_pat
 
 
 @pytest.mark.libreoffice
-def test_editing_the_reduction_parameters_in_the_workbook_matches_set(tmp_path):
+def test_editing_the_reduction_and_penalty_parameters_in_the_workbook_matches_set(tmp_path):
     from libreoffice import recalculate_edited
 
     book_path = tmp_path / "dot.xlsx"
     written = run(tmp_path, DOT, "--set", "N=1000000", "-o", str(book_path))
     cells = written["loops"][0]["ecm"]["cells"]
-    edits = {"FastMath": True, "Accumulators": 2, "AddLatency": 6}
+    edits = {"FastMath": True, "Accumulators": 2, "AddLatency": 6, "MemLoadPenaltyCycles": 1.5,
+             "LoadsOverlap": True}
     book = recalculate_edited(book_path, edits, tmp_path / "lo")
     expected = run(tmp_path, DOT, "--set", "N=1000000",
                    *[a for name, value in edits.items()
@@ -421,10 +463,13 @@ def test_editing_the_reduction_parameters_in_the_workbook_matches_set(tmp_path):
     # by hand: the chain 1 update x 8 elements x 6 cycles / (4 lanes x 2 accumulators) = 6,
     # above T_fp (2 FMA / 1 port = 2): T_OL 6; T_nOL 4 (4 loads x 2 uops / 2 ports)
     assert (ecm["t_chain"], ecm["t_ol"], ecm["t_nol"]) == (6, 6, 4)
+    # memory: a and b read, 2 lines (128 B) per unit: L1-L2 128 / 32 = 4, L2-MEM 128 / 20 =
+    # 6.4, the penalty 2 lines x 1.5 = 3; the loads overlapping: MAX(6, 4, 4 + 6.4 + 3) = 13.4
+    assert (ecm["t_penalty"], ecm["t_ecm"]) == (pytest.approx(3), pytest.approx(13.4))
 
     def cell(address: str):
         sheet, where = address.rsplit("!", 1)
         return book[sheet.strip("'")][where.replace("$", "")].value
 
-    for key in ("t_chain", "t_int", "t_ol", "t_nol", "t_ecm", "time_s"):
+    for key in ("t_chain", "t_int", "t_ol", "t_nol", "t_penalty", "t_ecm", "time_s"):
         assert cell(cells[key]) == pytest.approx(ecm[key]), key

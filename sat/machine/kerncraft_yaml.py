@@ -49,7 +49,10 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
     is the L1–L2 link);
   - ``upstream throughput: [full socket memory bandwidth, …]`` (memory) → the memory
     bandwidth comes from ``benchmarks``;
-  - ``transfers overlap`` → ``transfers_overlap``.
+  - ``transfers overlap`` → ``transfers_overlap`` (L1's: ``LoadsOverlap``, whether the load
+    ports' cycles overlap the transfers).
+  - MEM's ``penalty cycles per cacheline load`` and ``… store`` → ``MemLoadPenaltyCycles``,
+    ``MemStorePenaltyCycles``.
 
 - ``benchmarks: measurements: MEM`` → the socket's memory bandwidth: the highest result over
   all core counts (1 thread per core) of the ``load`` kernel, else ``update``, ``copy``,
@@ -76,7 +79,7 @@ level write-allocates).  Kerncraft files do not describe registers, division and
 costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
 note.  Every other field (``sockets``, ``threads per core``,
 ``isa``, the ``overlapping model`` ports, ``performance counter metrics``, ``groups``,
-``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
+``threads per group``, ``replacement_policy``, other ``penalty cycles …`` keys, L1's
 port list, the single-precision FLOPs, the cache levels' benchmark results, …) is
 ignored, and one note lists them.
 """
@@ -112,7 +115,8 @@ _USED = {"model name", "model type", "clock", "cores per socket", "cores per NUM
          "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks", "in-core model",
          "non-overlapping model", "compiler"}
 _LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
-               "upstream throughput", "transfers overlap"}
+               "upstream throughput", "transfers overlap", "penalty cycles per cacheline load",
+               "penalty cycles per cacheline store"}
 _CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
                "victims_to"}
 # Kerncraft's benchmark kernels, in the order their memory bandwidth is preferred, with the
@@ -260,6 +264,8 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     _ports(data, core, origin, notes)
     _fast_math(data, core, origin)
     levels, memory_raw, throughputs = _levels(data, read, ignored, notes)
+    if memory_raw is not None:
+        _penalties(memory_raw, core, read, origin)
     line_bytes = read.quantity(data, "cacheline size", "cacheline size", ("B",), _DECIMAL,
                                "the cache line size, e.g. '64 B'", required=False)
     line_source = "cacheline size"
@@ -374,6 +380,19 @@ def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -
             core.sources[attribute] = (f"{origin}: non-overlapping model ports "
                                        f"{sorted(serial)}, {entry.name}'s {what} "
                                        f"ports {list(own)}")
+
+
+def _penalties(memory: Located, core: CoreThroughput, read: _Reader, origin: str) -> None:
+    """``penalty cycles per cacheline load`` / ``store`` of the MEM level (a key spelt
+    otherwise is not these: it stays among the ignored fields, as Kerncraft ignores it)."""
+    for key, attribute in (("penalty cycles per cacheline load", "mem_load_penalty"),
+                           ("penalty cycles per cacheline store", "mem_store_penalty")):
+        value = read.quantity(memory, key, f"memory hierarchy MEM: {key}", ("",), {"": 1.0},
+                              "cycles per cache line, a number", required=False,
+                              positive=False)
+        if value is not None:
+            setattr(core, attribute, value)
+            core.sources[attribute] = f"{origin} (memory hierarchy MEM: {key})"
 
 
 _REASSOCIATING = ("-Ofast", "-ffast-math", "-fassociative-math")

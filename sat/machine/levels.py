@@ -101,9 +101,13 @@ CORE_KEYS: dict[str, tuple[str, str, bool]] = {
     "AddLatency": ("add_latency", "cycles", False),
     "Accumulators": ("accumulators", "partial sums", False),
     "FastMath": ("fast_math", "", True),
+    # what the ECM prediction adds or overlaps (sat.model.hierarchy.ecm, .penalty)
+    "LoadsOverlap": ("loads_overlap", "", True),
+    "MemLoadPenaltyCycles": ("mem_load_penalty", "cycles/line", True),
+    "MemStorePenaltyCycles": ("mem_store_penalty", "cycles/line", True),
 }
 # In-core keys that are TRUE/FALSE (0/1 in a machine file)
-CORE_FLAGS = ("StoresOverlap", "AGUsOverlap", "FastMath")
+CORE_FLAGS = ("StoresOverlap", "AGUsOverlap", "FastMath", "LoadsOverlap")
 
 
 @dataclass
@@ -118,7 +122,8 @@ class CoreThroughput:
     that gives no width has full-width ports of ``vector_bytes``).  The ``*_ports``,
     ``div_cycles``, ``agus_per_cycle``, the overlap flags, the integer ports and instructions
     and ``add_latency`` are the port model of :mod:`sat.machine.microarchitectures`;
-    ``accumulators`` and ``fast_math`` say how the compiler builds a reduction.  ``sources``
+    ``accumulators`` and ``fast_math`` say how the compiler builds a reduction;
+    ``loads_overlap`` and the memory penalties what the ECM prediction adds.  ``sources``
     maps a field name to where its number comes from.
     """
 
@@ -147,6 +152,9 @@ class CoreThroughput:
     add_latency: float | None = None
     accumulators: float | None = None
     fast_math: float | None = None
+    loads_overlap: float | None = None
+    mem_load_penalty: float | None = None
+    mem_store_penalty: float | None = None
     microarchitecture: str = ""  # the name a file gives (Kerncraft's in-core model), if any
     sources: dict[str, str] = field(default_factory=dict)
 

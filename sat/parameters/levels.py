@@ -27,7 +27,8 @@ core's clock and load/store throughput:
   ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``,
   ``IntPorts``, ``SharedIntPorts``, ``LoopOverheadOps``, ``LoadAddressOps``, ``AddLatency``)
   and the compiler's reductions (``Accumulators``, ``FastMath``) — the core, for ECM's
-  in-core part (:mod:`sat.model.hierarchy.incore`).
+  in-core part (:mod:`sat.model.hierarchy.incore`); ``LoadsOverlap``, ``MemLoadPenaltyCycles``
+  and ``MemStorePenaltyCycles`` for the ECM prediction (:mod:`sat.model.hierarchy.ecm`).
 
 Values the machine file does not give are documented assumptions, said in their source.
 ExaSAT's machines (one ``on-chip`` cache) get none of these: their model is ExaSAT's.
@@ -86,6 +87,13 @@ ASSUMED_CORE = {
     "FastMath": (0.0, "TRUE: the compiler may reassociate floating-point sums (-ffast-math, "
                  "-Ofast), so a reduction runs one chain per vector lane and accumulator; "
                  "FALSE: it adds in source order, one element after another."),
+    "LoadsOverlap": (0.0, "TRUE: the load ports' cycles (T_nOL) overlap with the transfers "
+                     "between caches, the ECM prediction takes the largest (L1's transfers "
+                     "overlap, AMD's cores); FALSE: they add up (Intel's)."),
+    "MemLoadPenaltyCycles": (0.0, "Cycles a core loses per cache line it reads from memory, "
+                             "beyond the transfer at the measured bandwidth."),
+    "MemStorePenaltyCycles": (0.0, "Cycles a core loses per cache line it writes to memory, "
+                              "beyond the transfer at the measured bandwidth."),
 }
 # Bytes per cycle of a link between caches when the file gives neither bandwidth nor cycles.
 ASSUMED_BYTES_PER_CYCLE = 32.0
@@ -128,6 +136,9 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         attribute, unit, _ = CORE_KEYS[name]
         value = getattr(core, attribute)
         source = core.sources.get(attribute, machine.source)
+        if value is None and name == "LoadsOverlap" and caches[0].transfers_overlap is not None:
+            value = float(caches[0].transfers_overlap)
+            source = f"{caches[0].name} transfers overlap: {caches[0].source or machine.source}"
         if value is None and name in derived:
             value, source = derived[name]
         if value is None:

@@ -40,7 +40,9 @@ parameters (:mod:`sat.parameters.levels`):
   lanes one by one: an in-order reduction), ``t_chain`` = updates × unit × ``AddLatency``, and
   those adds are scalar instructions (not fused); when the chain's adds are the nest's only
   arithmetic, the elements are loaded one by one into them.  A chain through several
-  operations per update (Kahan's compensated sum) is longer than this counts.
+  operations per update (Kahan's compensated sum) is longer than this counts, and a chain of
+  fused multiply-adds takes the FMA's latency where it exceeds the add's (Haswell: 5 against
+  3), which ``AddLatency`` can be set to.
 
 The cycles per unit of each resource (``t_fp``, divider, integer ports, load ports, store
 ports, address units, the reduction's chain) are combined as the ECM model's two in-core
