@@ -140,14 +140,19 @@ benchmarks:
 """
 
 
-def test_a_kerncraft_file_may_write_cl_size_with_its_unit(tmp_path):
-    machine = tmp_path / "arm-style.yml"
-    machine.write_text(KERNCRAFT_ARM_STYLE)
-    source = tmp_path / "kernel.c"
-    source.write_text(ONE_D_3PT)
+def run_kerncraft_file(tmp_path: Path, machine_text: str, source: str, *options: str) -> dict:
+    """satreport's JSON for ``source`` on a Kerncraft-format machine file written here."""
+    machine = tmp_path / "machine.yml"
+    machine.write_text(machine_text)
+    path = tmp_path / "kernel.c"
+    path.write_text(source)
     out = tmp_path / "out.json"
-    assert main([str(source), "-m", str(machine), "--json", str(out), "-q"]) == 0
-    (loop,) = json.loads(out.read_text())["loops"]
+    assert main([str(path), "-m", str(machine), "--json", str(out), "-q", *options]) == 0
+    return json.loads(out.read_text())
+
+
+def test_a_kerncraft_file_may_write_cl_size_with_its_unit(tmp_path):
+    (loop,) = run_kerncraft_file(tmp_path, KERNCRAFT_ARM_STYLE, ONE_D_3PT)["loops"]
     # 64 sets x 8 ways x 64 B = 32 KiB; 512 x 8 x 64 B = 256 KiB
     assert {level["level"]: level["size_kib"] for level in loop["levels"]} == \
         {"L1": 32, "L2": 256}
@@ -330,14 +335,8 @@ for(int j=1; j<M-1; ++j)
 ])
 def test_thunderx2_counts_loop_and_address_instructions(tmp_path, source, fma, integer, t_ol,
                                                         t_nol):
-    machine = tmp_path / "tx2.yml"
-    machine.write_text(KERNCRAFT_TX2)
-    path = tmp_path / "kernel.c"
-    path.write_text(source)
-    out = tmp_path / "out.json"
     sizes = ["--set", "N=1000", "--set", "M=1000"] if "M" in source else ["--set", "N=1000"]
-    assert main([str(path), "-m", str(machine), "--json", str(out), "-q", *sizes]) == 0
-    data = json.loads(out.read_text())
+    data = run_kerncraft_file(tmp_path, KERNCRAFT_TX2, source, *sizes)
     assert parameter(data, "FastMath")["value"] is True
     ecm = data["loops"][0]["ecm"]
     assert ecm["incore"]["vector_elements"] == 2
@@ -374,13 +373,7 @@ def test_a_kerncraft_file_gives_memory_penalties_and_the_loads_overlap(tmp_path)
         "  upstream throughput: [full socket memory bandwidth, half-duplex]\n"
         "  penalty cycles per cacheline load: 2.56\n"
         "  penalty cycles per cachlinie store: 2.56\n")
-    machine = tmp_path / "tx2.yml"
-    machine.write_text(text)
-    path = tmp_path / "kernel.c"
-    path.write_text(TRIAD)
-    out = tmp_path / "out.json"
-    assert main([str(path), "-m", str(machine), "--json", str(out), "-q"]) == 0
-    data = json.loads(out.read_text())
+    data = run_kerncraft_file(tmp_path, text, TRIAD)
     # the misspelt store key is not the penalty (Kerncraft ignores it too)
     assert [parameter(data, name)["value"] for name in (
         "MemLoadPenaltyCycles", "MemStorePenaltyCycles", "LoadsOverlap")] == [2.56, 0, True]
