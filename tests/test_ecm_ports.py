@@ -241,9 +241,22 @@ def test_the_vectorised_column_says_what_its_cells_hold():
     assert column.unit == "0/1"
 
 
+KAHAN = """\
+double a[N], b[N], sum, c, y, t;
+
+for(int i=0; i<N; ++i) {
+    y = a[i]*b[i] - c;
+    t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+}
+"""
+
+
 @pytest.mark.parametrize(("source", "why"), [
     ("double a[N], b[N];\nfor(int i=1; i<N; ++i)\n    a[i] = a[i-1] + b[i];\n",
      "a is written and read at other offsets along i"),
+    (KAHAN, "c, sum carry a value from one iteration to the next through other scalars"),
 ])
 def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
         tmp_path, source, why):
@@ -266,6 +279,20 @@ double a[N], s;
 for(int i=0; i<N; ++i)
     s += a[i];
 """
+
+
+def test_kahan_summation_is_a_scalar_recurrence_of_three_assignments(tmp_path):
+    # c -> y -> t -> c: y = a*b - c, t = sum + y, c = (t - sum) - y, three assignments on the
+    # longest cycle (sum = t is a copy).  Scalar: 8 instructions per operation.  4 adds and
+    # 1 multiply per iteration, 3 adds in order on the chain: the 1 other add fuses with the
+    # multiply: 8 FMA, 3 x 8 = 24 scalar adds.  T_chain = 3 x 8 x AddLatency 4 = 96 (T_fp
+    # MAX(24 / 1, 8 / 1, 32 / 2) = 24).  Loads 2 x 8 of 8 B / 2 ports = 8, addresses
+    # MAX(8, 16 / 2) = 8: T_OL 96, T_nOL 8 (Kerncraft on Sandy Bridge, 3-cycle adds: 96, 8)
+    ecm = incore(tmp_path, KAHAN)
+    assert (ecm["incore"]["vectorised"], ecm["chain_updates"]) == (False, 3)
+    counts = ecm["incore"]["instructions"]
+    assert (counts["add"], counts["fma"], counts["load"]) == (24, 8, 16)
+    assert (ecm["t_ol"], ecm["t_nol"]) == (96, 8)
 
 
 @pytest.mark.parametrize(("source", "options", "add", "fma", "load", "t_ol", "t_nol"), [

@@ -7,10 +7,10 @@ parameters (:mod:`sat.parameters.levels`):
 - the innermost loop is **vectorised** when it steps along the contiguous dimension of an
   array it touches and carries no array element from one iteration to the next (an array
   element written and read at another offset along it, an element written and read that does
-  not move with it; a scalar reduction such as ``s += a[i]*b[i]`` does not stop it, see
-  below).  The
-  per-nest switch ``Vectorised_<procedure>_<line>`` (TRUE/FALSE) holds that default and can be
-  turned off (or on) in the workbook or with ``--set``.  A vectorised instruction works on
+  not move with it) and no scalar recurrence; a scalar reduction such as ``s += a[i]*b[i]``
+  does not stop it, see below.  The per-nest switch ``Vectorised_<procedure>_<line>``
+  (TRUE/FALSE) holds that default and can be turned off (or on) in the workbook or with
+  ``--set``.  A vectorised instruction works on
   ``VectorBytes / WordBytes`` elements, a scalar one on one;
 - arithmetic: fused multiply-adds are ``MIN(adds, multiplies)`` per iteration when the core
   has ``FMAPorts`` (the front ends count operations, not which product feeds which sum: this
@@ -39,8 +39,11 @@ parameters (:mod:`sat.parameters.levels`):
   in source order (gcc still vectorises the loads and the other arithmetic, then adds the
   lanes one by one: an in-order reduction), ``t_chain`` = updates × unit × ``AddLatency``, and
   those adds are scalar instructions (not fused); when the chain's adds are the nest's only
-  arithmetic, the elements are loaded one by one into them.  A chain through several
-  operations per update (Kahan's compensated sum) is longer than this counts, and a chain of
+  arithmetic, the elements are loaded one by one into them.  A scalar carried only through
+  other scalars (Kahan's compensated sum: ``t = sum + y``, ``c = (t - sum) - y``, ``sum =
+  t``) is a recurrence compilers do not vectorise: the loop stays scalar, and its chain is the
+  longest cycle of assignments back to it (copies adding nothing; each assignment one add,
+  so Kahan's four dependent operations count three).  A chain of
   fused multiply-adds takes the FMA's latency where it exceeds the add's (Haswell: 5 against
   3), which ``AddLatency`` can be set to.
 
@@ -165,22 +168,65 @@ def vectorisable(procedure: Procedure, loop: Loop) -> tuple[bool, str]:
             offsets = {x.offsets[x.loopvars.index(var)] for x in mine if var in x.loopvars}
             if len(offsets) > 1:
                 return False, f"{key[0]} is written and read at other offsets along {var}"
+        recurrences = _Recurrence(inner).through_others()
+        if recurrences:
+            verb = "carries" if len(recurrences) == 1 else "carry"
+            return False, f"{', '.join(recurrences)} {verb} a value from one iteration to " \
+                "the next through other scalars (a recurrence, not a reduction)"
     return True, ""
 
 
 def chain_updates(loop: Loop) -> int:
-    """Updates per iteration of the reduction scalar with the most of them, over the innermost
-    loops of ``loop`` (0 when none carries a value from one iteration to the next)."""
-    most = 0
-    for inner in _innermost(loop):
-        carried = set(carried_scalars(inner))
-        writes: dict[str, int] = {}
+    """Assignments on the longest loop-carried dependence chain of the innermost loops of
+    ``loop`` (0 when none carries a value from one iteration to the next)."""
+    return max((_Recurrence(inner).longest() for inner in _innermost(loop)), default=0)
+
+
+class _Recurrence:
+    """The scalars an innermost loop writes, each with the names it is computed from, and the
+    dependence cycles through the ones it carries from one iteration to the next.
+
+    A carried scalar computed from itself (``s = s + a[i]*b[i]``) is a reduction: one
+    assignment per update on its chain.  One computed only through others (Kahan's ``sum = t``,
+    ``t = sum + y``) is a recurrence: its chain is the longest cycle of assignments back to it,
+    a plain copy (``sum = t``) adding no latency.  Each assignment counts as one operation."""
+
+    _BUDGET = 10_000  # steps of the cycle search: a body with very many scalars stops early
+
+    def __init__(self, inner: Loop) -> None:
+        self.carried = carried_scalars(inner)
+        self.sources: dict[str, set[str]] = {}
+        self.writes: dict[str, int] = {}
         for body in inner.arms():
             for scalar in body.scalars:
-                if scalar.name in carried:
-                    writes[scalar.name] = writes.get(scalar.name, 0) + max(1, scalar.writes)
-        most = max(most, *writes.values(), 0)
-    return most
+                if scalar.writes:
+                    self.sources.setdefault(scalar.name, set()).update(scalar.sources)
+                    self.writes[scalar.name] = self.writes.get(scalar.name, 0) + scalar.writes
+
+    def through_others(self) -> list[str]:
+        return [name for name in self.carried
+                if self.sources.get(name) and name not in self.sources[name]]
+
+    def _weight(self, name: str) -> int:
+        deps = self.sources.get(name, set())
+        copy = len(deps) == 1 and name not in deps and next(iter(deps)) in self.sources
+        return 0 if copy else self.writes.get(name, 1)
+
+    def longest(self) -> int:
+        best, steps = 0, 0
+        for start in self.carried:
+            longest = self._weight(start) if start in self.sources.get(start, set()) else 0
+            stack = [(start, self._weight(start), frozenset((start,)))]
+            while stack and steps < self._BUDGET:
+                steps += 1
+                name, weight, seen = stack.pop()
+                for source in self.sources.get(name, ()):
+                    if source == start:
+                        longest = max(longest, weight)
+                    elif source in self.sources and source not in seen:
+                        stack.append((source, weight + self._weight(source), seen | {source}))
+            best = max(best, longest, self.writes.get(start, 1))
+        return best
 
 
 def vectorised_parameter(ctx: ModelContext, shape: NestShape) -> E.Param:
