@@ -11,9 +11,10 @@ T_ECM of one core in cycles per cache line of work, from
 
 then the median and worst relative difference ((satreport - Kerncraft) / Kerncraft) per
 quantity, over the kernels gcc vectorises (Kerncraft reports more than one element per
-assembly block) and over all.  Kerncraft compiles each kernel with the machine file's gcc
-flags; for the Arm file the cross compiler ``aarch64-linux-gnu-gcc-12`` (Debian package
-``gcc-12-aarch64-linux-gnu``) is used with the same flags.  Kerncraft and OSACA live in
+assembly block) and over all, and per machine over the kernels gcc vectorises.  Kerncraft
+compiles each kernel with the machine file's gcc flags; for the Arm file the cross compiler
+``aarch64-linux-gnu-gcc-12`` (Debian package ``gcc-12-aarch64-linux-gnu``) is used with the
+same flags.  Kerncraft and OSACA live in
 their own virtual environment (``setup_kerncraft.sh``), never in satreport's.
 
 Usage::
@@ -181,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                         for key in ((quantity, True), (quantity, False)) if vectorised else \
                                 ((quantity, False),):
                             errors.setdefault(key, []).append(error)
+                        if vectorised:
+                            errors.setdefault((machine, quantity), []).append(error)
                         shown += f" ({100 * error:+.0f} %)"
                     cells.append(shown)
                 cells.append(f"{ours.get('memory_kernel')}/{theirs.get('memory_kernel')}")
@@ -191,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         for quantity in QUANTITIES:
             print(f"{quantity:8} {summary(errors.get((quantity, True), []))}; "
                   f"{summary(errors.get((quantity, False), []))}")
+        print("\nper machine, vectorised kernels: kernels, then median |error| / worst error "
+              f"of {', '.join(QUANTITIES)}")
+        for machine in machines:
+            counts = len(errors.get((machine, QUANTITIES[0]), []))
+            print(f"{machine}: {counts}; " + "; ".join(
+                summary(errors.get((machine, quantity), [])) for quantity in QUANTITIES))
     return 0
 
 

@@ -24,8 +24,11 @@ core's clock and load/store throughput:
   the nest's (:mod:`sat.model.hierarchy.ecm`);
 - ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
   ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
-  ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``)
-  — the core, for ECM's in-core part (:mod:`sat.model.hierarchy.incore`).
+  ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``,
+  ``IntPorts``, ``SharedIntPorts``, ``LoopOverheadOps``, ``LoadAddressOps``, ``AddLatency``)
+  and the compiler's reductions (``Accumulators``, ``FastMath``) — the core, for ECM's
+  in-core part (:mod:`sat.model.hierarchy.incore`); ``LoadsOverlap``, ``MemLoadPenaltyCycles``
+  and ``MemStorePenaltyCycles`` for the ECM prediction (:mod:`sat.model.hierarchy.ecm`).
 
 Values the machine file does not give are documented assumptions, said in their source.
 ExaSAT's machines (one ``on-chip`` cache) get none of these: their model is ExaSAT's.
@@ -67,6 +70,30 @@ ASSUMED_CORE = {
                       "T_OL, Kerncraft's Intel and AMD files); FALSE: they add to T_nOL."),
     "AGUsOverlap": (1.0, "TRUE: the address units' cycles overlap with data transfers (in "
                     "T_OL); FALSE: they add to T_nOL."),
+    "IntPorts": (4.0, "Integer instructions (loop counter, compare and branch, address "
+                 "arithmetic) the core issues per cycle: its integer ALU ports."),
+    "SharedIntPorts": (0.0, "Of the IntPorts, those that also execute the floating-point "
+                       "instructions (0: separate integer and floating-point pipes)."),
+    "LoopOverheadOps": (2.0, "Integer instructions of the loop's own per iteration of the "
+                        "(vector) loop: counter increment, compare and branch (a fused "
+                        "compare-and-branch counts one)."),
+    "LoadAddressOps": (0.0, "Integer instructions a load needs for its address beyond what "
+                       "the address unit does (0: the addressing mode covers it)."),
+    "AddLatency": (4.0, "Cycles from the start of a floating-point add to its result: one "
+                   "link of a reduction's loop-carried chain."),
+    "Accumulators": (1.0, "Partial sums the compiler keeps for a reduction when it may "
+                     "reassociate (FastMath): gcc -O3 -ffast-math keeps one (one vector "
+                     "register) unless told to unroll."),
+    "FastMath": (0.0, "TRUE: the compiler may reassociate floating-point sums (-ffast-math, "
+                 "-Ofast), so a reduction runs one chain per vector lane and accumulator; "
+                 "FALSE: it adds in source order, one element after another."),
+    "LoadsOverlap": (0.0, "TRUE: the load ports' cycles (T_nOL) overlap with the transfers "
+                     "between caches, the ECM prediction takes the largest (L1's transfers "
+                     "overlap, AMD's cores); FALSE: they add up (Intel's)."),
+    "MemLoadPenaltyCycles": (0.0, "Cycles a core loses per cache line it reads from memory, "
+                             "beyond the transfer at the measured bandwidth."),
+    "MemStorePenaltyCycles": (0.0, "Cycles a core loses per cache line it writes to memory, "
+                              "beyond the transfer at the measured bandwidth."),
 }
 # Bytes per cycle of a link between caches when the file gives neither bandwidth nor cycles.
 ASSUMED_BYTES_PER_CYCLE = 32.0
@@ -109,6 +136,9 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         attribute, unit, _ = CORE_KEYS[name]
         value = getattr(core, attribute)
         source = core.sources.get(attribute, machine.source)
+        if value is None and name == "LoadsOverlap" and caches[0].transfers_overlap is not None:
+            value = float(caches[0].transfers_overlap)
+            source = f"{caches[0].name} transfers overlap: {caches[0].source or machine.source}"
         if value is None and name in derived:
             value, source = derived[name]
         if value is None:

@@ -5,8 +5,9 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
 
 - ``T_OL`` and ``T_nOL`` — the in-core port model (:mod:`~sat.model.hierarchy.incore`): the
   instructions of a unit of work by class over the core's ports; what overlaps with data
-  transfers (arithmetic, and the store ports and address units when ``StoresOverlap`` and
-  ``AGUsOverlap`` say so) and what does not (the load ports, and the others otherwise);
+  transfers (arithmetic, integer work, a reduction's chain, and the store ports and address
+  units when ``StoresOverlap`` and ``AGUsOverlap`` say so) and what does not (the load
+  ports, and the others otherwise);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
   traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
   the memory link at the whole memory interface's bandwidth.  When the machine file measured
@@ -19,7 +20,9 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
   table on a tie.  This is Kerncraft's choice.
 
 The machine's overlap hypothesis combines them: ``T_ECM = max(T_OL, T_nOL + sum of the
-transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps).
+transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps;
+``LoadsOverlap``, Kerncraft's L1 ``transfers overlap``, takes T_nOL out of the sum, as on
+AMD's cores), the memory transfer with its penalty (:mod:`~sat.model.hierarchy.penalty`).
 One core's time is ``T_ECM`` per unit of work; ``n`` cores scale linearly until the memory
 interface saturates, at ``ceil(T_ECM / T_L3Mem)`` cores; beyond it the time is the memory
 transfer time at the interface's bandwidth.  The Roofline per level takes the slowest of the
@@ -34,9 +37,10 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.flops import long_sum
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.memory import NestMemory, effective_write_cost
+from sat.model.exasat.memory import NestMemory
 from sat.model.hierarchy.incore import incore_columns, nest_incore
 from sat.model.hierarchy.levels import NestLevels, executed_iterations
+from sat.model.hierarchy.penalty import memory_penalty, memory_streams, penalty_column
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
@@ -86,8 +90,8 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
            "work: LineBytes / WordBytes (one cache line of one array)."),
         *incore_columns(),
         _c("t_ol", "T_OL", CYCLES, "In-core time that overlaps with data transfers: the "
-           "largest of T_fp, and of T_store and T_agu when StoresOverlap and AGUsOverlap are "
-           "TRUE.", "ECM contributions", "0.00"),
+           "largest of T_fp, T_int, T_chain, and of T_store and T_agu when StoresOverlap and "
+           "AGUsOverlap are TRUE.", "ECM contributions", "0.00"),
         _c("t_nol", "T_nOL", CYCLES, "In-core time that does not overlap: the largest of "
            "T_load, and of T_store and T_agu when they do not overlap.",
            "ECM contributions", "0.00"),
@@ -97,8 +101,10 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
              " / ClockGHz)"
              + ("; overlaps with the others." if spec.overlaps else "."),
              "ECM contributions", "0.00") for spec in specs],
+        penalty_column(),
         _c("t_ecm", "T_ECM", CYCLES, "One core's time per unit of work: MAX(T_OL, T_nOL + "
-           "the transfers that do not overlap, those that do).", "ECM prediction", "0.00"),
+           "the transfers that do not overlap, those that do; T_nOL alone when "
+           "LoadsOverlap; T_penalty with the memory transfer).", "ECM prediction", "0.00"),
         _c("bound", "Bound", "code", f"Largest contribution: {bounds}.", "ECM prediction",
            words=tuple(bound_names(links))),
         _c("saturation_cores", "Saturation", "cores", "Cores at which the memory interface "
@@ -187,12 +193,7 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
                                     for spec in specs}
     chosen: dict[str, CellValue] = {}
     if core.benchmark_ratio:
-        numbers = memory.numbers
-        word = ctx.param("WordBytes")
-        allocates = E.maximum(0, E.minimum(1, E.div(effective_write_cost(ctx), word) - 1))
-        ratio = _ratio(E.add(numbers["r_arrays"] + numbers["rw_arrays"],
-                             E.mul(numbers["w_arrays"], allocates)),
-                       numbers["rw_arrays"] + numbers["w_arrays"])
+        ratio = _ratio(*memory_streams(memory, ctx))
         distances = [E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
                      for r in core.benchmark_ratio.values()]
         closest = quantity("memory_benchmark", _first_smallest(distances), "code",
@@ -209,9 +210,15 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
                                  E.mul(levels.bytes_per_iteration[spec.name], unit)
                                  / per_cycle[spec.name], CYCLES,
                                  f"T_{spec.link}") for spec in specs}
-    serial = E.add(t_nol, *[links[s.name] for s in specs if not s.overlaps])
-    t_ecm = quantity("t_ecm", E.maximum(t_ol, serial, *[links[s.name] for s in specs
-                                                        if s.overlaps]), CYCLES, "T_ECM")
+    memory_name = specs[-1].name
+    penalty = memory_penalty(ident, memory, E.mul(levels.bytes_per_iteration[memory_name],
+                                                  unit), ctx)
+    paid = {name: E.add(link, penalty) if name == memory_name else E.Ref(link)
+            for name, link in links.items()}
+    serial = E.add(E.if_(ctx.param("LoadsOverlap"), 0, t_nol),
+                   *[paid[s.name] for s in specs if not s.overlaps])
+    t_ecm = quantity("t_ecm", E.maximum(t_ol, t_nol, serial, *[paid[s.name] for s in specs
+                                                               if s.overlaps]), CYCLES, "T_ECM")
     contributions = [t_ol, t_nol, *links.values()]
     largest = quantity("largest", E.maximum(*contributions), CYCLES, "largest contribution")
     memory_link = links[specs[-1].name]
@@ -229,7 +236,8 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     roofline = quantity("roofline_time_s", E.maximum(*level_times), "s", "Roofline time")
     row: dict[str, CellValue] = {
         **where, "iterations_per_unit": core.iterations_per_unit, **incore.row, "t_ol": t_ol,
-        "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs}, "t_ecm": t_ecm,
+        "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs},
+        "t_penalty": penalty, "t_ecm": t_ecm,
         "bound": quantity("bound", _first_equal(contributions, largest), "code",
                           "largest ECM contribution"),
         "saturation_cores": quantity("saturation_cores",
