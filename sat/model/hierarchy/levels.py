@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
@@ -55,10 +56,12 @@ from sat.model.exasat.memory import (
     actual_chain,
     layer_condition,
 )
-from sat.model.irregular.gathers import GatherTraffic
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
+
+if TYPE_CHECKING:  # the irregular-access model is read only for a program with gathers
+    from sat.model.irregular.gathers import GatherTraffic
 
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
 CONDITIONS = {0: "resident", 1: "planes", 2: "pencils", 3: "within", 4: "none"}
