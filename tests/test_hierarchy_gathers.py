@@ -117,7 +117,7 @@ def test_warm_caches_keep_nothing_resident_for_a_large_nest(tmp_path):
 
 @pytest.mark.libreoffice
 def test_editing_the_range_in_the_workbook_moves_every_level_as_set_does(tmp_path):
-    from libreoffice import recalculate_edited
+    from libreoffice import recalculate_edited, value_at
 
     book_path = tmp_path / "g.xlsx"
     written = run(tmp_path, "-o", str(book_path))
@@ -126,8 +126,7 @@ def test_editing_the_range_in_the_workbook_moves_every_level_as_set_does(tmp_pat
     expected = run(tmp_path, "--set", "RangeKB_g_5_x=512")
 
     def cell(address: str):
-        sheet, where = address.rsplit("!", 1)
-        return book[sheet.strip("'")][where.replace("$", "")].value
+        return value_at(book, address)
 
     for before, after in zip(written["loops"][0]["levels"], expected["loops"][0]["levels"],
                              strict=True):

@@ -470,7 +470,7 @@ def build_model(program: Program, params: ParameterSet,
         # (start-up time of the others)
         from sat.model.hierarchy import ecm
 
-        core = ecm.Core.of(specs, ctx, params.benchmarks)
+        core = ecm.Core.of(specs, ctx, params.benchmarks, params.level_benchmarks)
     geometries = [(spec.name, *known) for spec in specs
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
@@ -572,7 +572,8 @@ def build_model(program: Program, params: ParameterSet,
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
         tables["ECM"] = Table("ECM", "Execution-Cache-Memory model",
-                              ecm.ecm_columns(specs, params.benchmarks),
+                              ecm.ecm_columns(specs, params.benchmarks,
+                                              params.level_benchmarks),
                               [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests, groups),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "

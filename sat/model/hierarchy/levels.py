@@ -102,7 +102,8 @@ LEVEL_COLUMNS: list[Column] = [
        "per-core links times Cores; a memory interface's bandwidth times the interfaces the "
        "Cores use (at least one).", "Transfer"),
     _c("time_s", "Time", "s", "Traffic / bandwidth: the time of the transfers over this "
-       "link (Roofline per level).", "Transfer"),
+       "link at its throughput (the ECM sheet's Roofline takes measured bandwidths instead "
+       "when the machine file has them).", "Transfer"),
 ]
 
 
@@ -115,6 +116,7 @@ class NestLevels:
     bytes_per_iteration: dict[str, E.Quantity] = field(default_factory=dict)
     time: dict[str, E.Quantity] = field(default_factory=dict)
     condition: dict[str, E.Quantity] = field(default_factory=dict)
+    bandwidth: dict[str, E.Quantity] = field(default_factory=dict)  # the link's, all Cores
 
 
 class Hierarchy:
@@ -286,6 +288,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         result.bytes_per_iteration[spec.name] = per_iteration(spec.name, traffic)
         result.time[spec.name] = time
         result.condition[spec.name] = condition
+        result.bandwidth[spec.name] = bandwidth
         result.rows.append({
             **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
             "ws_plane_kb": plane,
