@@ -81,6 +81,38 @@ def test_cores_pick_the_measured_entry(tmp_path, cores, l2, mem):
     assert triad["roofline_time_s"] == pytest.approx(3.2 / mem)
 
 
+STENCIL = """\
+subroutine s2d(a, b, m, n)
+  integer :: m, n, i, j
+  double precision :: a(m, n), b(m, n)
+  do j = 2, n - 1
+    do i = 2, m - 1
+      b(i, j) = a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1)
+    end do
+  end do
+end subroutine s2d
+"""
+
+
+def test_each_link_counts_its_own_streams(tmp_path):
+    # rows of 2002 doubles, 15.6 KiB: the three rows of a and the row of b the reuse between
+    # rows needs do not fit L1 (32 KiB) but fit L2.  Over L1-L2 a is read three times (rows
+    # j-1, j, j+1) and b allocated and written back: 24 + 16 = 40 B, 4 reads : 1 write, closest
+    # to triad's 3 : 1; from memory 8 + 16 = 24 B, 2 : 1, copy's (the halo rows add 0.1 %)
+    source, out = tmp_path / "s2d.f90", tmp_path / "s2d.json"
+    source.write_text(STENCIL)
+    assert main([str(source), "-m", MACHINE, "--set", "m=2002", "--set", "n=20002",
+                 "--json", str(out), "-q"]) == 0
+    loop = json.loads(out.read_text())["loops"][0]
+    assert [level["bytes_per_iteration"] for level in loop["levels"]] == \
+        pytest.approx([40, 24], rel=3e-3)
+    ecm = loop["ecm"]
+    assert ecm["roofline_benchmark"] == {"L1-L2": "triad", "L2-MEM": "copy"}
+    assert ecm["roofline_bandwidth_gbs"] == {"L1-L2": 96, "L2-MEM": 21}
+    # the memory link's ECM benchmark takes the nest's arrays: a read, b allocated: 2 : 1
+    assert ecm["memory_benchmark"] == "copy"
+
+
 def test_a_slow_level_bounds_and_is_named(tmp_path):
     # L2's triad at 2 cores edited to 5 GB/s: L1-L2 takes 3.2 GB / 5 GB/s = 0.64 s > 0.16 s
     triad = ecm_of(run(tmp_path, "--set", "BenchTriadL2GBs2=5"))["triad"]

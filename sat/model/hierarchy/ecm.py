@@ -26,9 +26,13 @@ transfer time at the interface's bandwidth.  The Roofline per level takes the sl
 CPU time and each link's time for ``Cores`` cores and names it.  A link's time is its traffic
 (the Levels sheet's) over, when the machine file measured benchmarks with the data in the
 link's outer level (``Bench<kernel><level>GBs<cores>``), the bandwidth of the kernel closest
-in read/write ratio (as for the memory link) at the largest count of cores measured that is
-not above ``Cores`` (the smallest one below it), as Kerncraft's Roofline reads its table;
-else over the link's throughput for ``Cores`` cores (the Levels sheet's bandwidth).
+in read/write ratio to the streams over that link at the largest count of cores measured that
+is not above ``Cores`` (the smallest one below it), as Kerncraft's Roofline reads its table;
+else over the link's throughput for ``Cores`` cores (the Levels sheet's bandwidth).  The
+streams over a link, as Kerncraft counts them per level: the arrays written (RW and W), one
+write-back each, and the rest of the link's words per iteration read (bytes per iteration /
+``WordBytes`` - written; reads for ownership and the reuse the level misses included), so a
+stencil whose rows do not fit L1 reads more streams over L1-L2 than from memory.
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ def _roofline_link_columns(specs: list[LevelSpec], benchmarks: dict[str, str],
             columns.append(_c(
                 f"roofline_benchmark_{spec.link}", f"Benchmark {spec.link}", "code",
                 f"Benchmark measured with the data in {outer_level(spec)} whose read/write "
-                "ratio is closest to the nest's (as the memory link's): "
+                f"ratio is closest to that of the streams over {spec.link}: written arrays "
+                "(RW and W) one each, read ones the rest of its bytes per iteration / "
+                "WordBytes (1E9 when nothing is written): "
                 + ", ".join(f"{k} {name}" for k, name in enumerate(names, start=1)) + ".",
                 "Roofline", words=tuple(names)))
         columns.append(_c(
@@ -246,7 +252,6 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     per_cycle: dict[str, E.Expr] = {spec.name: E.Ref(core.bytes_per_cycle[spec.name])
                                     for spec in specs}
     chosen: dict[str, CellValue] = {}
-    distances: dict[str, E.Expr] = {}
     if core.benchmark_ratio:
         numbers = memory.numbers
         word = ctx.param("WordBytes")
@@ -254,10 +259,10 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
         ratio = _ratio(E.add(numbers["r_arrays"] + numbers["rw_arrays"],
                              E.mul(numbers["w_arrays"], allocates)),
                        numbers["rw_arrays"] + numbers["w_arrays"])
-        distances = {name: E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
-                     for name, r in core.benchmark_ratio.items()}
-        closest = quantity("memory_benchmark", _first_smallest(list(distances.values())),
-                           "code", "memory benchmark closest in read/write ratio")
+        distances = [E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
+                     for r in core.benchmark_ratio.values()]
+        closest = quantity("memory_benchmark", _first_smallest(distances), "code",
+                           "memory benchmark closest in read/write ratio")
         bandwidth = quantity("memory_bandwidth_gbs",
                              _picked(closest, list(core.benchmark_gbs.values())), "GB/s",
                              "memory bandwidth of that benchmark")
@@ -292,10 +297,17 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
         table = core.level_gbs.get(outer_level(spec), {})
         roof_gbs: E.Quantity = levels.bandwidth[spec.name]
         if table:
-            same = list(table) == list(distances)
-            code = quantity(f"roofline_benchmark_{spec.link}", E.Ref(closest) if same else
-                            _first_smallest([distances[name] for name in table]), "code",
-                            f"{spec.link} benchmark closest in read/write ratio")
+            # the streams over this link: the written arrays' write-backs, and the rest of
+            # its words per iteration read (reads for ownership and the reuse the level
+            # misses included), as Kerncraft counts them per level
+            written = memory.numbers["rw_arrays"] + memory.numbers["w_arrays"]
+            mix = quantity(f"roofline_ratio_{spec.link}", _ratio(
+                E.div(levels.bytes_per_iteration[spec.name], ctx.param("WordBytes")) - written,
+                written), "", f"read/write ratio of the streams over {spec.link}")
+            code = quantity(f"roofline_benchmark_{spec.link}", _first_smallest([
+                E.func("ABS", E.add(E.Ref(core.benchmark_ratio[name]), E.mul(-1, mix)))
+                for name in table]), "code", f"{spec.link} benchmark closest in read/write "
+                "ratio")
             roof_gbs = quantity(f"roofline_gbs_{spec.link}", _picked(
                 code, [E.Ref(gbs) for gbs in table.values()]), "GB/s",
                 f"{spec.link} bandwidth of that benchmark at Cores cores")
