@@ -70,6 +70,11 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   ``shared_by_cores``), times the kernel's write-allocate factor, as Kerncraft reads it.
   The ECM model's memory link takes, per nest, the kernel whose read/write ratio is closest
   to the nest's.
+- ``benchmarks: measurements: <level>`` for every level past L1 (L2, L3, …, MEM) also give
+  :attr:`Machine.level_benchmarks`: per kernel with known streams, its result at each count
+  of cores (``cores``; one thread per core, else the fewest threads measured) times its
+  write-allocate factor, the bandwidth of the link into that level for the Roofline per level
+  (as Kerncraft's Roofline reads it).
 
 ``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
 plus the capacity per core of the levels inside it while the outer level is a victim or
@@ -102,6 +107,7 @@ from sat.machine.levels import (
 from sat.machine.microarchitectures import lookup
 from sat.machine.spec import (
     MACHINE_SPECS,
+    LevelBenchmark,
     Machine,
     MachineError,
     MemoryBenchmark,
@@ -329,7 +335,8 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     benchmarks = _memory_benchmarks(data, read, memory_raw, memory.shared_by_cores
                                     if memory is not None else float(cores), origin)
     return Machine(path.stem, description, display, ordered, levels, notes, core,
-                   memory_benchmarks=benchmarks)
+                   memory_benchmarks=benchmarks,
+                   level_benchmarks=_level_benchmarks(data, read, levels, origin))
 
 
 def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -> None:
@@ -624,6 +631,46 @@ def _memory_benchmarks(data: Located, read: _Reader, memory_raw: Located | None,
             f"{origin}: benchmarks {name} {kernel} kernel, {threads} thread(s) per core: "
             f"highest result up to {domain_cores:g} cores {best:g} GB/s"
             + (f" × write-allocate factor {factor:g}" if factor != 1 else "")))
+    return out
+
+
+def _level_benchmarks(data: Located, read: _Reader, levels: list[MemoryLevel], origin: str
+                      ) -> list[LevelBenchmark]:
+    """Every kernel measured with its data in a level past L1, at each count of cores, times
+    its write-allocate factor; kernels whose streams or core counts are unknown are left
+    out."""
+    benchmarks = data.get("benchmarks")
+    measurements = benchmarks.get("measurements") if isinstance(benchmarks, Located) else None
+    if not isinstance(measurements, Located):
+        return []
+    kernels = benchmarks.get("kernels")
+    by_name = {level_name(str(key)): per_thread for key, per_thread in measurements.items()}
+    out = []
+    for level in levels[1:]:
+        per_thread = by_name.get(level.name)
+        if not isinstance(per_thread, Located) or not per_thread:
+            continue
+        threads = 1 if 1 in per_thread else min(per_thread, key=str)
+        entry = per_thread[threads]
+        results = entry.get("results") if isinstance(entry, Located) else None
+        counts = entry.get("cores") if isinstance(entry, Located) else None
+        if not isinstance(results, Located) or not isinstance(counts, LocatedList):
+            continue
+        label = "MEM" if level.is_memory else level.name
+        for kernel, series in results.items():
+            streams = _kernel_streams(kernels, str(kernel), read)
+            if streams is None or not isinstance(series, LocatedList) or \
+                    len(series) != len(counts) or \
+                    not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+                continue
+            measured = _measured(series, f"benchmarks: measurements: {label}: results: "
+                                 f"{kernel}", read)
+            factor = _write_allocate_factor(streams[0])
+            out.append(LevelBenchmark(
+                label, str(kernel), sorted(zip(counts, (value * factor for value in measured),
+                                               strict=True)),
+                f"{origin}: benchmarks {label} {kernel} kernel, {threads} thread(s) per core"
+                + (f", × write-allocate factor {factor:g}" if factor != 1 else "")))
     return out
 
 

@@ -249,8 +249,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                 probability, frozenset(map(id, shape.repeats)))
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
-            gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,
-                                           idiom_rows, where)
+            nest_gathers = _nest_gathers(procedure, loop, shape, space, memory, ctx,
+                                         idiom_rows, where)
         except ExpressionError as error:
             ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
@@ -268,6 +268,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                      file, inner.line)
         ident = shape.ident
         q = memory.q
+        gathers = nest_gathers.rows if nest_gathers is not None else []
         if gathers and gather_rows is not None:
             # the gathers' bytes replace the ExaSAT count of their arrays
             # (sat.model.irregular.gathers)
@@ -277,7 +278,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             regular.label = "memory traffic, actual, without the gathers' own model"
             q["traffic_regular_gb"] = regular
             q["traffic_gb"] = E.Quantity(("loop", ident, "traffic_gb"),
-                                         E.Ref(regular) + delta, "GB",
+                                         E.Ref(regular) + nest_gathers.delta, "GB",
                                          "memory traffic, actual, with gathers and scatters")
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
@@ -352,7 +353,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                        f"{k} per run")
                          for k, expr in per_kind.items()},
                         _with_gathers(memory.array_traffic(ident, ctx, write_cost), gathers))
-        yield shape, space, row, memory, work
+        yield shape, space, row, memory, work, (nest_gathers.models if gathers else [])
 
 
 # The idioms the irregular-access model takes up (sat.model.irregular.IDIOMS): that module is
@@ -361,11 +362,10 @@ _GATHER_IDIOMS = ("gather", "scatter")
 
 
 def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
-                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue]
-                  ) -> tuple[list[dict[str, CellValue]], E.Expr]:
-    """The Gathers rows of one nest and the change of its traffic (``nest_gathers``)."""
+                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue]):
+    """The gathers and scatters of one nest (``nest_gathers``), None without any."""
     if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
-        return [], E.Num(0)
+        return None
     from sat.model.irregular.gathers import nest_gathers
 
     return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where)
@@ -431,7 +431,7 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
         for g in legal], program.sources)
     with ctx.muted():
         fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
-                 _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+                 _, _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
     for group in legal:
         nest = fused.get(group.candidate.parameter)
         if nest is not None:  # a fused nest the model cannot build is no toggle
@@ -485,7 +485,7 @@ def build_model(program: Program, params: ParameterSet,
         # (start-up time of the others)
         from sat.model.hierarchy import ecm
 
-        core = ecm.Core.of(specs, ctx, params.benchmarks)
+        core = ecm.Core.of(specs, ctx, params.benchmarks, params.level_benchmarks)
     geometries = [(spec.name, *known) for spec in specs
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
@@ -498,10 +498,10 @@ def build_model(program: Program, params: ParameterSet,
     # those sheets with fusion toggles
     views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}}
 
-    def hierarchy_rows(shape, space, row, memory):
+    def hierarchy_rows(shape, space, row, memory, gathers=()):
         """(the nest's levels, its Costs row, its ECM model), the last two None without."""
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
-        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where, list(gathers))
         cost_row = nest_costs(shape.ident, row, per_level.traffic, specs, ctx) if costs \
             else None
         ecm_nest = ecm.nest_ecm(shape, space, memory, per_level, {k: row[k] for k in KINDS},
@@ -509,9 +509,8 @@ def build_model(program: Program, params: ParameterSet,
             if core is not None else None
         return per_level, cost_row, ecm_nest
 
-    for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
-                                                      call_rows, idiom_table.rows,
-                                                      gather_rows):
+    for shape, space, row, memory, work, models in _loop_rows(
+            program, ctx, setup_iterations, known, call_rows, idiom_table.rows, gather_rows):
         loop_rows.append(row)
         rows_by_loop[id(shape.loop)] = row
         nests.append(work)
@@ -527,7 +526,7 @@ def build_model(program: Program, params: ParameterSet,
             offload_rows.append(nest_offload(
                 {**row, "time_s": q["time_s"], "gflops": q["gflops"],
                  "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
-        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory)
+        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory, models)
         level_rows.extend(per_level.rows)
         if cost_row is not None:
             cost_rows.append(cost_row)
@@ -588,7 +587,8 @@ def build_model(program: Program, params: ParameterSet,
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
         tables["ECM"] = Table("ECM", "Execution-Cache-Memory model",
-                              ecm.ecm_columns(specs, params.benchmarks),
+                              ecm.ecm_columns(specs, params.benchmarks,
+                                              params.level_benchmarks),
                               [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests, groups),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "

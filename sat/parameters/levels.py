@@ -22,6 +22,12 @@ core's clock and load/store throughput:
   bandwidth one memory domain's cores reach with it (bytes over the bus). With them, each
   nest's memory link takes the bandwidth of the benchmark whose read/write ratio is closest to
   the nest's (:mod:`sat.model.hierarchy.ecm`);
+- ``Bench<kernel><level>GBs<cores>`` — the bandwidth the machine file measured for that
+  benchmark with its data in ``<level>`` (``L2``, ``L3``, …, ``MEM``: the link into it from
+  the level inside) on ``<cores>`` cores, bytes over the link (times the kernel's
+  write-allocate factor), for every kernel of the memory table: the Roofline per level takes,
+  per nest and link, the kernel closest in read/write ratio at ``Cores`` cores
+  (:mod:`sat.model.hierarchy.ecm`);
 - ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
   ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
   ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``,
@@ -103,6 +109,7 @@ _LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs|SharedBy)")
 _LEVEL_UNITS = {"KB": "KiB", "GBs": "GB/s", "SharedBy": "cores"}
 _BENCHMARK_NAME = re.compile(r"Bench[A-Za-z0-9]+?(Reads|Writes|GBs)")
 _BENCHMARK_UNITS = {"Reads": "arrays", "Writes": "arrays", "GBs": "GB/s"}
+_LEVEL_BENCHMARK_NAME = re.compile(r"Bench[A-Za-z0-9]+?(L[1-9][0-9]?|MEM)GBs[1-9][0-9]*")
 
 
 def level_spec(name: str) -> ParameterSpec | None:
@@ -116,6 +123,8 @@ def level_spec(name: str) -> ParameterSpec | None:
     found = _LEVEL_NAME.fullmatch(name)
     if found:
         return ParameterSpec(name, _LEVEL_UNITS[found.group(1)], "", 1, "positive")
+    if _LEVEL_BENCHMARK_NAME.fullmatch(name):
+        return ParameterSpec(name, "GB/s", "", 1, "positive")
     found = _BENCHMARK_NAME.fullmatch(name)
     if found:
         kind = found.group(1)
@@ -180,6 +189,7 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
             overlaps=bool(outer is not None and outer.transfers_overlap),
             ways=level.ways, sets=level.sets, shared_by=shared_by))
     _add_benchmarks(paramset, machine)
+    _add_level_benchmarks(paramset, machine)
 
 
 def benchmark_parameter_name(kernel: str) -> str:
@@ -209,6 +219,33 @@ def _add_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
             paramset.add(Parameter(f"Bench{name}{suffix}", value,
                                    _BENCHMARK_UNITS[suffix], "machine", label,
                                    benchmark.source))
+
+
+def level_benchmark_name(kernel: str, level: str, cores: int) -> str:
+    """The parameter of a benchmark's bandwidth in a level at a count of cores:
+    ``BenchTriadL2GBs4``."""
+    return f"Bench{kernel}{level}GBs{cores}"
+
+
+def _add_level_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
+    """One row per benchmark of the memory table, level past L1 and count of cores measured:
+    the bandwidth of the link into that level."""
+    for benchmark in machine.level_benchmarks:
+        name = benchmark_parameter_name(benchmark.kernel)
+        if paramset.benchmarks.get(name) != benchmark.kernel:
+            continue  # only the memory table's kernels have a read/write ratio
+        counts = paramset.level_benchmarks.setdefault(benchmark.level, {}).setdefault(name, [])
+        for cores, gbs in benchmark.bandwidths:
+            if cores in counts:
+                continue
+            counts.append(cores)
+            paramset.add(Parameter(
+                level_benchmark_name(name, benchmark.level, cores), gbs, "GB/s", "machine",
+                f"Bandwidth of the {benchmark.kernel} benchmark with its data in "
+                f"{benchmark.level} on {cores} core(s), bytes over the link into it: the "
+                "Roofline's bandwidth of that link at Cores = "
+                f"{cores} for a nest whose read/write ratio is closest to the kernel's.",
+                f"{benchmark.source}: {gbs:g} GB/s"))
 
 
 def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str]]:

@@ -20,6 +20,14 @@ NTAHints variants apply at every level.  Caches are taken as fully associative w
 replacement; a link's reads and write-backs are counted together (exact for a half-duplex
 link, pessimistic for a full-duplex one).
 
+**Gathers and scatters** (:mod:`sat.model.irregular.gathers`) move, per level, the lines
+the Gathers sheet's model gives at that level's capacity (instead of ``CacheKB``): a range
+that fits what the nest's other streams leave of the level moves only its compulsory lines
+over the link out, a larger one also the revisits that miss.  Those bytes replace the
+indexed array's count as a stream at the condition the level takes (the index array stays
+a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
+whenever the two models' conditions agree.
+
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
 touches (per thread) moves nothing to or from the level further out (condition 0,
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
@@ -51,6 +60,9 @@ from sat.model.exasat.memory import (
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
+
+if TYPE_CHECKING:  # the irregular-access model is read only for a program with gathers
+    from sat.model.irregular.gathers import GatherTraffic
 
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
 CONDITIONS = {0: "resident", 1: "planes", 2: "pencils", 3: "within", 4: "none"}
@@ -83,15 +95,22 @@ LEVEL_COLUMNS: list[Column] = [
        "0 all the nest's data stays in it (WarmCaches), 1 planes, 2 pencils, 3 within "
        "pencils, 4 none.",
        words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS)), first_code=min(CONDITIONS)),
+    _c("gathers_gb", "Gathers", "GB", "Of Traffic, the change the nest's gathers and "
+       "scatters make (Gathers sheet's model with this level's capacity for CacheKB: "
+       "compulsory lines plus the revisits that miss, x 2 when written) less the indexed "
+       "arrays' count as streams at this level's condition; empty without gathers.",
+       "Transfer", "0.000000"),
     _c("traffic_gb", "Traffic", "GB", "Bytes moved between this level and the next one out "
-       "per run of the nest (loads plus write-backs).", "Transfer", "0.000000"),
+       "per run of the nest (loads plus write-backs), gathers and scatters included.",
+       "Transfer", "0.000000"),
     _c("bytes_per_iteration", "Per iteration", "B", "The same per iteration of the nest.",
        "Transfer", "0.00"),
     _c("bandwidth_gbs", "Bandwidth", "GB/s", "Bandwidth of the link out for all Cores: "
        "per-core links times Cores; a memory interface's bandwidth times the interfaces the "
        "Cores use (at least one).", "Transfer"),
     _c("time_s", "Time", "s", "Traffic / bandwidth: the time of the transfers over this "
-       "link (Roofline per level).", "Transfer"),
+       "link at its throughput (the ECM sheet's Roofline takes measured bandwidths instead "
+       "when the machine file has them).", "Transfer"),
 ]
 
 
@@ -104,6 +123,7 @@ class NestLevels:
     bytes_per_iteration: dict[str, E.Quantity] = field(default_factory=dict)
     time: dict[str, E.Quantity] = field(default_factory=dict)
     condition: dict[str, E.Quantity] = field(default_factory=dict)
+    bandwidth: dict[str, E.Quantity] = field(default_factory=dict)  # the link's, all Cores
 
 
 class Hierarchy:
@@ -163,9 +183,42 @@ def _sweep(q: dict[str, E.Quantity]) -> dict[str, CellValue]:
     return {"ws_sweep_kb": q["ws_sweep_kb"]} if "ws_sweep_kb" in q else {}
 
 
+def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLike,
+                  ctx: ModelContext) -> E.Expr:
+    """Traffic (GB) the arrays ``keys`` move as streams at a level in ``condition`` (1 planes,
+    2 pencils, 3 within pencils, 4 none: a line per access, as the level's own count)."""
+    arrays = [a for a in memory.arrays if a.key in keys]
+    sums = [E.add(*[a.q[f"traffic_{case}_gb"] for a in arrays]) for case in CASES[1:-1]]
+    sums.append(E.add(*[a.q["traffic_within_gb"] if 0 in a.invariant else
+                        E.mul(elements_per_line(ctx, a.words), a.q["traffic_none_gb"])
+                        for a in arrays]))
+    return E.mul(memory.sweeps, E.if_(E.compare("=", condition, 1), sums[0], E.if_(
+        E.compare("=", condition, 2), sums[1], E.if_(E.compare("=", condition, 3), sums[2],
+                                                     sums[3]))))
+
+
+def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
+                memory: NestMemory, ctx: ModelContext, key: tuple) -> E.Expr:
+    """The change the gathers make to a level's traffic (GB): their lines at the level's
+    capacity less the stream count of the arrays they replace."""
+    terms: list[E.Expr] = []
+    for index, gather in enumerate(gathers, start=1):
+        left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
+                          "KiB", "cache left for the gather")
+        miss = E.Quantity((*key, "gather", index, "miss_fraction"), gather.miss(left), "",
+                          "fraction of revisits that miss")
+        terms.append(gather.traffic_gb(gather.lines(miss), ctx))
+        if gather.replaces:
+            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx)))
+    return E.add(*terms)
+
+
 def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
-                ctx: ModelContext, where: dict[str, CellValue]) -> NestLevels:
-    """Per-level traffic of one nest; ``where`` (procedure, file, line) heads each row."""
+                ctx: ModelContext, where: dict[str, CellValue],
+                gathers: list[GatherTraffic] | None = None) -> NestLevels:
+    """Per-level traffic of one nest, with its gathers and scatters; ``where`` (procedure,
+    file, line) heads each row."""
+    gathers = gathers or []
     q = memory.q
     executed = executed_iterations(space)
 
@@ -226,11 +279,21 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             memory.q, *layer_condition([plane, pencil, cell], capacity, cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        traffic = E.Quantity((*key, "traffic_gb"), E.if_(resident, 0, traffic_expr), "GB",
-                             f"{spec.link} traffic")
+        regular = E.Quantity((*key, "traffic_regular_gb" if gathers else "traffic_gb"),
+                             E.if_(resident, 0, traffic_expr), "GB",
+                             f"{spec.link} traffic" + (", streams" if gathers else ""))
         condition = E.Quantity((*key, "layer_condition"),
-                               E.if_(resident, 0, case_taken(traffic)), "case",
+                               E.if_(resident, 0, case_taken(regular)), "case",
                                f"{spec.name} layer condition")
+        traffic, extra = regular, {}
+        if gathers:
+            change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
+                gathers, capacity, condition, memory, ctx, key)), "GB",
+                f"{spec.link} traffic of the gathers and scatters, less the streams they "
+                "replace")
+            traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",
+                                 f"{spec.link} traffic")
+            extra = {"gathers_gb": change}
         bandwidth = hierarchy.bandwidth[spec.name]
         time = E.Quantity((*key, "time_s"), E.Ref(traffic) / E.Ref(bandwidth), "s",
                           f"{spec.link} transfer time")
@@ -238,10 +301,12 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         result.bytes_per_iteration[spec.name] = per_iteration(spec.name, traffic)
         result.time[spec.name] = time
         result.condition[spec.name] = condition
+        result.bandwidth[spec.name] = bandwidth
         result.rows.append({
             **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
             "ws_plane_kb": plane, **_sweep(q),
             "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
-            "traffic_gb": traffic, "bytes_per_iteration": result.bytes_per_iteration[spec.name],
+            **extra, "traffic_gb": traffic,
+            "bytes_per_iteration": result.bytes_per_iteration[spec.name],
             "bandwidth_gbs": bandwidth, "time_s": time})
     return result

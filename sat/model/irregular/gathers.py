@@ -32,6 +32,12 @@ indices over the range do not hit a line still in cache:
 (a scatter's line is read for ownership and written back). The time is those bytes at the
 nest's memory bandwidth (``GBsPerCore * Cores``).
 
+The same formula at another capacity (:class:`GatherTraffic`) gives a gather's bytes over
+every link of a machine with several cache levels (the Levels sheet): with a level's
+capacity in place of ``CacheKB``, a range that fits the level moves only its compulsory lines
+to it from the next level out, and one that does not misses the fraction of revisits that it
+exceeds the level by.
+
 On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
 ``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
 point like a unit-stride stream, and that share of the nest's actual traffic
@@ -119,6 +125,36 @@ class Instance:
     written: bool = False
     direct: bool = False  # the array has direct references in the nest too
     run: str = ""  # the loop variable of the contiguous runs the index picks (x(start(ib)+k))
+
+
+@dataclass
+class GatherTraffic:
+    """One gather's or scatter's cache model, to evaluate at any cache capacity: ``CacheKB``
+    on the Gathers sheet, each cache level's capacity on the Levels sheet."""
+
+    visits: E.Quantity
+    range_lines: E.Quantity
+    range_kb: E.Param
+    other: E.Quantity  # the working set of the nest's other streams (KiB)
+    factor: int  # 2 when written through the index (read for ownership and write-back)
+    replaces: frozenset[str]  # the array keys whose ExaSAT count it replaces (none: on top)
+
+    def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
+        """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
+        return E.maximum(0, E.as_expr(capacity) - E.Ref(self.other))
+
+    def miss(self, left: E.ExprLike | E.Quantity) -> E.Expr:
+        """Fraction of revisits that miss in ``left`` KiB (uniform indices over the range)."""
+        return E.if_(E.compare("<=", self.range_kb, left), 0,
+                     1 - E.div(left, self.range_kb))
+
+    def lines(self, miss: E.ExprLike | E.Quantity) -> E.Expr:
+        """Cache lines moved: the compulsory first visits plus the revisits that miss."""
+        first = E.minimum(self.visits, self.range_lines)
+        return first + (E.Ref(self.visits) - first) * E.as_expr(miss)
+
+    def traffic_gb(self, lines: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
+        return E.mul(self.factor, lines, ctx.param("LineBytes")) / GB
 
 
 def _walk(body: Body, chain: tuple[Loop, ...]) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
@@ -242,13 +278,23 @@ def _other_kb(memory: NestMemory, key: str | None) -> E.Expr:
                        E.if_(E.compare("=", reuse, 3), level("cell"), 0)))
 
 
+@dataclass
+class NestGathers:
+    """The gathers and scatters of one nest: their Gathers rows, the change of the nest's
+    traffic (GB; their bytes less the ExaSAT traffic they replace) and their cache models."""
+
+    rows: list[dict[str, CellValue]]
+    delta: E.Expr
+    models: list[GatherTraffic]
+
+
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
                  memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
-                 where: dict[str, CellValue]) -> tuple[list[dict[str, CellValue]], E.Expr]:
-    """The Gathers rows of one nest and the change of its traffic (GB): the gathers' bytes
-    less the ExaSAT traffic they replace."""
+                 where: dict[str, CellValue]) -> NestGathers:
+    """The Gathers rows of one nest, the change of its traffic and the gathers' models."""
     rows: list[dict[str, CellValue]] = []
     deltas: list[E.Expr] = []
+    models: list[GatherTraffic] = []
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows):
         words = element_words(array_datatype(nest, instance.array))
@@ -297,23 +343,20 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                             if a.key.split(".", 1)[0].lower() == instance.array.lower()), None)
         other = quantity("other_kb", _other_kb(memory, pattern_key), "KiB",
                          "working set of the nest's other streams")
-        left = quantity("cache_left_kb", E.maximum(0, ctx.param("CacheKB") - E.Ref(other)),
-                        "KiB", "cache left for the gather")
-        miss = quantity("miss_fraction",
-                        E.if_(E.compare("<=", range_kb, left), 0,
-                              1 - E.div(E.Ref(left), range_kb)), "",
-                        "fraction of revisits that miss")
-        first = E.minimum(visits, range_lines)
-        lines = quantity("lines", first + (E.Ref(visits) - first) * E.Ref(miss), "lines",
-                         "cache lines moved")
-        factor = 2 if instance.written else 1
-        traffic = quantity("traffic_gb", E.mul(factor, lines, line_bytes) / GB, "GB",
+        replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
+                             == instance.array.lower()) \
+            if pattern_key is not None and not instance.direct else frozenset()
+        model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
+                              else 1, replaces)
+        models.append(model)
+        left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
+                        "cache left for the gather")
+        miss = quantity("miss_fraction", model.miss(left), "", "fraction of revisits that miss")
+        lines = quantity("lines", model.lines(miss), "lines", "cache lines moved")
+        traffic = quantity("traffic_gb", model.traffic_gb(lines, ctx), "GB",
                            f"traffic of the {'/'.join(sorted(instance.idioms))} on "
                            f"{instance.array}")
-        replaced_expr: E.Expr = E.Num(0)
-        if pattern_key is not None and not instance.direct:
-            replaced_expr = memory.traffic_of({a.key for a in memory.arrays if a.key.split(
-                ".", 1)[0].lower() == instance.array.lower()})
+        replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
         time = quantity("time_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"),
@@ -329,7 +372,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      "visits": visits, "range_lines": range_lines, "other_kb": other,
                      "cache_left_kb": left, "miss_fraction": miss, "lines": lines,
                      "traffic_gb": traffic, "replaced_gb": replaced, "time_s": time})
-    return rows, (E.add(*deltas) if deltas else E.Num(0))
+    return NestGathers(rows, E.add(*deltas) if deltas else E.Num(0), models)
 
 
 def _show(param: E.Param, prefix: tuple, name: str, unit: str) -> E.Quantity:
