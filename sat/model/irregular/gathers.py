@@ -45,9 +45,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sat.ir import Body, Loop, Procedure, element_words
+from sat.ir import Body, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
+from sat.model.elements import element_bytes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
@@ -186,7 +187,7 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
     return list(found.values())
 
 
-def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
+def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: float
                  ) -> float | None:
     from sat.model.exasat.occupancy import _declared_size, _variables
 
@@ -198,8 +199,7 @@ def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
         return None
     env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
     try:
-        word = float(ctx.params.parameters["WordBytes"].value)
-        return size.evaluate(env) * words * word / KIB
+        return size.evaluate(env) * element / KIB
     except (KeyError, ZeroDivisionError, ValueError):
         return None
 
@@ -247,9 +247,11 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
     deltas: list[E.Expr] = []
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows):
-        words = element_words(array_datatype(nest, instance.array))
+        size = element_bytes(ctx, procedure.name, instance.array,
+                             array_datatype(nest, instance.array))
+        element = float(ctx.params[size.name].value)
         stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
-        declared = _declared_kb(procedure, instance.array, ctx, words)
+        declared = _declared_kb(procedure, instance.array, ctx, element)
         prefix = ("gather", shape.ident, instance.array)
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
@@ -263,8 +265,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             default, source = declared, "default: the declared size of " + instance.array
         else:  # no declared extent: the indices spread over one element per reference
             env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
-            default = references.value(env) * words * float(
-                ctx.params.parameters["WordBytes"].value) / KIB
+            default = references.value(env) * element / KIB
             source = f"default: no declared extent of {instance.array}, one element per " \
                      "reference"
         where_text = f"{instance.array}({instance.index}(...)) in {procedure.name}, loop at " \
