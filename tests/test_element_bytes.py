@@ -11,8 +11,13 @@ import pytest
 from sat.cli import main
 from sat.explore.compiled import CompiledModel
 from sat.frontend import read_sources
+from sat.ir import Access, Array, Loop, Procedure, Program, Scalar
 from sat.machine import load_machine
 from sat.model.build import build_model
+from sat.model.context import ModelContext
+from sat.model.exasat.registers import registers_table
+from sat.model.expr import Env
+from sat.parameter import Parameter, ParameterSet
 from sat.parameters import build_parameters
 
 # one sweep from memory, no blocking, costs per word: 8 B a read, 16 B a write (the line is
@@ -173,6 +178,39 @@ def test_the_compiled_evaluator_follows_the_default_formula(tmp_path):
     assert footprint.value(result.env({"WordBytes": 16})) * 2**30 == pytest.approx(40000)
     assert footprint.value(result.env({"WordBytes": 16, "Bytes_c": 2})) * 2**30 == \
         pytest.approx(34000)
+
+
+def test_a_spilled_access_moves_the_size_of_what_it_spills():
+    inner = Loop(line=2, loopvar="i", lower="1", upper="n", scalars=[
+        Scalar("f", "float", reads=3), Scalar("d", "double", reads=2),
+        Scalar("i", "int", reads=2), Scalar("m", "long", reads=1)])
+    inner.arrays = [
+        Array("a", "", "double", "readonly", [Access((0,), ("i",), reads=2)]),
+        # w(j) does not move with i: a float state variable
+        Array("w", "", "float", "readonly", [Access((0,), ("j",), reads=1)]),
+    ]
+    outer = Loop(line=1, loopvar="j", lower="1", upper="n", loops=[inner])
+    program = Program([Procedure(name="p", loops=[outer])])
+    params = ParameterSet()
+    for name, value in (("FPRegs", 0), ("IntRegs", 0), ("WordBytes", 8)):
+        params.add(Parameter(name, value))
+
+    def spill_bytes(context: ModelContext) -> dict[str, float]:
+        table = registers_table(program, context)
+        env = Env(context.params.values())
+        return {row["pool"]: row["spill_bytes"].value(env) for row in table.rows
+                if row["row"] == "nest"}
+
+    # no registers, everything spills. FP: f 3 x 4 B + d 2 x 8 B + w(j) 1 x Bytes_w (4 B) =
+    # 32 (48 when every access was WordBytes). Int: i 2 x 4 B + m 1 x 8 B + the base address
+    # of a 2 x WordBytes = 32 (40 before).
+    assert spill_bytes(ModelContext(params)) == {"FP": 32, "Int": 32}
+    assert params["Bytes_w"].value == 4
+    # the array element spills at the size typed over its array's
+    typed = ParameterSet(symbol_values={"Bytes_w": (8, "--set")})
+    for name, value in (("FPRegs", 0), ("IntRegs", 0), ("WordBytes", 8)):
+        typed.add(Parameter(name, value))
+    assert spill_bytes(ModelContext(typed)) == {"FP": 36, "Int": 32}
 
 
 @pytest.mark.libreoffice
