@@ -238,3 +238,26 @@ def test_editing_an_element_size_in_libreoffice_equals_set(capsys, tmp_path):
     # by hand: 1000 x (16 + 16 + 2) B; traffic c 8 x 2/16 + x 8 + y 16 = 25 B per iteration
     assert total("Footprint_GiB") * 2**30 == pytest.approx(34000)
     assert per_iteration(want) == pytest.approx(25)
+
+
+def test_a_float_kernel_has_twice_the_iterations_per_unit_of_work(capsys, tmp_path):
+    path = source(tmp_path, SCALE_F, "scale.c")
+
+    def ecm(*options: str) -> dict:
+        assert main([path, "-m", "xeon-e5-2680", "--set", "n=100000", "--json", "-", "-q",
+                     *options]) == 0
+        return json.loads(capsys.readouterr().out)["loops"][0]["ecm"]
+
+    floats, doubles = ecm(), ecm("--set", "Bytes_a=8", "--set", "Bytes_b=8")
+    # one 64 B line of 4 B floats is 16 iterations, a 32 B vector 8 of them; of doubles 8, 4
+    assert (floats["iterations_per_unit"], floats["incore"]["vector_elements"]) == (16, 8)
+    assert (doubles["iterations_per_unit"], doubles["incore"]["vector_elements"]) == (8, 4)
+    # either way a unit is 2 vector multiplies, loads and stores, and 3 lines over each link
+    # (b read, a read for ownership and written back): the same cycles per unit...
+    for run_ in (floats, doubles):
+        assert run_["incore"]["instructions"] == {"add": 0, "mul": 2, "fma": 0, "div": 0,
+                                                  "special": 0, "load": 2, "store": 2}
+        assert run_["t_data"]["L1-L2"] == pytest.approx(3 * 64 / 32)  # 32 B per cycle
+    assert floats["t_ecm"] == pytest.approx(doubles["t_ecm"])
+    # ...so half the units, and half the time, for the floats
+    assert floats["time_single_core_s"] == pytest.approx(doubles["time_single_core_s"] / 2)
