@@ -83,7 +83,8 @@ def test_float_kernel_moves_twelve_bytes_an_iteration(capsys, tmp_path):
     # float: half a word of WordBytes = 8, a default (a formula in the workbook)
     assert {name: (p["value"], p["group"], p["unit"]) for name, p in sizes.items()} == {
         "Bytes_a": (4, "arrays", "B"), "Bytes_b": (4, "arrays", "B")}
-    assert sizes["Bytes_a"]["source"].startswith("default: 0.5 x WordBytes")
+    assert sizes["Bytes_a"]["source"] == "default"
+    assert sizes["Bytes_a"]["label"] == "bytes of one element of array a (float: 0.5 x WordBytes)"
     # b read: 8 B per word x 4/8 = 4; a written: 16 x 4/8 = 8 (4 written, 4 read for
     # ownership): 12 B per iteration
     assert per_iteration(result) == pytest.approx(12)

@@ -70,7 +70,7 @@ def element_bytes(ctx: ModelContext, procedure: str, array: str, datatype: str) 
     else:
         word = ctx.param("WordBytes")
         value = words * float(ctx.params[word.name].value)
-        source = f"default: {words:g} x WordBytes, the declared type"
+        source = "default"  # the declared type's, the label says so
         ctx.defaults[name] = word if words == 1 else E.mul(words, word)
     value = int(value) if float(value).is_integer() else value
     ctx.params.add(Parameter(name, value, "B", "arrays", label, source, "number"))
