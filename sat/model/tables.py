@@ -135,11 +135,11 @@ class ModelResult:
         """A fresh evaluation environment over the parameter values (plus overrides); a
         parameter with a default formula follows it unless overridden itself."""
         values = {p.name: float(p.value) for p in self.parameters}
-        if overrides:
-            values.update(overrides)
+        values.update(overrides or {})
+        if self.defaults:  # evaluated again: the parameters they follow may have been changed
             given = Env(dict(values))
             for name, formula in self.defaults.items():
-                if name not in overrides:
+                if name not in (overrides or {}):
                     values[name] = formula.evaluate(given)
         return Env(values)
 

@@ -593,7 +593,7 @@ class _Writer:
             elif p.name in self.result.defaults:  # the formula of its default, an input still
                 ws.write_model_formula(row, 1, self._formula(self.result.defaults[p.name],
                                                              f"parameter {p.name}"),
-                                       fmt, float(p.value))
+                                       fmt, self.env.param(p.name))
             else:
                 ws.write_number(row, 1, float(p.value), fmt)
             ws.write_string(row, 2, p.unit)
