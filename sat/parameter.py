@@ -14,7 +14,7 @@ from typing import Literal
 
 DEFAULT_SETUP_ITERATIONS = 1000  # SetupIterations unless --set gives another
 
-Group = Literal["machine", "problem", "software"]
+Group = Literal["machine", "problem", "arrays", "software"]
 Kind = Literal["number", "integer", "boolean"]
 Rule = Literal["positive", "nonnegative", "count", "positive count", "flag"]
 

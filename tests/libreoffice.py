@@ -94,6 +94,12 @@ def value_at(book, address: str):
     return book[sheet.strip("'")][where.replace("$", "")].value
 
 
+def named_value(book, name: str) -> object:
+    """The value of the cell the defined name ``name`` points at in the openpyxl ``book``."""
+    sheet, cell = next(iter(book.defined_names[name].destinations))
+    return book[sheet][cell.replace("$", "")].value
+
+
 def export_pdf(file: Path, outdir: Path) -> Path:
     """The workbook as a PDF (every sheet, after recalculation)."""
     return _convert([file], outdir, "pdf:calc_pdf_Export")[0]

@@ -734,9 +734,15 @@ def test_arrays_sheet_shows_element_bytes_of_wordbytes(tmp_path):
     key = header.index("Array.component")
     cells = {row[key].value: row[col].value for row in sheet.iter_rows()
              if row[key].value in ("a", "b", "l", "z", "idx")}
-    # formulas of WordBytes: the float and int elements half a word, the complex two words
-    assert cells["a"] == "=0.5*WordBytes" and cells["idx"] == "=0.5*WordBytes"
-    assert cells["l"] == "=WordBytes" and cells["z"] == "=2*WordBytes"
+    # each array's column refers to its element size parameter...
+    assert cells == {name: f"=Bytes_{name}" for name in ("a", "b", "l", "z", "idx")}
+    # ...whose input cell holds a formula of WordBytes: the float and int elements half a
+    # word, the complex two words
+    parameters = {row[0]: row[1] for row in openpyxl.load_workbook(book)["Parameters"]
+                  .iter_rows(values_only=True) if row and str(row[0]).startswith("Bytes_")}
+    assert parameters["Bytes_a"] == "=0.5*WordBytes" and parameters["Bytes_idx"] == \
+        "=0.5*WordBytes"
+    assert parameters["Bytes_l"] == "=WordBytes" and parameters["Bytes_z"] == "=2*WordBytes"
 
 
 def test_a_min_over_another_size_is_no_tile(tmp_path):

@@ -105,3 +105,18 @@ def test_fused_hypterm_exchanges():
     # 18874368 / 1e11 + 12 x 4e-7 = 1.8874368e-4 + 4.8e-6 = 1.9354368e-4 s.
     assert value(table.totals["total_s"], params) == pytest.approx(1.9354368e-4)
     assert value(table.totals["fraction_pct"], params) == pytest.approx(19.354368)
+
+
+def test_a_float_array_exchanges_four_bytes_a_cell():
+    params = machine()
+    program = seven_point()
+    u = program.procedures[0].loops[0].loops[0].loops[0].arrays[0]
+    u.datatype = "float"
+    ctx = ModelContext(params)
+    (row,) = comm_table(program, ctx, Num(1e-3)).rows
+    # 6 faces x depth 1 x 128^2 cells x 4 B (Bytes_u = 0.5 x WordBytes) = 0.393216 MB
+    assert params["Bytes_u"].value == 4
+    assert value(row["volume_mb"], params) == pytest.approx(0.393216)
+    # the size typed over: 2 B a cell
+    params["Bytes_u"].value = 2
+    assert value(row["volume_mb"], params) == pytest.approx(0.196608)

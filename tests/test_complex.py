@@ -395,13 +395,17 @@ def test_workbook_formulas_of_the_complex_array(capsys, tmp_path):
               ("X (cache lines) (elements)", "WS/cell (KiB)", "Reuse between planes (GB)",
                "Block footprint (elements)")}
     a = rows["a"]
-    # working set per cell: 2 cells of 2*WordBytes bytes
-    assert a[column["WS/cell (KiB)"]] == "=2*(2*WordBytes/1024)"
-    # cache lines hold LineBytes/(2*WordBytes) complex elements
-    assert "LineBytes/(2*WordBytes)" in a[column["X (cache lines) (elements)"]]
-    assert "LineBytes/(2*WordBytes)" in a[column["Block footprint (elements)"]]
-    # traffic: two words per element at ReadCost (bytes per word) each
-    assert "2*ReadCost" in a[column["Reuse between planes (GB)"]]
+    # the element size is the parameter Bytes_a, by default two words
+    parameters = {row[0]: row[1] for row in openpyxl.load_workbook(book_path)["Parameters"]
+                  .iter_rows(values_only=True) if row}
+    assert parameters["Bytes_a"] == "=2*WordBytes"
+    # working set per cell: 2 cells of Bytes_a bytes
+    assert a[column["WS/cell (KiB)"]] == "=2*(Bytes_a/1024)"
+    # cache lines hold LineBytes/Bytes_a complex elements
+    assert "LineBytes/Bytes_a" in a[column["X (cache lines) (elements)"]]
+    assert "LineBytes/Bytes_a" in a[column["Block footprint (elements)"]]
+    # traffic: Bytes_a/WordBytes words per element at ReadCost (bytes per word) each
+    assert "ReadCost*Bytes_a/WordBytes" in a[column["Reuse between planes (GB)"]]
 
 
 def test_complex_note_only_with_complex_data(capsys, tmp_path):

@@ -165,10 +165,15 @@ class CompiledModel:
 
     Call it with a mapping of every parameter name to a number or an array (arrays broadcast
     together: one element per configuration); it returns one array per quantity asked for.
+    A parameter with a default formula (``defaults``) may be left out: it follows its formula.
     """
 
-    def __init__(self, quantities: Sequence[Quantity]):
+    def __init__(self, quantities: Sequence[Quantity],
+                 defaults: Mapping[str, Expr] | None = None):
+        # defaults: parameter -> the formula of its default (ModelResult.defaults): the
+        # parameter follows it in every configuration that does not give it a value
         self.quantities = list(quantities)
+        defaults = defaults or {}
         order = _dependency_order(self.quantities)
         names = {id(q): f"q{i}" for i, q in enumerate(order)}
         params: dict[str, str] = {}
@@ -178,29 +183,39 @@ class CompiledModel:
 
         printer = NumpyPrinter(param, lambda q: names[id(q)])
         body = [f"    {names[id(q)]} = {printer.doprint(q.expr)}" for q in order]
-        head = [f"    {variable} = values[{name!r}]" for name, variable in params.items()]
+        followed = [(name, variable, printer.doprint(defaults[name]))
+                    for name, variable in list(params.items()) if name in defaults]
+        head = [f"    {variable} = values[{name!r}]" for name, variable in params.items()
+                if name not in defaults]
+        head += [f"    {variable} = values[{name!r}] if {name!r} in values else {formula}"
+                 for name, variable, formula in followed]
         result = ", ".join(names[id(q)] for q in self.quantities)
         source = "\n".join(["def evaluate(values):", *head, *body,
                             f"    return [{result}{',' if len(self.quantities) == 1 else ''}]"])
         self.source = source
         self._function = _compile(source)
-        self.parameters = list(params)
+        self.parameters = [name for name in params if name not in defaults]
+        self.optional = [name for name in params if name in defaults]
         self.statements = len(order)
 
     def __getstate__(self) -> dict:
         # sent to other processes (a Dask cluster) as its source, compiled again there; the
         # quantities stay behind (big trees only the caller needs)
         return {"source": self.source, "parameters": self.parameters,
-                "statements": self.statements, "count": len(self.quantities)}
+                "optional": self.optional, "statements": self.statements,
+                "count": len(self.quantities)}
 
     def __setstate__(self, state: dict) -> None:
         self.source, self.parameters = state["source"], state["parameters"]
+        self.optional = state["optional"]
         self.statements = state["statements"]
         self.quantities = [None] * state["count"]  # type: ignore[list-item]
         self._function = _compile(self.source)
 
     def __call__(self, values: Mapping[str, float | np.ndarray]) -> list[np.ndarray]:
         arrays = {name: np.asarray(values[name], dtype=float) for name in self.parameters}
+        arrays.update({name: np.asarray(values[name], dtype=float) for name in self.optional
+                       if name in values})
         size = max((a.size for a in arrays.values() if a.ndim), default=1)
         with np.errstate(all="ignore"):
             if size <= CHUNK:

@@ -148,8 +148,10 @@ def prepare(result: ModelResult, axes: list[Axis]) -> Sweep:
                        f"{axis.upper()} narrower than the stencil of {row.get('array')} "
                        f"({span})", span))
         quantities.append(block)
-    base = {p.name: float(p.value) for p in result.parameters}
-    return Sweep(axes, results, CompiledModel(quantities), checks, base)
+    # a parameter following its default formula (an element size) is computed per point
+    base = {p.name: float(p.value) for p in result.parameters
+            if p.name not in result.defaults}
+    return Sweep(axes, results, CompiledModel(quantities, result.defaults), checks, base)
 
 
 def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.ndarray]:

@@ -40,8 +40,9 @@ MACHINE_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec("LineBytes", "B",
                   "Size of a cache line, the smallest piece of memory the cache moves.",
                   64, "positive"),
-    ParameterSpec("WordBytes", "B", "Size of one array element (8 for double precision); a "
-                  "double-precision complex element is two words.",
+    ParameterSpec("WordBytes", "B", "Size of a double-precision element (8); each array's "
+                  "element size is its Bytes_ parameter, by default a formula of WordBytes "
+                  "(a float or an int half of it, a double-precision complex two words).",
                   8, "positive"),
     ParameterSpec("IntRegs", "registers", "Number of integer (general-purpose) registers per core.",
                   16, "count", "integer"),

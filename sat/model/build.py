@@ -15,6 +15,7 @@ from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.context import ExpressionError, ModelContext
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
+from sat.model.elements import declared_words
 from sat.model.exasat.blocking import (
     ALT_COLUMNS,
     FLOP_COLUMNS,
@@ -34,7 +35,7 @@ from sat.model.exasat.flops import (
     gflop_exprs,
     long_sum,
 )
-from sat.model.exasat.iteration import analyse_nest, element_bytes, nest_space
+from sat.model.exasat.iteration import analyse_nest, nest_space
 from sat.model.exasat.memory import (
     ARRAY_COLUMNS,
     GB,
@@ -205,11 +206,11 @@ def _copies(shape, array) -> CellValue:
                       "copies per cell")
 
 
-def _element_bytes(shape, array, ctx: ModelContext) -> CellValue:
-    """Element column: the bytes of one element of the array's declared type, a formula of
-    WordBytes (a double is WordBytes, a float or an int half of it)."""
-    return E.Quantity(("array", shape.ident, array.key, "element_bytes"),
-                      element_bytes(ctx, array.words), "B", "bytes per element")
+def _element_bytes(shape, array) -> CellValue:
+    """Element column: the array's element size parameter (``Bytes_<array>``, by default its
+    declared type's words x WordBytes; sat.model.elements)."""
+    return E.Quantity(("array", shape.ident, array.key, "element_bytes"), array.size, "B",
+                      "bytes per element")
 
 
 def _number(value: float) -> float | int:
@@ -460,6 +461,7 @@ def build_model(program: Program, params: ParameterSet,
     inlined = inline_calls(program)
     program = inlined.program
     ctx.averaged_loops = averaged_bounds(program)
+    ctx.array_words = declared_words(program)
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)
@@ -542,7 +544,7 @@ def build_model(program: Program, params: ParameterSet,
                 "procedure": shape.procedure.name, "file": shape.file, "line": shape.loop.line,
                 "array": array.key, "access": array.kind,
                 "copies": _copies(shape, array),
-                "element_bytes": _element_bytes(shape, array, ctx),
+                "element_bytes": _element_bytes(shape, array),
                 "planes": c.planes, "pencils": c.pencils, "cells": c.cells,
                 "ws_planes": c.ws_planes, "ws_pencils": c.ws_pencils, "ws_cells": c.ws_cells,
                 "reuse_planes": c.reuse_planes, "reuse_pencils": c.reuse_pencils,
@@ -653,7 +655,7 @@ def build_model(program: Program, params: ParameterSet,
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
-                       unmodelled=ctx.unmodelled)
+                       unmodelled=ctx.unmodelled, defaults=ctx.defaults)
 
 
 def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:

@@ -94,6 +94,11 @@ class ModelContext:
         self.averaged_loops: dict[int, tuple[Loop, tuple[Loop, ...]]] = {}
         # nests the model does not work on, with why: the Notes and the JSON's unmodelled
         self.unmodelled: list[dict[str, str | int]] = []
+        # array name (lower case) -> element sizes in words its declarations give
+        # (sat.model.elements); parameter name -> the formula of its default, for parameters
+        # the model made whose value nobody typed (the workbook's cell holds the formula)
+        self.array_words: dict[str, set[float]] = {}
+        self.defaults: dict[str, E.Expr] = {}
 
     # ------------------------------------------------------------ parameters
 
@@ -102,6 +107,10 @@ class ModelContext:
         if name not in self.params:
             raise KeyError(f"unknown parameter {name}")
         return E.Param(name)
+
+    def given(self, name: str) -> tuple[float, str] | None:
+        """(value, source) that ``--params`` or ``--set`` gave ``name``, or ``None``."""
+        return self._values.get(symbol_to_name(name), (name, None))[1]
 
     def call_cost(self, callee: str) -> E.Param:
         """Flops per call of a procedure that is not in the sources: a parameter ``CallFlops_``

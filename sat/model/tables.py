@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sat.ir import Program
-from sat.model.expr import Env, Quantity
+from sat.model.expr import Env, Expr, Quantity
 from sat.parameter import Parameter
 
 CellValue = Quantity | str | int | float | bool | None
@@ -127,10 +127,22 @@ class ModelResult:
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
     # nests the model does not work on: procedure, file, line and reason (also in the Notes)
     unmodelled: list[dict[str, str | int]] = field(default_factory=list)
+    # parameter -> the formula of its default over other parameters (an element size's
+    # words x WordBytes, sat.model.elements), while nobody typed a value over it
+    defaults: dict[str, Expr] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
-        """A fresh evaluation environment over the parameter values (plus overrides)."""
+        """A fresh evaluation environment over the parameter values (plus overrides); a
+        parameter with a default formula follows it unless overridden itself."""
         values = {p.name: float(p.value) for p in self.parameters}
-        if overrides:
-            values.update(overrides)
+        values.update(overrides or {})
+        if self.defaults:  # evaluated again: the parameters they follow may have been changed
+            given = Env(dict(values))
+            for name, formula in self.defaults.items():
+                if name not in (overrides or {}):
+                    values[name] = formula.evaluate(given)
         return Env(values)
+
+    def typed_over(self, name: str) -> None:
+        """``name`` was given a value: it no longer follows its default formula."""
+        self.defaults.pop(name, None)

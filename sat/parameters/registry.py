@@ -215,11 +215,19 @@ FUSE_SPEC = ParameterSpec("Fuse_", "0/1", "1: the loop nests of a fusion group r
                           "flag", "integer")
 
 
+#: the rule of every array's element size ``Bytes_<array>`` (the model makes them,
+#: sat.model.elements)
+ELEMENT_BYTES_SPEC = ParameterSpec("Bytes_", "B", "bytes of one element of an array", 8,
+                                   "positive")
+
+
 def spec_of(name: str) -> ParameterSpec | None:
-    """The rule of a machine, software, level, core or cost parameter, or of a fusion toggle
-    (None for problem symbols)."""
+    """The rule of a machine, software, level, core or cost parameter, of a fusion toggle or
+    of an element size (None for problem symbols)."""
     if name.startswith(FUSE_SPEC.name):
         return FUSE_SPEC
+    if name.startswith(ELEMENT_BYTES_SPEC.name):
+        return ELEMENT_BYTES_SPEC
     return SPECS.get(name) or level_spec(name) or cost_spec(name)
 
 

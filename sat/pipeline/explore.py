@@ -122,6 +122,7 @@ def solve_scenario(run: Run, result, scenario) -> None:
                 parameter.value = int(value) if float(value).is_integer() else value
                 parameter.source = f"scenario optimum ({scenario.display})"
                 parameter.defaulted = False
+                result.typed_over(parameter.name)
         with quiet_arithmetic():
             area = region(problem, evaluate, optimum)
         if area is not None:

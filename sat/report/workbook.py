@@ -170,6 +170,7 @@ _CPU_BOUND = {"bg_color": "#F4CCCC"}
 _DRAM_BOUND = {"bg_color": "#CFE2F3"}
 
 _GROUPS = (("machine", "Machine"), ("problem", "Problem size (code symbols)"),
+           ("arrays", "Array element sizes (a formula of WordBytes until a number is typed)"),
            ("software", "Software and optimisation"))
 
 # Where the Workings sheet's values go (title, description, header, then the rows).
@@ -595,6 +596,10 @@ class _Writer:
                 ws.data_validation(row, 1, row, 1, {
                     "validate": "list", "source": ["TRUE", "FALSE"],
                     "error_message": "Choose TRUE or FALSE."})
+            elif p.name in self.result.defaults:  # the formula of its default, an input still
+                ws.write_model_formula(row, 1, self._formula(self.result.defaults[p.name],
+                                                             f"parameter {p.name}"),
+                                       fmt, self.env.param(p.name))
             else:
                 ws.write_number(row, 1, float(p.value), fmt)
             ws.write_string(row, 2, p.unit)

@@ -16,11 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sat.model import expr as E
+from sat.model.elements import words_of
 from sat.model.exasat.iteration import (
     BLOCK_PARAMS,
     NestShape,
     NestSpace,
     copies_expr,
+    pattern_bytes,
     round_to_lines,
 )
 from sat.model.exasat.memory import GB, KIB, footprint, volume_terms
@@ -62,12 +64,12 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
     uses: dict[str, list[tuple[int, str]]] = {}
     offsets: dict[str, set] = {}
     copies: dict[str, list[E.Expr]] = {}
-    words: dict[str, int] = {}
+    element: dict[str, E.Expr] = {}  # bytes per element (sat.model.elements)
     for idx, record in enumerate(records):
         for p in record.shape.patterns:
             uses.setdefault(p.key, []).append((idx, p.kind))
             offsets.setdefault(p.key, set()).update(p.offsets)
-            words[p.key] = max(words.get(p.key, 1), p.words)
+            element[p.key] = pattern_bytes(ctx, record.shape, p)
             if p.copy_chains:  # components held per cell (component loops)
                 copies.setdefault(p.key, []).append(copies_expr(p, ctx))
     nonlocal_names = _nonlocal(records[0].shape)
@@ -83,8 +85,8 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
         if key in copies:
             expr = E.mul(E.maximum(*copies[key]), expr)
         label = f"block footprint of {key} with halos"
-        if words[key] > 1:  # in words: the working set and the costs below are per word
-            expr, label = E.mul(words[key], expr), f"{label}, {words[key]} words per element"
+        # in words of WordBytes: the working set and the costs below are per word
+        expr = E.mul(words_of(ctx, element[key]), expr)
         sizes[key] = E.Quantity(("alt", ident, key, "block_elements"), expr, "elements", label)
 
     rows = []

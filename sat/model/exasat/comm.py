@@ -7,19 +7,20 @@ each such dimension two faces exchanged, each ``depth`` cells thick (the largest
 ``|offset|`` read in that dimension) and as large as the box's other dimensions (the
 iteration space of the loops sweeping them).  Edges and corners are not exchanged (a star
 stencil needs none).  Each component that is read with offsets travels; all components of
-one array share one message per face; an element is ``WordBytes`` bytes, ``2*WordBytes`` for a
-double-precision complex.  Time: bytes / (NICGBs * 10^9) + messages *
-NICLatencyUs * 10^-6.
+one array share one message per face; an element is the array's ``Bytes_<array>`` parameter's
+bytes (:mod:`sat.model.elements`: by default ``WordBytes`` for a double, ``2*WordBytes`` for a
+double-precision complex, half of it for a float or an int).  Time: bytes / (NICGBs * 10^9)
++ messages * NICLatencyUs * 10^-6.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sat.ir import Array, Loop, Procedure, Program, element_words
+from sat.ir import Array, Loop, Procedure, Program
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.iteration import element_bytes
+from sat.model.elements import element_bytes
 from sat.model.exasat.occupancy import trip_count, walk
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
@@ -37,7 +38,7 @@ class GhostExchange:
     # component -> dimension -> depth (cells)
     depths: dict[str, dict[int, int]] = field(default_factory=dict)
     extents: dict[int, E.Expr] = field(default_factory=dict)  # dimension -> box extent
-    words: float = 1  # words of WordBytes per element (sat.ir.element_words)
+    size: E.Expr = field(default_factory=lambda: E.Param("WordBytes"))  # bytes per element
 
     @property
     def dims(self) -> list[int]:
@@ -100,9 +101,10 @@ def ghost_exchanges(program: Program, ctx: ModelContext) -> list[GhostExchange]:
                 if not any(depth.values()):
                     continue
                 key = (id(procedure), array.name.lower())
-                exchange = found.setdefault(
-                    key, GhostExchange(procedure.name, nest.line, array.name))
-                exchange.words = max(exchange.words, element_words(array.datatype))
+                if key not in found:
+                    found[key] = GhostExchange(procedure.name, nest.line, array.name, size=(
+                        element_bytes(ctx, procedure.name, array.name, array.datatype)))
+                exchange = found[key]
                 per_dim = exchange.depths.setdefault(array.component or array.name, {})
                 for d, n in depth.items():
                     per_dim[d] = max(per_dim.get(d, 0), n)
@@ -144,8 +146,8 @@ def comm_table(program: Program, ctx: ModelContext, total_time: E.Expr) -> Table
         Column("extent_z", "Z", "cells", comment="Box extent in Z.", band="Iteration space"),
         Column("faces", "Faces", comment="Faces exchanged: 2 per exchanged dimension."),
         Column("volume_mb", "Off-node volume", "MB", comment="Bytes sent per exchange "
-               "(10^6 B): faces x depth x face area x components x WordBytes (2 x WordBytes "
-               "for a double-precision complex).",
+               "(10^6 B): faces x depth x face area x components x the array's element size "
+               "(its Bytes_ parameter).",
                number_format="0.000"),
         Column("messages", "Messages", comment="One message per face (components packed)."),
         Column("bandwidth_s", "Bandwidth cost", "s", comment="Volume / NIC bandwidth "
@@ -166,7 +168,7 @@ def comm_table(program: Program, ctx: ModelContext, total_time: E.Expr) -> Table
     message_total = 0
     for ex in ghost_exchanges(program, ctx):
         where = ("comm", ex.procedure, ex.array)
-        volume_b = E.mul(ex.cells(), element_bytes(ctx, ex.words))
+        volume_b = E.mul(ex.cells(), ex.size)
         volume = E.Quantity((*where, "volume_mb"), volume_b / 1e6, "MB")
         bw = E.Quantity((*where, "bandwidth_s"), E.div(volume_b, bandwidth * 1e9), "s")
         lat = E.Quantity((*where, "latency_s"), E.mul(ex.messages, latency, 1e-6), "s")

@@ -35,9 +35,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure, element_words
+from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.elements import element_bytes
 from sat.model.nests import literal_trips
 
 AXES = ("x", "y", "z")
@@ -66,12 +67,7 @@ class Pattern:
     unit: str = "x"
     # elements per iteration of stepped axis loops (i += 4 with a[i..i+3]: 4), see _stepped
     step_copies: int = 1
-
-    @property
-    def words(self) -> float:
-        """Words of WordBytes per element, from the declared type (:func:`sat.ir.element_words`):
-        1 for a double, 0.5 for a float or an int, 2 for a double-precision complex."""
-        return element_words(self.datatype)
+    array: str = ""  # the array's name (the key without its component)
 
     @property
     def kind(self) -> str:
@@ -344,7 +340,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
             point.append(value)
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
-        first.setdefault(key, (array.datatype, len(access.offsets)))
+        first.setdefault(key, (array.datatype, len(access.offsets), array.name))
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
@@ -361,7 +357,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
-                                                         residues.get(key, {})}))
+                                                         residues.get(key, {})}), first[key][2])
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats)
@@ -551,24 +547,22 @@ def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
     return copies if pattern.step_copies == 1 else E.mul(pattern.step_copies, copies)
 
 
-def element_bytes(ctx: ModelContext, words: float = 1) -> E.Expr:
-    """Bytes of one element of ``words`` words: ``WordBytes``, ``2*WordBytes`` for a complex.
-
-    An expression over the parameter (not a number), so that the workbook stays live.
-    """
-    word = ctx.param("WordBytes")
-    return word if words == 1 else E.mul(words, word)
+def pattern_bytes(ctx: ModelContext, shape: NestShape, pattern: Pattern) -> E.Param:
+    """The element size parameter of a pattern's array (:mod:`sat.model.elements`)."""
+    return element_bytes(ctx, shape.procedure.name, pattern.array, pattern.datatype)
 
 
-def elements_per_line(ctx: ModelContext, words: float = 1) -> E.Expr:
-    """Array elements per cache line: LineBytes / WordBytes (/ (2*WordBytes) for a complex)."""
-    return ctx.param("LineBytes") / element_bytes(ctx, words)
+def elements_per_line(ctx: ModelContext, size: E.Expr | None = None) -> E.Expr:
+    """Array elements per cache line: LineBytes over the element size (``WordBytes`` when
+    none is given: the nest's iteration space, counted in double-precision elements)."""
+    return ctx.param("LineBytes") / (ctx.param("WordBytes") if size is None else size)
 
 
-def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext, words: float = 1) -> E.Expr:
-    """Round a unit-stride extent (elements of ``words`` words) up to whole cache lines
+def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext,
+                   size: E.Expr | None = None) -> E.Expr:
+    """Round a unit-stride extent (elements of ``size`` bytes) up to whole cache lines
     (optimistic alignment)."""
-    return E.ceiling(x, elements_per_line(ctx, words))
+    return E.ceiling(x, elements_per_line(ctx, size))
 
 
 @dataclass

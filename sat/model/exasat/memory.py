@@ -17,12 +17,12 @@ Footprints are exact unions: the block shifted by every offset, counted in whole
 along X (optimistic alignment), as a polynomial in the block sizes (valid when a block is at
 least as wide as the stencil).
 
-An element is as many words of ``WordBytes`` bytes as its declared type says (see
-:func:`sat.ir.element_words`): one for a double, two for a double-precision complex, half for a
-float or an int.  Its working sets count ``words*WordBytes`` bytes per element, its cache lines
-hold ``LineBytes/(words*WordBytes)`` elements, and its traffic moves ``words`` times the read,
-read-write or write cost per element (those costs are per word: ``ReadCost = ld_sf *
-WordBytes``).
+An element of an array is its ``Bytes_<array>`` parameter's bytes (:mod:`sat.model.elements`;
+by default the declared type's words times ``WordBytes``: one for a double, two for a
+double-precision complex, half for a float or an int).  Its working sets count ``Bytes``
+bytes per element, its cache lines hold ``LineBytes/Bytes`` elements, and its traffic moves
+``Bytes/WordBytes`` times the read, read-write or write cost per element (those costs are per
+double-precision word: ``ReadCost = ld_sf * WordBytes``).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from sat.model.exasat.iteration import (
     NestSpace,
     Pattern,
     copies_expr,
-    element_bytes,
     elements_per_line,
+    pattern_bytes,
     round_to_lines,
 )
 from sat.model.tables import ArrayTraffic, Column, nest_columns
@@ -202,7 +202,7 @@ class ArrayModel:
     counts: Counts
     spans: tuple[int, int, int]
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
-    words: float = 1  # words per element (sat.ir.element_words: 0.5 for a float)
+    size: E.Expr = field(default_factory=lambda: E.Param("WordBytes"))  # bytes per element
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
@@ -386,44 +386,44 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     g, h, i = (E.Ref(b) for b in space.block)
     blocks = E.Ref(space.blocks)
     arrays: list[ArrayModel] = []
-    units: dict[tuple[str, int], E.Expr] = {}
-    shapes: dict[tuple[frozenset[Point], int], tuple[E.Expr, E.Expr]] = {}
+    units: dict[tuple[str, E.Expr], E.Expr] = {}
+    shapes: dict[tuple, tuple[E.Expr, E.Expr, E.Expr]] = {}
     ghi = E.Mul((g, h, i))
-    # Block X in whole cache lines: the nest's for one-word elements; a complex array's lines
-    # hold half as many elements, a float array's twice as many.
-    x_lines: dict[float, E.Expr] = {1: E.Ref(space.x_lines)}
+    # Block X in whole cache lines, per element size: a complex array's lines hold half as
+    # many elements as a double array's, a float array's twice as many.
+    x_lines: dict[E.Expr, E.Expr] = {}
 
-    def lined(s: int, words: float) -> E.Expr:
+    def lined(s: int, size: E.Expr) -> E.Expr:
         if s == 0:
-            return x_lines.setdefault(words, round_to_lines(g, ctx, words))
-        return round_to_lines(g + s, ctx, words)
+            return x_lines.setdefault(size, round_to_lines(g, ctx, size))
+        return round_to_lines(g + s, ctx, size)
 
     for pattern in sorted(shape.patterns, key=lambda p: (p.kind != "R", p.key.lower())):
         counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
         sx, sy, sz = spans(pattern.offsets)
-        words = pattern.words
+        size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i)
-        form = (pattern.offsets, words, pattern.invariant, pattern.unit)
+        form = (pattern.offsets, size, pattern.invariant, pattern.unit)
         if form not in shapes:  # identical stencils share their expressions
 
-            def length(s: int, _words: float = words, _p=pattern, _g=sizes.x) -> E.Expr:
+            def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return lined(s, _words)
+                    return lined(s, _size)
                 # one element per change of the other indices: its neighbours along the
                 # axis of its unit-stride dimension share its line; with a constant there
                 # every change is a line of its own
                 return E.add(_g, s) if _p.unit == "other" else \
-                    round_to_lines(E.add(_g, s), ctx, _words)
+                    round_to_lines(E.add(_g, s), ctx, _size)
 
             shapes[form] = (footprint(plane_terms(pattern.offsets), length, sizes.h_planes, 1),
                             footprint(volume_terms(pattern.offsets), length, sizes.h_planes,
                                       sizes.i_planes), length(sx))
         plane_expr, block_expr, x_length = shapes[form]
-        if (pattern.kind, words) not in units:
+        if (pattern.kind, size) not in units:
             cost = array_cost(pattern.kind, ctx, write_cost)  # per word
-            units[(pattern.kind, words)] = E.Div(
-                E.Mul((blocks, cost if words == 1 else E.mul(words, cost))), E.Num(GB))
-        unit, kb = units[(pattern.kind, words)], element_bytes(ctx, words) / KIB
+            units[(pattern.kind, size)] = E.Div(
+                E.Mul((blocks, E.div(E.mul(cost, size), ctx.param("WordBytes")))), E.Num(GB))
+        unit, kb = units[(pattern.kind, size)], size / KIB
         copies = copies_expr(pattern, ctx)
         if copies != E.Num(1):  # every count holds once per copy, as in the original sheet
             unit, kb = E.mul(copies, unit), E.mul(copies, kb)
@@ -437,7 +437,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant else
-                                    round_to_lines(q["access_x"], ctx, words), "elements",
+                                    round_to_lines(q["access_x"], ctx, size), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
@@ -478,7 +478,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         if shape.inside_x:
             q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
-        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, words,
+        arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
                                  q=q, invariant=pattern.invariant))
 
     reads = [a for a in arrays if a.kind == "R"]
@@ -548,7 +548,7 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
     """
     g, h, i = (E.Ref(b) for b in space.block)
     inner = [h if 1 in shape.inside_x else E.Num(1), i if 2 in shape.inside_x else E.Num(1)]
-    per_line = elements_per_line(ctx, pattern.words)
+    per_line = elements_per_line(ctx, pattern_bytes(ctx, shape, pattern))
     if 0 in pattern.invariant:
         elements = _prod(counts.pencils, E.Ref(q["access_x_lines"]), *inner)
         strided = E.mul(g, q["traffic_within_gb"])
@@ -606,9 +606,11 @@ ARRAY_COLUMNS: list[Column] = [
        "loops inside the grid loops that subscript it (1 if none; a component loop around "
        "the grid loops is counted in the nest's sweeps). Working sets and traffic include "
        "them; the stencil counts are per copy."),
-    _c("element_bytes", "Element", "B", "Bytes of one element, from the array's declared "
-       "type: WordBytes for a double precision real, half of it for a single precision real "
-       "or a 4-byte integer, twice it for a double precision complex."),
+    _c("element_bytes", "Element", "B", "Bytes of one element: the array's Bytes_<array> "
+       "parameter (Parameters sheet, group 'Array element sizes'), by default its declared "
+       "type's size as a formula of WordBytes: WordBytes for a double precision real, half of "
+       "it for a single precision real or a 4-byte integer, twice it for a double precision "
+       "complex. Edit the parameter to change it."),
     _c("planes", "Planes", "", "Distinct Z planes the stencil touches per iteration.",
        "Touched"),
     _c("pencils", "Pencils", "", "Distinct (Y, Z) pencils the stencil touches per iteration.",
@@ -638,7 +640,7 @@ ARRAY_COLUMNS: list[Column] = [
     _c("block_elements", "Block footprint", "elements", "Elements the stencil touches over "
        "a block (union of the shifted block, X in whole cache lines)."),
     *[_c(f"ws_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s "
-         f"(WordBytes per element, 2 x WordBytes for a double-precision complex).",
+         f"(the array's Bytes_ parameter per element).",
          "Working set (all data)") for k, _ in _LEVELS],
     *[_c(f"reuse_{k}_kb", f"WS/{k}", "KiB", f"Working set for reuse between {k}s, reused "
          f"data only.", "Working set (reuse only)") for k, _ in _LEVELS],

@@ -8,8 +8,9 @@ the elements read and written per procedure call, the read/write ratio and the w
 rate (its share of all element writes of the program), the two NVRAM metrics of the paper.
 Per nest: arrays read, written and live, and the footprint of the live arrays.
 
-The memory footprint is the sum of the sizes of the distinct arrays, ``WordBytes`` per element
-(``2*WordBytes`` for a double-precision complex):
+The memory footprint is the sum of the sizes of the distinct arrays, each element its array's
+``Bytes_<array>`` parameter's bytes (:mod:`sat.model.elements`; by default ``WordBytes`` for a
+double, ``2*WordBytes`` for a double-precision complex, half of it for a float or an int):
 the declared shape when the code description has one, otherwise the extent of the loops that
 sweep each dimension plus the span of the stencil offsets (the ghost cells).
 """
@@ -24,8 +25,8 @@ from dataclasses import dataclass, field
 from sat.ir import Array, Body, Loop, Procedure, Program, Variable, element_words
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
+from sat.model.elements import element_bytes
 from sat.model.exasat import iteration
-from sat.model.exasat.iteration import element_bytes
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
 
@@ -85,16 +86,8 @@ class ArrayUse:
     element_reads: E.Quantity | None = None
     element_writes: E.Quantity | None = None
     words: float = 1  # words of WordBytes per element (sat.ir.element_words)
-
-    def size_in_words(self) -> E.Expr:
-        """Cells times words per element: the size in WordBytes units."""
-        assert self.size is not None
-        return _in_words(self.size, self.words)
-
-
-def _in_words(cells: E.Quantity, words: float) -> E.Expr:
-    # one-word arrays keep the plain reference, so their formulas read as before
-    return E.Ref(cells) if words == 1 else E.mul(words, cells)
+    datatype: str = ""  # declared type of the elements
+    element: E.Expr = field(default_factory=lambda: E.Param("WordBytes"))  # bytes per element
 
 
 @dataclass
@@ -105,10 +98,11 @@ class ProcedureOccupancy:
     array_sizes: dict[str, E.Quantity]  # distinct array name -> cells (all components)
     footprint_gib: E.Quantity | None = None
     array_words: dict[str, int] = field(default_factory=dict)  # name -> words per element
+    array_bytes: dict[str, E.Expr] = field(default_factory=dict)  # name -> bytes per element
 
-    def size_in_words(self, name: str) -> E.Expr:
-        """Size of a distinct array in WordBytes units."""
-        return _in_words(self.array_sizes[name], self.array_words.get(name, 1))
+    def size_in_bytes(self, name: str) -> E.Expr:
+        """Size of a distinct array in bytes: its cells times its element size."""
+        return E.mul(self.array_sizes[name], self.array_bytes[name])
 
 
 @dataclass
@@ -210,7 +204,8 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
                 if key not in uses:
                     uses[key] = ArrayUse(array.name, array.component, array.key,
                                          key[0] in local_names,
-                                         component_dim=_component_dim(array))
+                                         component_dim=_component_dim(array),
+                                         datatype=array.datatype)
                 use = uses[key]
                 use.words = max(use.words, element_words(array.datatype))
                 if use.component_dim is None:
@@ -227,6 +222,8 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
             if read or written:
                 uses[key].cells[nest.line] = cell
     arrays = [u for u in uses.values() if u.streamed and u.cells]
+    for use in arrays:
+        use.element = element_bytes(ctx, procedure.name, use.name, use.datatype)
     skipped = sorted({u.display for u in uses.values() if not u.streamed})
     if skipped:
         ctx.note(f"Occupancy of {procedure.name}: {', '.join(skipped)} indexed only by "
@@ -240,6 +237,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
 
     array_sizes: dict[str, E.Quantity] = {}
     array_words: dict[str, int] = {}
+    array_bytes: dict[str, E.Expr] = {}
     estimated: list[str] = []
     by_name: dict[str, list[ArrayUse]] = {}
     for use in arrays:
@@ -265,12 +263,14 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
         array_sizes[lname] = E.Quantity(("occupancy", procedure.name, group[0].name, "size"),
                                         full, "cells")
         array_words[lname] = max(use.words for use in group)
+        array_bytes[lname] = group[0].element
     if estimated:
         ctx.note(f"Footprint of {procedure.name}: no declared shape for "
                  f"{', '.join(sorted(estimated))}; each array is sized from the loops that "
                  "sweep it plus the span of its stencil offsets (ghost cells), one component "
                  "per array-component pair used.")
-    return ProcedureOccupancy(procedure, nests, arrays, array_sizes, array_words=array_words)
+    return ProcedureOccupancy(procedure, nests, arrays, array_sizes, array_words=array_words,
+                              array_bytes=array_bytes)
 
 
 _CACHE: weakref.WeakKeyDictionary[ModelContext, tuple[int, Analysis]] = (
@@ -285,15 +285,14 @@ def analyse(program: Program, ctx: ModelContext) -> Analysis:
     grouped: dict[int, tuple[Procedure, list[Loop]]] = {}
     for procedure, loop in program_nests(program):
         grouped.setdefault(id(procedure), (procedure, []))[1].append(loop)
-    word = ctx.param("WordBytes")
     procedures = [_analyse_procedure(p, nests, ctx) for p, nests in grouped.values()]
     shared: dict[str, list[E.Expr]] = {}
     local_totals: list[E.Expr] = []
     for occ in procedures:
-        sizes = {name: occ.size_in_words(name) for name in occ.array_sizes}
+        sizes = {name: occ.size_in_bytes(name) for name in occ.array_sizes}
         occ.footprint_gib = E.Quantity(
             ("occupancy", occ.procedure.name, "footprint_gib"),
-            E.mul(E.add(*sizes.values()) if sizes else 0, word) / GIB,
+            (E.add(*sizes.values()) if sizes else E.Num(0)) / GIB,
             "GiB")
         local_names = [name for name in sizes
                        if any(u.local for u in occ.arrays if u.name.lower() == name)]
@@ -302,9 +301,10 @@ def analyse(program: Program, ctx: ModelContext) -> Analysis:
                 shared.setdefault(name, []).append(size)
         if local_names:
             local_totals.append(E.add(*(sizes[name] for name in local_names)))
-    cells = E.add(*(E.maximum(*sizes) for sizes in shared.values()),
-                  E.maximum(*local_totals) if local_totals else 0)
-    ctx.note("Footprint: every array takes WordBytes bytes per element; nonlocal arrays with "
+    data = E.add(*(E.maximum(*sizes) for sizes in shared.values()),
+                 E.maximum(*local_totals) if local_totals else 0)
+    ctx.note("Footprint: every array takes its element size (its Bytes_ parameter, by default "
+             "the declared type's words x WordBytes) per element; nonlocal arrays with "
              "the same name in different procedures are the same data (counted once, "
              "at the largest size seen); local arrays exist only while their procedure "
              "runs (the largest procedure's locals are counted); each procedure's nests "
@@ -313,7 +313,7 @@ def analyse(program: Program, ctx: ModelContext) -> Analysis:
         ctx.note("Complex data: a double-precision complex element is two words (2*WordBytes "
                  "bytes) in the working sets, cache lines, traffic (twice the read, read-write "
                  "or write cost, which are per word), footprint and ghost-cell volumes.")
-    total = E.Quantity(("occupancy", "footprint_gib"), E.mul(cells, word) / GIB, "GiB",
+    total = E.Quantity(("occupancy", "footprint_gib"), data / GIB, "GiB",
                        "memory footprint of the program")
     writes = [u.element_writes for occ in procedures for u in occ.arrays]
     total_writes = E.Quantity(("occupancy", "element_writes"),
@@ -330,15 +330,14 @@ def footprint(program: Program, ctx: ModelContext) -> E.Quantity:
 
 def data_bytes(program: Program, ctx: ModelContext) -> dict[str, E.Quantity]:
     """The bytes of each distinct array (lower-case name), as the footprint counts it: the
-    largest size seen in the procedures that use it (``WordBytes`` per word)."""
+    largest size seen in the procedures that use it (its element size per element)."""
     sizes: dict[str, list[E.Expr]] = {}
     for occ in analyse(program, ctx).procedures:
         for name in occ.array_sizes:
-            sizes.setdefault(name, []).append(occ.size_in_words(name))
-    word = ctx.param("WordBytes")
-    return {name: E.Quantity(("data", name, "bytes"), E.mul(E.maximum(*words), word), "B",
+            sizes.setdefault(name, []).append(occ.size_in_bytes(name))
+    return {name: E.Quantity(("data", name, "bytes"), E.maximum(*each), "B",
                              f"bytes of {name}")
-            for name, words in sizes.items()}
+            for name, each in sizes.items()}
 
 
 def _loop_key(procedure: Procedure, loop: Loop) -> str:
@@ -348,7 +347,6 @@ def _loop_key(procedure: Procedure, loop: Loop) -> str:
 def occupancy_table(program: Program, ctx: ModelContext) -> Table:
     """Sheet "Occupancy": arrays x loop nests (R, W, RW, WR, L), counts, NVRAM metrics, sizes."""
     analysis = analyse(program, ctx)
-    word = ctx.param("WordBytes")
     columns = [
         Column("procedure", "Procedure", comment="Procedure whose loop nests are the columns."),
         Column("array", "Array", comment="Array-component pair (name.component), or the "
@@ -378,7 +376,7 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
                "element writes of the program that go to this array: low rates suit NVRAM.",
                number_format="0.000"),
         Column("size_gib", "Size", "GiB", comment="Memory of this array-component pair "
-               "(WordBytes per element, 2 x WordBytes for a double-precision complex); on "
+               "(its element size, the Bytes_ parameter, per element); on "
                "summary rows, the footprint.",
                number_format="0.000000"),
     ]
@@ -403,7 +401,7 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
                 (*where, "write_access_rate_pct"),
                 E.div(use.element_writes, analysis.total_writes) * 100, "%")
             row["size_gib"] = E.Quantity((*where, "size_gib"),
-                                         E.mul(use.size, element_bytes(ctx, use.words)) / GIB,
+                                         E.mul(use.size, use.element) / GIB,
                                          "GiB")
             rows.append(row)
         summaries = {"Arrays read": (R, RW, WR), "Arrays written": (W, RW, WR),
@@ -416,10 +414,10 @@ def occupancy_table(program: Program, ctx: ModelContext) -> Table:
             rows.append(row)
         row = {"procedure": name, "array": "Live footprint (GiB)"}
         for loop in occ.nests:
-            live = [u.size_in_words() for u in occ.arrays if loop.line in u.cells]
+            live = [E.mul(u.size, u.element) for u in occ.arrays if loop.line in u.cells]
             row[_loop_key(occ.procedure, loop)] = E.Quantity(
                 ("occupancy", name, loop.line, "live_gib"),
-                E.mul(E.add(*live) if live else 0, word) / GIB, "GiB")
+                (E.add(*live) if live else E.Num(0)) / GIB, "GiB")
         rows.append(row)
         rows.append({"procedure": name, "array": "Footprint", "size_gib": occ.footprint_gib})
     totals: dict[str, CellValue] = {"procedure": "Total", "array": "Footprint (program)",

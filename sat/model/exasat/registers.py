@@ -6,7 +6,10 @@ innermost loop variable (``dxinv(1)``), merged by name.  Each streamed array (on
 elements change every iteration) also needs one integer register for its base address.
 Integer-typed variables and base addresses compete for ``IntRegs``; floating-point ones for
 ``FPRegs``.  The best allocation keeps the most accessed variables in registers; the others
-spill, and each of their accesses becomes an L1 access of ``WordBytes`` bytes.
+spill, and each of their accesses becomes an L1 access of the variable's element size: an
+array element's ``Bytes_<array>`` parameter (:mod:`sat.model.elements`), a scalar's declared
+type's words times ``WordBytes`` (4 bytes for an ``int`` or a ``float``, 8 for a ``double``),
+a base address ``WordBytes`` (a 64-bit pointer).
 
 This counting reproduces the original sheet's "GP Regs"/"FP Regs" columns for
 ``hypterm-cns-fused.xml``: advance 8 integer scalars + 4 streamed arrays = 12 and 3 doubles;
@@ -18,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sat.ir import Access, Array, Body, Loop, Program
+from sat.ir import Access, Array, Body, Loop, Procedure, Program, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.elements import element_bytes
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
 
@@ -48,6 +52,7 @@ class StateVariable:
     reads: int = 0
     writes: int = 0
     base_address: bool = False  # the base-address register of a streamed array
+    array: str = ""  # the array of a loop-invariant array element
 
     @property
     def accesses(self) -> int:
@@ -94,10 +99,11 @@ def state_variables(loop: Loop) -> list[StateVariable]:
     """State variables of a nest (innermost levels, merged by name), in first-seen order."""
     found: dict[str, StateVariable] = {}
 
-    def get(name: str, datatype: str, pool: str, base: bool = False) -> StateVariable:
+    def get(name: str, datatype: str, pool: str, base: bool = False,
+            array: str = "") -> StateVariable:
         key = name.lower()
         if key not in found:
-            found[key] = StateVariable(name, datatype, pool, base_address=base)
+            found[key] = StateVariable(name, datatype, pool, base_address=base, array=array)
         return found[key]
 
     runs = {id(level): times for level, times in loop.counted_levels()}
@@ -113,7 +119,7 @@ def state_variables(loop: Loop) -> list[StateVariable]:
                         var = get(f"{array.name} (base address)", "address", INT, True)
                     else:
                         var = get(element_name(array, access), array.datatype,
-                                  pool_of(array.datatype))
+                                  pool_of(array.datatype), array=array.name)
                     var.reads += access.reads * times
                     var.writes += access.writes * times
     return list(found.values())
@@ -160,8 +166,19 @@ _COLUMNS = [
     Column("spilled_accesses", "Spilled accesses", "per iteration",
            comment="Accesses of the variables ranked beyond the register count: L1 accesses."),
     Column("spill_bytes", "Spill traffic to L1", "B/iteration",
-           comment="Spilled accesses times WordBytes, per innermost iteration."),
+           comment="Spilled accesses times the element size of what they spill (an array "
+           "element's Bytes_ parameter, a scalar's declared type: 4 B for an int or a "
+           "float, WordBytes for a double or a base address), per innermost iteration."),
 ]
+
+
+def spill_size(ctx: ModelContext, procedure: Procedure, var: StateVariable) -> E.Expr:
+    """Bytes one spilled access of ``var`` moves to or from L1: its element size."""
+    if var.array:
+        return element_bytes(ctx, procedure.name, var.array, var.datatype)
+    word = ctx.param("WordBytes")
+    words = 1 if var.base_address else element_words(var.datatype)
+    return word if words == 1 else E.mul(words, word)
 
 
 def registers_table(program: Program, ctx: ModelContext) -> Table:
@@ -171,8 +188,9 @@ def registers_table(program: Program, ctx: ModelContext) -> Table:
              "one integer register per streamed array for its base address; outer-level "
              "loop counters and bounds are not counted, as in the original tool.")
     ctx.note("Registers: the most accessed variables get the registers; each access of a "
-             "spilled variable is one L1 access of WordBytes bytes (integers too).")
-    word = ctx.param("WordBytes")
+             "spilled variable is one L1 access of its element size (an int or a float 4 "
+             "bytes, a double or an address WordBytes; an array element its Bytes_ "
+             "parameter).")
     rows: list[dict[str, CellValue]] = []
     for procedure, loop in program_nests(program):
         variables = state_variables(loop)
@@ -186,6 +204,7 @@ def registers_table(program: Program, ctx: ModelContext) -> Table:
             pool_vars = ranked(variables, pool)
             total = sum(v.accesses for v in pool_vars)
             spilled: list[E.Quantity] = []
+            spilled_bytes: list[E.Expr] = []
             running = 0
             where = (procedure.name, loop.line, pool)
             for rank, var in enumerate(pool_vars, start=1):
@@ -196,6 +215,7 @@ def registers_table(program: Program, ctx: ModelContext) -> Table:
                 spill = E.Quantity(("registers", *where, var.name, "spilled_accesses"),
                                    E.if_(beyond, var.accesses, 0), "per iteration")
                 spilled.append(spill)
+                spilled_bytes.append(E.mul(spill, spill_size(ctx, procedure, var)))
                 rows.append({
                     "procedure": procedure.name, "line": loop.line, "row": "variable",
                     "variable": var.name, "datatype": var.datatype, "pool": pool,
@@ -219,7 +239,8 @@ def registers_table(program: Program, ctx: ModelContext) -> Table:
                                                 E.maximum(0, n - regs), ""),
                 "spilled_accesses": spilled_total,
                 "spill_bytes": E.Quantity(("registers", *where, "spill_bytes"),
-                                          E.mul(spilled_total, word), "B/iteration"),
+                                          E.add(*spilled_bytes) if spilled_bytes
+                                          else E.Num(0), "B/iteration"),
             })
     return Table("registers", "Registers", list(_COLUMNS), rows,
                  description="State variables of each loop nest ranked by accesses per "

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sat.ir import Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
-from sat.model.exasat.iteration import NestShape, element_bytes
+from sat.model.exasat.iteration import NestShape, pattern_bytes
 
 PENCILS = 2  # the layer-condition code of reuse between pencils (1, planes, keeps rows too)
 MAX_PAD_LINES = 16  # padding suggestions are searched up to this many cache lines
@@ -75,7 +75,7 @@ def nest_checks(shape: NestShape, row_length: E.Expr, ctx: ModelContext,
         if extent is not None:
             span = {y for _, y, _ in pattern.offsets}
             rows.append((pattern.key, max(span) - min(span) + 1, extent, row_length,
-                         element_bytes(ctx, pattern.words)))
+                         pattern_bytes(ctx, shape, pattern)))
     if not rows:
         return []
     return [AliasCheck(shape.procedure.name, shape.file, shape.loop.line, name, ways, sets,

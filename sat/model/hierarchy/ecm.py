@@ -1,7 +1,9 @@
 """The Execution-Cache-Memory (ECM) model, a Roofline per level and multicore scaling.
 
 Per nest, in core cycles per *unit of work*: one cache line's worth of iterations,
-``LineBytes / WordBytes`` of them (the ECM model's convention):
+``LineBytes / MAX(element sizes)`` of them, the widest element of the nest's arrays (their
+``Bytes_`` parameters; ``LineBytes / WordBytes`` for double-precision data, the ECM model's
+convention):
 
 - ``T_OL`` and ``T_nOL`` — the in-core port model (:mod:`~sat.model.hierarchy.incore`): the
   instructions of a unit of work by class over the core's ports; what overlaps with data
@@ -128,7 +130,9 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
     return [
         *nest_columns(),
         _c("iterations_per_unit", "Iterations/unit", "iterations", "Iterations per unit of "
-           "work: LineBytes / WordBytes (one cache line of one array)."),
+           "work: LineBytes over the widest element of the nest's arrays (their Bytes_ "
+           "parameters; LineBytes / WordBytes for double-precision data): one cache line of "
+           "one array."),
         *incore_columns(),
         _c("t_ol", "T_OL", CYCLES, "In-core time that overlaps with data transfers: the "
            "largest of T_fp, T_int, T_chain, and of T_store and T_agu when StoresOverlap and "
@@ -180,7 +184,6 @@ SCALING_COLUMNS: list[Column] = [
 class Core:
     """The quantities every nest's ECM shares."""
 
-    iterations_per_unit: E.Quantity
     bytes_per_cycle: dict[str, E.Quantity]
     # per memory benchmark (parameter name part): its read/write ratio, its bandwidth
     benchmark_ratio: dict[str, E.Quantity]
@@ -200,9 +203,6 @@ class Core:
                                    "", f"read/write ratio of the {name} benchmark")
                   for name in benchmarks or {}}
         return cls(
-            E.Quantity(("ecm", "iterations_per_unit"),
-                       ctx.param("LineBytes") / ctx.param("WordBytes"), "iterations",
-                       "iterations per unit of work"),
             {spec.name: E.Quantity(("ecm", spec.link, "bytes_per_cycle"),
                                    ctx.param(spec.bandwidth) / clock, "B/cycle",
                                    f"{spec.link} bytes per cycle") for spec in specs},
@@ -245,7 +245,12 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
              where: dict[str, CellValue]) -> NestECM:
     """The ECM and Roofline quantities of one nest (a row of the ECM sheet)."""
     ident, q = shape.ident, memory.q
-    unit = E.Ref(core.iterations_per_unit)
+    sizes = list(dict.fromkeys(a.size for a in memory.arrays)) or [ctx.param("WordBytes")]
+    element = E.maximum(*sizes)
+    per_unit = E.Quantity(("ecm", ident, "iterations_per_unit"),
+                          ctx.param("LineBytes") / element, "iterations",
+                          "iterations per unit of work")
+    unit = E.Ref(per_unit)
     executed = executed_iterations(space)
     units = E.Quantity(("ecm", ident, "units"), executed / unit, "units", "units of work")
     clock = ctx.param("ClockGHz")
@@ -253,7 +258,7 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     def quantity(name: str, expr: E.Expr, qunit: str, label: str) -> E.Quantity:
         return E.Quantity(("ecm", ident, name), expr, qunit, label)
 
-    incore = nest_incore(shape, memory, flops, unit, ctx)
+    incore = nest_incore(shape, memory, flops, unit, element, ctx)
     t_ol, t_nol = incore.t_ol, incore.t_nol
     per_cycle: dict[str, E.Expr] = {spec.name: E.Ref(core.bytes_per_cycle[spec.name])
                                     for spec in specs}
@@ -328,7 +333,7 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
                                     f"{spec.link} Roofline time"))
     roofline = quantity("roofline_time_s", E.maximum(*level_times), "s", "Roofline time")
     row: dict[str, CellValue] = {
-        **where, "iterations_per_unit": core.iterations_per_unit, **incore.row, "t_ol": t_ol,
+        **where, "iterations_per_unit": per_unit, **incore.row, "t_ol": t_ol,
         "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs},
         "t_penalty": penalty, "t_ecm": t_ecm,
         "bound": quantity("bound", _first_equal(contributions, largest), "code",

@@ -1,6 +1,6 @@
 """The ECM model's in-core part: a port model of one unit of work, from the flop and access counts.
 
-Per unit of work (one cache line of iterations, ``LineBytes / WordBytes``), the nest's
+Per unit of work (one cache line of iterations, ``LineBytes / element``), the nest's
 innermost body becomes instructions by class, each a live formula of the machine's port
 parameters (:mod:`sat.parameters.levels`):
 
@@ -11,7 +11,9 @@ parameters (:mod:`sat.parameters.levels`):
   does not stop it, see below.  The per-nest switch ``Vectorised_<procedure>_<line>``
   (TRUE/FALSE) holds that default and can be turned off (or on) in the workbook or with
   ``--set``.  A vectorised instruction works on
-  ``VectorBytes / WordBytes`` elements, a scalar one on one;
+  ``VectorBytes / element`` elements, a scalar one on one, where ``element`` is the widest
+  element of the nest's arrays (their ``Bytes_`` parameters, :mod:`sat.model.elements`;
+  ``WordBytes`` for double-precision data: a float kernel's vectors hold twice as many);
 - arithmetic: fused multiply-adds are ``MIN(adds, multiplies)`` per iteration when the core
   has ``FMAPorts`` (the front ends count operations, not which product feeds which sum: this
   is the most a compiler can fuse), the other additions and multiplications apart; divisions
@@ -82,7 +84,8 @@ def incore_columns() -> list[Column]:
            "innermost loop runs vector instructions (default: it steps along an array's "
            "contiguous dimension and carries nothing from one iteration to the next).", band),
         _c("vector_elements", "Elements", "per instruction", "Elements one instruction works "
-           "on: VectorBytes / WordBytes when vectorised, else 1.", band),
+           "on: VectorBytes over the widest element of the nest's arrays (WordBytes for "
+           "double-precision data) when vectorised, else 1.", band),
         _c("loads_per_iteration", "Loads", "per iteration", "Elements loaded per iteration: "
            "one per distinct cell of the arrays read.", band),
         _c("stores_per_iteration", "Stores", "per iteration", "Elements stored per "
@@ -242,8 +245,9 @@ def vectorised_parameter(ctx: ModelContext, shape: NestShape) -> E.Param:
 
 
 def nest_incore(shape: NestShape, memory: NestMemory, flops: dict[str, CellValue],
-                unit: E.Expr, ctx: ModelContext) -> InCore:
-    """The port model of one nest (module docstring), per unit of work."""
+                unit: E.Expr, element: E.Expr, ctx: ModelContext) -> InCore:
+    """The port model of one nest (module docstring), per unit of work; ``element``: the
+    bytes of the nest's widest element."""
     ident = shape.ident
 
     def quantity(name: str, expr: E.Expr, qunit: str, label: str) -> E.Quantity:
@@ -252,7 +256,7 @@ def nest_incore(shape: NestShape, memory: NestMemory, flops: dict[str, CellValue
     p = ctx.param
     vectorised = quantity("vectorised", vectorised_parameter(ctx, shape), "", "vectorised")
     elements = quantity("vector_elements", E.if_(E.Ref(vectorised), p("VectorBytes")
-                                                 / p("WordBytes"), 1), "per instruction",
+                                                 / element, 1), "per instruction",
                         "elements per instruction")
     loads = quantity("loads_per_iteration", E.add(*[
         E.mul(a.counts.cells, a.copies) for a in memory.arrays if a.kind in ("R", "RW")]),
@@ -301,8 +305,8 @@ def nest_incore(shape: NestShape, memory: NestMemory, flops: dict[str, CellValue
         E.div(count["add"], p("AddPorts")), E.div(count["mul"], p("MulPorts")),
         E.div(count["fma"], p("FMAPorts")), E.div(issue, p("FPPorts")),
         E.mul(count["div"], p("DivCycles"))), "cycles/unit", "floating-point cycles")
-    width = E.mul(E.Ref(elements), p("WordBytes"))
-    load_uops = E.mul(count["load"], E.maximum(1, E.div(E.mul(load_elements, p("WordBytes")),
+    width = E.mul(E.Ref(elements), element)
+    load_uops = E.mul(count["load"], E.maximum(1, E.div(E.mul(load_elements, element),
                                                         p("LoadBytes"))))
     store_uops = E.mul(count["store"], E.maximum(1, E.div(width, p("StoreBytes"))))
     t_load = quantity("t_load", E.div(load_uops, p("LoadsPerCycle")), "cycles/unit",

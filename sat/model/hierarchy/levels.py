@@ -171,7 +171,7 @@ def executed_iterations(space: NestSpace) -> E.Expr:
 def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     """Cache lines one copy of ``array`` keeps for reuse within its pencils."""
     spans = Counter(array.counts.pencil_x_spans)
-    per_line = elements_per_line(ctx, array.words)
+    per_line = elements_per_line(ctx, array.size)
     terms: list[E.Expr] = [E.Num(spans.pop(0, 0))]
     for span, count in sorted(spans.items()):
         terms.append(E.mul(count, E.add(E.ceiling(E.div(span, per_line)), 1)))
@@ -190,7 +190,7 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
     arrays = [a for a in memory.arrays if a.key in keys]
     sums = [E.add(*[a.q[f"traffic_{case}_gb"] for a in arrays]) for case in CASES[1:-1]]
     sums.append(E.add(*[a.q["traffic_within_gb"] if 0 in a.invariant else
-                        E.mul(elements_per_line(ctx, a.words), a.q["traffic_none_gb"])
+                        E.mul(elements_per_line(ctx, a.size), a.q["traffic_none_gb"])
                         for a in arrays]))
     return E.mul(memory.sweeps, E.if_(E.compare("=", condition, 1), sums[0], E.if_(
         E.compare("=", condition, 2), sums[1], E.if_(E.compare("=", condition, 3), sums[2],
@@ -254,22 +254,22 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
                   "working set per cell, actual")
     pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
                                  nest_q)
-    by_words: dict[int, list[E.Quantity]] = {}
+    by_size: dict[E.Expr, list[E.Quantity]] = {}
     registers: list[E.Quantity] = []
     for array in memory.arrays:
         if 0 in array.invariant:  # held in a register along X: one element (or line) per
             registers.append(array.q["traffic_within_gb"])  # change of its other indices
         else:
-            by_words.setdefault(array.words, []).append(array.q["traffic_none_gb"])
+            by_size.setdefault(array.size, []).append(array.q["traffic_none_gb"])
     none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
-        E.mul(elements_per_line(ctx, words), E.add(*traffic))
-        for words, traffic in sorted(by_words.items())], *registers)), "GB",
+        E.mul(elements_per_line(ctx, size), E.add(*traffic))
+        for size, traffic in by_size.items()], *registers)), "GB",
         "traffic without reuse within pencils, one line per access")
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
     data = E.Quantity(("level", shape.ident, "data_kib"), E.mul(E.Ref(space.blocks), E.add(*[
-        E.mul(a.q["block_elements"], a.copies, a.words, ctx.param("WordBytes"))
+        E.mul(a.q["block_elements"], a.copies, a.size)
         for a in memory.arrays])) / KIB / ctx.param("Cores"), "KiB",
         "data the nest touches per thread")
     result = NestLevels([])

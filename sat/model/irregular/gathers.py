@@ -51,9 +51,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sat.ir import Body, Loop, Procedure, element_words
+from sat.ir import Body, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext
+from sat.model.elements import element_bytes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
@@ -226,7 +227,7 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
     return list(found.values())
 
 
-def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
+def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: float
                  ) -> float | None:
     from sat.model.exasat.occupancy import _declared_size, _variables
 
@@ -238,8 +239,7 @@ def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, words: int
         return None
     env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
     try:
-        word = float(ctx.params.parameters["WordBytes"].value)
-        return size.evaluate(env) * words * word / KIB
+        return size.evaluate(env) * element / KIB
     except (KeyError, ZeroDivisionError, ValueError):
         return None
 
@@ -297,9 +297,11 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
     models: list[GatherTraffic] = []
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows):
-        words = element_words(array_datatype(nest, instance.array))
+        size = element_bytes(ctx, procedure.name, instance.array,
+                             array_datatype(nest, instance.array))
+        element = float(ctx.params[size.name].value)
         stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
-        declared = _declared_kb(procedure, instance.array, ctx, words)
+        declared = _declared_kb(procedure, instance.array, ctx, element)
         prefix = ("gather", shape.ident, instance.array)
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
@@ -313,8 +315,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             default, source = declared, "default: the declared size of " + instance.array
         else:  # no declared extent: the indices spread over one element per reference
             env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
-            default = references.value(env) * words * float(
-                ctx.params.parameters["WordBytes"].value) / KIB
+            default = references.value(env) * element / KIB
             source = f"default: no declared extent of {instance.array}, one element per " \
                      "reference"
         where_text = f"{instance.array}({instance.index}(...)) in {procedure.name}, loop at " \
@@ -331,7 +332,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             # a run of B contiguous elements uses MIN(B, elements per line) of each line it
             # fetches; ClusterElems (1: runs that start at random) multiplies that, up to a
             # whole line
-            per_line = E.div(line_bytes, E.mul(words, ctx.param("WordBytes")))
+            per_line = E.div(line_bytes, size)
             shown = quantity("cluster", E.minimum(per_line, E.mul(
                 E.maximum(1, cluster), E.minimum(trip_count(run, ctx), per_line))),
                 "elements/line", f"elements of {instance.array} used per line fetched")

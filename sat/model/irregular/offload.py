@@ -30,9 +30,9 @@ bytes, gather times and ranges.
 
 from __future__ import annotations
 
-from sat.ir import element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.elements import element_bytes
 from sat.model.exasat.memory import GB, KIB
 from sat.model.irregular.gathers import array_datatype
 from sat.model.tables import CellValue, Column, Table, nest_columns
@@ -149,8 +149,9 @@ def idiom_offload(nest, gather: dict[str, CellValue], ctx: ModelContext
     word = p("WordBytes")
     references = E.Ref(gather["references"])  # type: ignore[arg-type]
     index_gb = quantity("index_gb", E.mul(references, word) / GB, "GB", "index bytes")
-    gather_gb = quantity("gather_gb", E.mul(
-        references, element_words(array_datatype(nest, str(gather["array"]))), word) / GB, "GB",
+    array = str(gather["array"])
+    gather_gb = quantity("gather_gb", E.mul(references, element_bytes(
+        ctx, str(gather["procedure"]), array, array_datatype(nest, array))) / GB, "GB",
         "gathered bytes")
     range_kb = E.Ref(gather["range_kb"])  # type: ignore[arg-type]
     bandwidth = quantity("bw_gs_gbs", gather_bandwidth(range_kb, ctx), "GB/s",
