@@ -359,3 +359,82 @@ def test_the_dependence_graphs_frame_the_fusable_nests(tmp_path):
     assert 'L7 [label="broken:7", tooltip="loop nest at line 7 of broken", shape=ellipse, ' \
         'style=filled, fillcolor="#f2f2f2"];' in dot
     assert "fusable with its group: Fuse_broken_1" in dot
+
+
+# --------------------------------------------------------------- ECM scaling, alternative blocking
+
+def three_workbook(tmp_path: Path, *sets: str) -> Path:
+    """THREE on test_levels' two-level machine (L1 32 KiB, L2 1 MiB, memory 40 GB/s shared
+    by 4 cores, 2 GHz) with CacheKB = 0.01 (ExaSAT's sheets: no reuse at all)."""
+    from test_levels import MACHINE
+
+    source, machine = tmp_path / "three.f90", tmp_path / "two-level.xml"
+    source.write_text(THREE)
+    machine.write_text(MACHINE)
+    book = tmp_path / f"three{len(list(tmp_path.glob('three*.xlsx')))}.xlsx"
+    args = [str(source), "-m", str(machine), "--set", "n=64", "--set", "CacheKB=0.01", "-q",
+            "-o", str(book)]
+    for text in sets:
+        args += ["--set", text]
+    assert main(args) == 0
+    return book
+
+
+def scaling_and_alternative(book) -> tuple[list[tuple], dict[str, float]]:
+    """(the ECM scaling rows, the Alternative blocking totals by column header)."""
+    import openpyxl
+
+    if isinstance(book, Path):
+        book = openpyxl.load_workbook(book, data_only=True)
+    scaling = list(book["ECM scaling"].iter_rows(min_row=4, values_only=True))
+    sheet = book["Alternative blocking"]
+    rows = list(sheet.iter_rows(values_only=True))
+    header = next(row for row in rows if row[0] == "Procedure")
+    total = next(row for row in rows if row[0] == "Total/Max")
+    return scaling, {h: v for h, v in zip(header, total, strict=True) if v is not None}
+
+
+# ECM scaling on 4 cores: each nest is memory-bound (T_ECM / 4 < T_L2-MEM: nest 10 has
+# T_nOL 3 + T_L1-L2 8.25 + T_L2-MEM 13.2 = 24.45 cycles per 8 iterations, /4 = 6.1 < 13.2), so
+# the program time is its memory traffic at 40 GB/s. The L2 (1 MiB) holds every plane working
+# set, so the memory traffic is the planes case: UNFUSED_LARGE or FUSED_LARGE bytes.
+SCALING_4_UNFUSED = UNFUSED_LARGE / 40e9  # 6.356992e-4 s
+SCALING_4_FUSED = FUSED_LARGE / 40e9  # 2.70336e-4 s
+# 7 flops per point (2 adds; 1 add 1 mul; 1 add 2 muls) x 262,144 points = 1,835,008 flop
+GFLOP = 7 * POINTS / 1e9
+# Alternative blocking at CacheKB 0.01: no block working set fits, so each nest (separate or
+# fused) moves its Loops traffic with no reuse: UNFUSED_SMALL or FUSED_SMALL bytes, at
+# GBsPerCore x Cores = 10 x 4 = 40 GB/s (memory-bound: 7 flops against >= 64 B per point)
+ALT_UNFUSED, ALT_FUSED = UNFUSED_SMALL, FUSED_SMALL
+
+
+@pytest.mark.parametrize("fuse, scaling_4, alternative", [
+    (0, SCALING_4_UNFUSED, ALT_UNFUSED), (1, SCALING_4_FUSED, ALT_FUSED)])
+def test_the_toggle_moves_ecm_scaling_and_alternative_blocking(tmp_path, fuse, scaling_4,
+                                                                alternative):
+    scaling, alt = scaling_and_alternative(three_workbook(tmp_path, f"Fuse_three_1={fuse}"))
+    assert [row[0] for row in scaling] == [1, 2, 3, 4]
+    cores, time, gflop_per_s = scaling[-1]
+    assert time == pytest.approx(scaling_4, rel=1e-12)
+    assert gflop_per_s == pytest.approx(GFLOP / scaling_4, rel=1e-12)
+    assert alt["Total (GB)"] == pytest.approx(alternative / 1e9, rel=1e-12)
+    assert alt["Time (s)"] == pytest.approx(alternative / 40e9, rel=1e-12)
+    # the work is the same fused or not
+    assert alt["Gflop performed (Gflop)"] == pytest.approx(GFLOP, rel=1e-12)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_toggle_moves_ecm_scaling_and_alternative_blocking(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book = three_workbook(tmp_path)
+    edited = recalculate_edited(book, {"Fuse_three_1": 1}, tmp_path / "edit")
+    scaling, alt = scaling_and_alternative(edited)
+    want_scaling, want_alt = scaling_and_alternative(three_workbook(tmp_path, "Fuse_three_1=1"))
+    assert scaling[-1][1] == pytest.approx(SCALING_4_FUSED, rel=1e-9)
+    assert alt["Total (GB)"] == pytest.approx(ALT_FUSED / 1e9, rel=1e-9)
+    for row, want in zip(scaling, want_scaling, strict=True):
+        assert row == pytest.approx(want, rel=1e-9)
+    assert alt.keys() == want_alt.keys()
+    for key, value in want_alt.items():
+        assert alt[key] == pytest.approx(value, rel=1e-9), key

@@ -22,6 +22,7 @@ from sat.model.exasat.blocking import (
     TIME_COLUMNS,
     NestRecord,
     overlap_time,
+    plans,
     procedure_rows,
 )
 from sat.model.exasat.comm import comm_table
@@ -367,9 +368,11 @@ def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
 
 
 def _totals(rows: list[dict[str, CellValue]], table: str,
-            groups: list[fusion.Group] = ()) -> dict[str, CellValue]:  # type: ignore[assignment]
+            groups: list[fusion.Group] = (),  # type: ignore[assignment]
+            view: str = "loops") -> dict[str, CellValue]:
     """Totals row: maxima of working sets, sums of traffic, work and times; with fusion
-    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion)."""
+    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion) on the
+    sheet ``view``."""
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
@@ -379,10 +382,10 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
         values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
         if key.startswith("ws_"):
             if groups:
-                values = fusion.max_values(key, rows, groups)  # type: ignore[assignment]
+                values = fusion.max_values(key, rows, groups, view)  # type: ignore[assignment]
             expr, unit = E.maximum(*values), value.unit
         elif "gb" in key or "gflops" in key or key.startswith("time_"):
-            expr, unit = E.add(*values, *fusion.sum_terms(key, groups)), value.unit
+            expr, unit = E.add(*values, *fusion.sum_terms(key, groups, view)), value.unit
         else:
             continue
         totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
@@ -425,6 +428,32 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
             group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
             group.nest = nest
     return groups
+
+
+def _alternative_view(group: fusion.Group, by_procedure: dict[str, list[NestRecord]],
+                      ctx: ModelContext) -> None:
+    """The group's rows on the Alternative blocking sheet: its procedure's nests run with the
+    fused nest in place of its members (the procedure's other groups separate).  The rows
+    replacing the members' are the fused nest's and those of the procedure's other nests
+    whose arrays held or streamed change (an array the group writes before reading it is no
+    longer live before the group, say); an unchanged nest has an unchanged row."""
+    if group.nest is None:
+        return
+    shape, space, row, memory = group.nest
+    records = by_procedure[group.candidate.procedure.name]
+    members = {id(loop) for loop in group.candidate.nests}
+    at = next(n for n, r in enumerate(records) if id(r.shape.loop) in members)
+    fused = NestRecord(shape, space, memory.q, {k: row[k] for k in KINDS})  # type: ignore
+    kept = [r for r in records if id(r.shape.loop) not in members]
+    variant = [*kept[:at], fused, *kept[at:]]
+    before = {id(r): plan for r, plan in zip(records, plans(records), strict=True)}
+    changed = [n for n, (r, plan) in enumerate(zip(variant, plans(variant), strict=True))
+               if r is not fused and plan != before[id(r)]]
+    with ctx.muted():
+        rows = procedure_rows(variant, ctx, f"{group.candidate.parameter}/",
+                              {variant.index(fused), *changed})
+    group.views["alt"] = ([r.row for r in records if id(r.shape.loop) in members] +
+                          [variant[n].row for n in changed], rows)
 
 
 def build_model(program: Program, params: ParameterSet,
@@ -481,7 +510,7 @@ def build_model(program: Program, params: ParameterSet,
     rows_by_loop: dict[int, dict[str, CellValue]] = {}
     # a Loops row's rows on the Costs and ECM sheets (by id of the Loops row): the totals of
     # those sheets with fusion toggles
-    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}}
+    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}, "scaling": {}}
 
     def hierarchy_rows(shape, space, row, memory):
         """(the nest's levels, its Costs row, its ECM model), the last two None without."""
@@ -522,6 +551,7 @@ def build_model(program: Program, params: ParameterSet,
         if ecm_nest is not None:
             ecm_nests.append(ecm_nest)
             views["ecm"][id(row)] = ecm_nest.row
+            views["scaling"][id(row)] = ecm.scaling_times(ecm_nest)
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -538,23 +568,30 @@ def build_model(program: Program, params: ParameterSet,
         flops = {k: row[k] for k in KINDS}
         by_procedure.setdefault(shape.procedure.name, []).append(
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
-    alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
+    alt_rows = []
+    for records in by_procedure.values():
+        rows = procedure_rows(records, ctx)
+        alt_rows.extend(rows)
+        for record, alt_row in zip(records, rows, strict=True):
+            record.row = alt_row
 
     groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
     for group in groups:  # the fused nest on the Costs and ECM sheets' totals
         if group.nest is not None:
             with ctx.muted():
                 _, cost_row, ecm_nest = hierarchy_rows(*group.nest)
-            for view, fused_row, by_row in (("costs", cost_row, views["costs"]),
-                                            ("ecm", ecm_nest and ecm_nest.row, views["ecm"])):
+            for view, fused_row in (("costs", cost_row), ("ecm", ecm_nest and ecm_nest.row),
+                                    ("scaling", ecm_nest and ecm.scaling_times(ecm_nest))):
+                by_row = views[view]
                 if fused_row is not None:
-                    group.views[view] = ([by_row[id(m)] for m in group.members], fused_row)
+                    group.views[view] = ([by_row[id(m)] for m in group.members], [fused_row])
+        _alternative_view(group, by_procedure, ctx)
     loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows,
                   _totals(loop_rows, "loops", groups),
                   "One row per loop nest, traditional blocking: each nest runs over the whole "
                   "domain, block by block, before the next nest.")
     alternative = Table("Alternative blocking", "All loops per block", ALT_COLUMNS, alt_rows,
-                        _totals(alt_rows, "alt"),
+                        _totals(alt_rows, "alt", groups, "alt"),
                         "Alternative scheme: all nests of a procedure run on one block before "
                         "the next block (temporaries stay in cache, halos are recomputed).")
     arrays = Table("Arrays", "Array-component working sets and traffic", ARRAY_COLUMNS,
@@ -629,7 +666,11 @@ def build_model(program: Program, params: ParameterSet,
     if ecm_nests:
         tables["ECM scaling"] = Table(
             "ECM scaling", "Program performance against cores (ECM)", ecm.SCALING_COLUMNS,
-            ecm.scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by),
+            ecm.scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by,
+                             lambda cores: fusion.change_terms(
+                                 groups, "scaling", f"time_s_{cores}",
+                                 lambda times: ecm.scaling_term(times, cores), "s",
+                                 f"change of the program time on {cores} cores when fused")),
             None, "Each nest scales with the cores until the memory interface saturates.")
         # beside the ECM sheet
         names = list(tables)

@@ -7,6 +7,7 @@ from sat.model.fusion.model import (
     NOTE,
     Group,
     bound_terms,
+    change_terms,
     fusion_table,
     max_values,
     sum_terms,
@@ -14,6 +15,6 @@ from sat.model.fusion.model import (
 )
 from sat.model.fusion.nest import fused_loop, fused_procedure
 
-__all__ = ["NOTE", "Candidate", "Group", "bound_terms", "candidates", "fused_loop",
+__all__ = ["NOTE", "Candidate", "Group", "bound_terms", "candidates", "change_terms", "fused_loop",
            "fused_procedure", "fusion_table", "max_values", "parameter_name", "sum_terms",
            "toggle"]
