@@ -438,3 +438,61 @@ def test_editing_the_toggle_moves_ecm_scaling_and_alternative_blocking(tmp_path)
     assert alt.keys() == want_alt.keys()
     for key, value in want_alt.items():
         assert alt[key] == pytest.approx(value, rel=1e-9), key
+
+
+# --------------------------------------------------------------- a member with a gather
+
+# Two nests over i = 1..n; the second gathers x through idx (its loop at line 11). Fusing is
+# legal: y is written by the first and read by the second at offset 0, z read by the first
+# and written by the second at offset 0.
+GATHER = """\
+subroutine g2(n, idx, x, y, z)
+  implicit none
+  integer, intent(in) :: n
+  integer, intent(in) :: idx(n)
+  double precision, intent(in) :: x(n)
+  double precision, intent(inout) :: y(n), z(n)
+  integer :: i
+  do i = 1, n
+    y(i) = 2.0d0 * z(i){first}
+  end do
+  do i = 1, n
+    z(i) = y(i) + x(idx(i))
+  end do
+end subroutine g2
+"""
+# n = 1000; the indices span RangeKB_g2_11_x = 256 KiB = 4,096 lines of 64 B, more than the
+# 1,000 references visit: every visit is a first one, 1,000 lines x 64 B = 64,000 B for the
+# gather, instead of ExaSAT's stream count of x (1,000 x 8 B = 8,000 B).
+#   nest 8:  z read 8,000 + y written 16,000                                    =  24,000 B
+#   nest 11: y read 8,000 + x gathered 64,000 + idx 1,000 x 4 B + z written 16,000 = 92,000 B
+GATHER_UNFUSED = 24_000 + 92_000  # 116,000 B
+# fused: z read and written 16,000; y written 16,000 (its read served by the write); idx
+# 4,000; x still gathered, 64,000 (a fused nest that dropped the gather would count 8,000)
+GATHER_FUSED = 16_000 + 16_000 + 4_000 + 64_000  # 100,000 B
+
+
+@pytest.mark.parametrize("fuse, traffic", [(0, GATHER_UNFUSED), (1, GATHER_FUSED)])
+def test_a_fused_nest_keeps_its_members_gathers(tmp_path, fuse, traffic):
+    data = run_json(tmp_path, GATHER.format(first=""), "n=1000", "RangeKB_g2_11_x=256",
+                    f"Fuse_g2_1={fuse}")
+    (group,) = data["fusion"]["groups"]
+    assert group["nests"] == [8, 11] and group["parameter"] == "Fuse_g2_1"
+    assert group["traffic_gb_fused"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+    assert data["totals"]["traffic_gb"] == pytest.approx(traffic / 1e9, rel=1e-12)
+    # the Gathers sheet keeps the source's gather, with the parameter the fused nest uses
+    (gather,) = data["gathers"]
+    assert (gather["line"], gather["traffic_gb"]) == (11, pytest.approx(64_000e-9))
+
+
+def test_a_gather_in_two_members_is_one_gather_in_the_fused_nest(tmp_path):
+    # both nests gather x(idx(i)): separate, each moves 64,000 B for it (nest 8 then 24,000 +
+    # 64,000 + 4,000 for idx = 92,000 B, as nest 11); fused, x(idx(i)) is one reference per
+    # iteration, gathered once with the first member's parameters (RangeKB_g2_8_x): the
+    # 100,000 B of GATHER_FUSED
+    data = run_json(tmp_path, GATHER.format(first=" * x(idx(i))"), "n=1000",
+                    "RangeKB_g2_8_x=256", "RangeKB_g2_11_x=256", "Fuse_g2_1=1")
+    (group,) = data["fusion"]["groups"]
+    assert group["traffic_gb_unfused"] == pytest.approx(2 * 92_000e-9, rel=1e-12)
+    assert group["traffic_gb_fused"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+    assert data["totals"]["traffic_gb"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)

@@ -9,7 +9,7 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
-from sat.ir import Program
+from sat.ir import Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
@@ -208,10 +208,13 @@ def _number(value: float) -> float | int:
 def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                known: set[str], call_rows: list[dict[str, CellValue]],
                idiom_rows: list[dict[str, CellValue]] = (),  # type: ignore[assignment]
-               gather_rows: list[dict[str, CellValue]] | None = None):
+               gather_rows: list[dict[str, CellValue]] | None = None,
+               origins: dict[str, tuple[Procedure, dict[int, int]]] | None = None):
     """Yield (shape, space, loop row dict, memory, the nest's work) for each reported nest; add a
     row to ``call_rows`` for each procedure a nest calls, and to ``gather_rows`` for each
-    gather or scatter (:mod:`sat.model.irregular.gathers`) of a nest."""
+    gather or scatter (:mod:`sat.model.irregular.gathers`) of a nest.  ``origins``: per
+    procedure of fused nests, the source procedure and where its loops' lines went in them
+    (:func:`sat.model.fusion.member_lines`): a member's gathers are the fused nest's."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
@@ -236,8 +239,9 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                 probability)
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
-            gathers, delta = _nest_gathers(procedure, loop, shape, space, memory, ctx,
-                                           idiom_rows, where)
+            source, lines = (origins or {}).get(procedure.name, (procedure, None))
+            gathers, delta = _nest_gathers(source, loop, shape, space, memory, ctx,
+                                           idiom_rows, where, lines)
         except ExpressionError as error:
             ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
@@ -348,14 +352,16 @@ _GATHER_IDIOMS = ("gather", "scatter")
 
 
 def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
-                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue]
+                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue],
+                  lines: dict[int, int] | None = None
                   ) -> tuple[list[dict[str, CellValue]], E.Expr]:
     """The Gathers rows of one nest and the change of its traffic (``nest_gathers``)."""
     if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
         return [], E.Num(0)
     from sat.model.irregular.gathers import nest_gathers
 
-    return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where)
+    return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where,
+                        lines)
 
 
 def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
@@ -404,10 +410,12 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
 
 def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
                    known: set[str], rows: dict[int, dict[str, CellValue]],
-                   fuse_all: bool) -> list[fusion.Group]:
+                   fuse_all: bool, idiom_rows: list[dict[str, CellValue]]
+                   ) -> list[fusion.Group]:
     """The fusion candidates of the program (``rows``: the Loops row of each modelled nest by
     ``id`` of its loop) with, for each legal group, its toggle and its fused nest modelled as
-    any other nest (notes about its code were made for its members already)."""
+    any other nest, its members' gathers included (notes about its code were made for its
+    members already; the fused nest's gathers are on no sheet's rows)."""
     groups = []
     for candidate in fusion.candidates(program, set(rows)):
         members = [rows[id(loop)] for loop in candidate.nests]
@@ -415,12 +423,17 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
     legal = [g for g in groups if g.candidate.legal]
     if not legal:
         return groups
-    fused_program = Program([fusion.fused_procedure(
-        g.candidate.procedure, g.candidate.parameter, [fusion.fused_loop(g.candidate.nests)])
-        for g in legal], program.sources)
+    procedures, origins = [], {}
+    for g in legal:
+        loop = fusion.fused_loop(g.candidate.nests)
+        procedures.append(fusion.fused_procedure(g.candidate.procedure, g.candidate.parameter,
+                                                 [loop]))
+        origins[g.candidate.parameter] = (g.candidate.procedure,
+                                          fusion.member_lines(g.candidate.nests, loop))
     with ctx.muted():
         fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
-                 _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+                 _ in _loop_rows(Program(procedures, program.sources), ctx, setup_iterations,
+                                 known, [], idiom_rows, [], origins)}
     for group in legal:
         nest = fused.get(group.candidate.parameter)
         if nest is not None:  # a fused nest the model cannot build is no toggle
@@ -575,7 +588,8 @@ def build_model(program: Program, params: ParameterSet,
         for record, alt_row in zip(records, rows, strict=True):
             record.row = alt_row
 
-    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
+    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all,
+                            idiom_table.rows)
     for group in groups:  # the fused nest on the Costs and ECM sheets' totals
         if group.nest is not None:
             with ctx.muted():
