@@ -496,3 +496,45 @@ def test_a_gather_in_two_members_is_one_gather_in_the_fused_nest(tmp_path):
     assert group["traffic_gb_unfused"] == pytest.approx(2 * 92_000e-9, rel=1e-12)
     assert group["traffic_gb_fused"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
     assert data["totals"]["traffic_gb"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+
+
+# --------------------------------------------------------------- the Aspen model
+
+@pytest.mark.parametrize("how", [("--set", "Fuse_three_1=1"), ("--fuse", "all")])
+def test_the_aspen_model_carries_the_toggle(tmp_path, how):
+    """--aspen writes the fused nest as a kernel of its own and the toggle as a param that
+    kernel main tests: read back by satreport's Aspen reader, main moves FUSED_SMALL bytes
+    with the toggle at 1 as written, UNFUSED_SMALL with it set to 0 in the model."""
+    from sat import aspen
+
+    source, model = tmp_path / "three.f90", tmp_path / "three.aspen"
+    source.write_text(THREE)
+    assert main([str(source), "--set", "n=64", "--set", "CacheKB=0.01", *how, "-q",
+                 "--aspen", str(model)]) == 0
+    text = model.read_text()
+    assert "param Fuse_three_1 = 1" in text
+    assert "if (Fuse_three_1 == 1) {\n      call Fuse_three_1_L10\n    } else {\n" \
+        "      call three_L10\n      call three_L17\n      call three_L24\n    }" in text
+    assert aspen.parse_text(text, str(model), strict=True).leniencies == ()
+    app = aspen.load_model(model)
+    fused = aspen.resources(app)
+    assert fused.total["bytes"] == pytest.approx(FUSED_SMALL, rel=1e-12)
+    assert fused.kernels["Fuse_three_1_L10"]["bytes"] == pytest.approx(FUSED_SMALL, rel=1e-12)
+    # 7 flops per point, fused or not
+    assert fused.total["flops"] == pytest.approx(7 * POINTS, rel=1e-12)
+    apart = aspen.resources(app, params={"Fuse_three_1": 0})
+    assert apart.total["bytes"] == pytest.approx(UNFUSED_SMALL, rel=1e-12)
+    assert apart.total["flops"] == pytest.approx(7 * POINTS, rel=1e-12)
+
+
+def test_the_aspen_model_of_a_fused_gather_keeps_its_traffic(tmp_path):
+    from sat import aspen
+
+    source, model = tmp_path / "g2.f90", tmp_path / "g2.aspen"
+    source.write_text(GATHER.format(first=""))
+    assert main([str(source), "--set", "n=1000", "--set", "RangeKB_g2_11_x=256", "--fuse",
+                 "all", "-q", "--aspen", str(model)]) == 0
+    app = aspen.load_model(model)
+    assert aspen.resources(app).total["bytes"] == pytest.approx(GATHER_FUSED, rel=1e-12)
+    assert aspen.resources(app, params={"Fuse_g2_1": 0}).total["bytes"] == \
+        pytest.approx(GATHER_UNFUSED, rel=1e-12)

@@ -57,7 +57,7 @@ from sat.model.nests import (
     program_nests,
     setup_reason,
 )
-from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
+from sat.model.tables import CellValue, Column, FusedWork, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 from sat.parameter import DEFAULT_SETUP_ITERATIONS, ParameterSet, symbol_to_name
 from sat.parameters.costs import has_cost_parameters
@@ -431,15 +431,16 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
         origins[g.candidate.parameter] = (g.candidate.procedure,
                                           fusion.member_lines(g.candidate.nests, loop))
     with ctx.muted():
-        fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
-                 _ in _loop_rows(Program(procedures, program.sources), ctx, setup_iterations,
-                                 known, [], idiom_rows, [], origins)}
+        fused = {shape.procedure.name: (shape, space, row, memory, work) for shape, space, row,
+                 memory, work in _loop_rows(Program(procedures, program.sources), ctx,
+                                            setup_iterations, known, [], idiom_rows, [],
+                                            origins)}
     for group in legal:
         nest = fused.get(group.candidate.parameter)
         if nest is not None:  # a fused nest the model cannot build is no toggle
             nest[2]["procedure"] = group.candidate.procedure.name
             group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
-            group.nest = nest
+            group.nest, group.work = nest[:4], nest[4]
     return groups
 
 
@@ -521,6 +522,7 @@ def build_model(program: Program, params: ParameterSet,
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
     rows_by_loop: dict[int, dict[str, CellValue]] = {}
+    works: dict[int, NestWork] = {}  # a nest's work by id of its loop
     # a Loops row's rows on the Costs and ECM sheets (by id of the Loops row): the totals of
     # those sheets with fusion toggles
     views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}, "scaling": {}}
@@ -542,6 +544,7 @@ def build_model(program: Program, params: ParameterSet,
         loop_rows.append(row)
         rows_by_loop[id(shape.loop)] = row
         nests.append(work)
+        works[id(shape.loop)] = work
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
             from sat.model.irregular.offload import idiom_offload, nest_offload
@@ -693,7 +696,10 @@ def build_model(program: Program, params: ParameterSet,
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
-                       unmodelled=ctx.unmodelled)
+                       unmodelled=ctx.unmodelled,
+                       fused=[FusedWork(g.candidate.parameter,
+                                        [works[id(loop)] for loop in g.candidate.nests], g.work)
+                              for g in groups if g.work is not None and g.toggle is not None])
 
 
 def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:

@@ -25,7 +25,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.memory import CASES, layer_condition
 from sat.model.fusion.candidates import Candidate
-from sat.model.tables import CellValue, Column, Table
+from sat.model.tables import CellValue, Column, NestWork, Table
 from sat.model.tables import column as _c
 
 Row = dict[str, CellValue]
@@ -57,6 +57,7 @@ class Group:
     fused: Row | None = None
     toggle: E.Param | None = None
     nest: tuple | None = None  # the fused nest's (shape, space, Loops row, memory)
+    work: NestWork | None = None  # the fused nest as a whole (the Aspen model)
     # other sheets' rows: view -> (the members' rows, the rows that replace them: the fused
     # nest's, and on the Alternative blocking sheet the procedure's other nests' that change)
     views: dict[str, tuple[list[Row], list[Row]]] = field(default_factory=dict)
