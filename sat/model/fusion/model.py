@@ -44,7 +44,9 @@ NOTE = ("Fusion: runs of consecutive loop nests with the same loop tree and noth
         "of their stencils, a value one member writes and a later one reads at the same "
         "offset costs no traffic for the read, and every written array is still stored. "
         "Fuse_<procedure>_<k> = 1 replaces the members by the fused nest in the Loops "
-        "sheet's totals and every total over them; the Loops rows stay those of the source.")
+        "sheet's totals and every total over them, and in the totals of the ECM, ECM scaling, "
+        "Costs and Alternative blocking sheets; the rows of those sheets stay those of the "
+        "source.")
 
 
 @dataclass
