@@ -11,6 +11,7 @@ into sympy when a consumer needs algebra.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -19,6 +20,8 @@ AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
 SubscriptKind = Literal["induction", "indirect", "invariant", "irregular"]
 FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
+# an actual argument given by keyword: ``n=100`` (not ``n==100``)
+_KEYWORD_ARGUMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
 
 
 def element_words(datatype: str) -> float:
@@ -56,6 +59,9 @@ class Subscript:
     - ``indirect``: an element of the index array ``index`` picked by the loop variable
       ``var`` (``x(col(k))``: index ``col``, var ``k``), also through a scalar set from one
       (``j = col(k)`` then ``x(j)``).
+      When a loop variable inside the index's one also moves it with coefficient 1 or -1
+      (``x(start(ib)+k-1)``: index ``start``, var ``ib``), the element picked starts a
+      contiguous run along that variable, ``run`` (``k``): a gather of blocks.
     - ``invariant``: no loop variable (``a(3)``, ``a(n)``); an index array read at a fixed
       place (``a(idx(1))``) keeps its name in ``index``, and is no gather.
     - ``irregular``: depends on a loop variable in a way that cannot be analysed (a function
@@ -70,6 +76,7 @@ class Subscript:
     offset: int | str = 0
     index: str = ""
     text: str = ""
+    run: str = ""
 
 
 @dataclass
@@ -164,8 +171,10 @@ class Constant:
     The model gives the symbol this value instead of a guessed default; a user can still
     override it like any problem parameter.
 
-    ``kind`` is ``parameter`` (a Fortran named constant) or ``initialised`` (a C variable
-    initialised with a constant and never changed: ``int nm = OUTER;``).  A constant defined
+    ``kind`` is ``parameter`` (a Fortran named constant), ``initialised`` (a C variable
+    initialised with a constant and never changed: ``int nm = OUTER;``) or ``argument`` (a
+    dummy argument every call passes the same constant: ``call kernel(4000, a)``, at the
+    first call's place).  A constant defined
     from symbols that have no value here (``parameter (lt = 4*lx1*lelt)`` with ``lx1`` from
     an include that was not found) keeps its ``expression`` over them (``value`` is then
     NaN): the model makes it a formula of those symbols.
@@ -211,6 +220,23 @@ class Body:
             stack.extend(reversed(body.branches))
             stack.extend(reversed(body.loops))
 
+    def counted_levels(self) -> Iterator[tuple[Body, int]]:
+        """:meth:`levels` with how many times each runs per run of this body: the product
+        of the :attr:`InlinedCall.count` of the written-in calls between them (1 for this
+        body)."""
+        stack: list[tuple[Body, int]] = [(self, 1)]
+        while stack:
+            body, times = stack.pop()
+            yield body, times
+            stack.extend((b, times * b.times) for b in reversed(body.branches))
+            stack.extend((b, times) for b in reversed(body.loops))
+
+    @property
+    def times(self) -> int:
+        """Runs of this body per run of the level that holds it, branch probability apart:
+        1, except for a call written in once for several identical calls."""
+        return 1
+
     def arms(self) -> Iterator[Body]:
         """This level and its branch arms, nested ones too, in program order (not its inner
         loops): where the level's own statements are."""
@@ -238,9 +264,20 @@ class Branch(Body):
 @dataclass
 class InlinedCall(Branch):
     """The work of a called procedure written into the calling level: an arm taken every
-    time. The model makes these (``sat.model.calls``); front ends and files never hold them."""
+    time. The model makes these (``sat.model.calls``); front ends and files never hold them.
+
+    ``count`` identical calls at one level (the same callee, the same arguments) are written
+    in once and run ``count`` times, as a loop of ``count`` trips around one call would: the
+    callee is modelled once per distinct call, not once per call, so that a chain of
+    procedures each calling the next twice costs its depth, not 2^depth.
+    """
 
     callee: str = ""
+    count: int = 1
+
+    @property
+    def times(self) -> int:
+        return self.count
 
 
 @dataclass
@@ -289,6 +326,21 @@ class Procedure(Body):
     layout: Layout = "column-major"
     constants: list[Constant] = field(default_factory=list)
     dummies: list[str] = field(default_factory=list)  # dummy arguments (parameters), in order
+
+    def actuals(self, call: Call) -> dict[str, str]:
+        """Dummy name (lower case) -> the call's actual argument text (positional, then
+        ``name=value``)."""
+        found: dict[str, str] = {}
+        position = 0
+        dummies = [d.lower() for d in self.dummies]
+        for text in call.args:
+            keyword = _KEYWORD_ARGUMENT.match(text)
+            if keyword and keyword.group(1).lower() in dummies:
+                found[keyword.group(1).lower()] = keyword.group(2)
+            elif position < len(dummies):
+                found[dummies[position]] = text
+                position += 1
+        return found
 
 
 @dataclass

@@ -109,6 +109,10 @@ class ParameterSet:
     # in the file's order; empty when it
     # has none (the memory link then has one bandwidth, the last level's LnGBs).
     benchmarks: dict[str, str] = field(default_factory=dict)
+    # The bandwidths measured with the data in a level past L1 (the Roofline per level): the
+    # outer end of a link ("L2", …, "MEM") -> benchmark name (as in ``benchmarks``) -> the
+    # counts of cores measured, each a parameter ``Bench<name><level>GBs<cores>``.
+    level_benchmarks: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     # The accelerator of offload what-ifs (sat.machine.accelerators), "" for none: no Offload sheet.
     accelerator: str = ""
 

@@ -12,9 +12,10 @@ elements (e.g. ``pininfo``) are skipped.
 For idiom recognition, an ``access`` also has ``line`` (the source line of its first
 statement) and ``subscripts``: per dimension ``KIND(var,coeff,offset,index,text)`` (see
 :class:`sat.ir.Subscript`), e.g. ``subscripts="(induction(i,2,0,,2*i),indirect(k,1,0,col,
-col(k)))"``; a ``scalar`` has ``line`` and ``sources`` (the variables its value is computed
-from, ``(s,a)``). Files without them (the original tool's) read as before: the recogniser then
-works from the offsets.
+col(k)))"``, with a sixth field, the run variable, for the start of a contiguous run
+(``indirect(ib,1,0,start,start(ib)+k-1,k)``); a ``scalar`` has ``line`` and ``sources`` (the
+variables its value is computed from, ``(s,a)``). Files without them (the original tool's) read
+as before: the recogniser then works from the offsets.
 
 Reading is safe for untrusted input: no entity expansion, no DTD loading, no network, no huge
 trees, and any document carrying a DOCTYPE (where entity declarations live) is refused.
@@ -311,13 +312,14 @@ class _Reader:
         """``KIND(var,coeff,offset,index,text)`` (see :class:`sat.ir.Subscript`)."""
         match = _SUBSCRIPT_RE.match(item)
         fields = self.items(element, "subscripts", f"({match.group(2)})") if match else []
-        if match is None or match.group(1) not in _SUBSCRIPT_KINDS or len(fields) != 5:
+        if match is None or match.group(1) not in _SUBSCRIPT_KINDS or len(fields) not in (5, 6):
             kinds = ", ".join(sorted(_SUBSCRIPT_KINDS))
             raise self.error(element, f"<access> subscript {item!r} is not KIND(var,coeff,"
-                                      f"offset,index,text) with KIND one of {kinds}")
-        var, coeff, offset, index, text = fields
+                                      f"offset,index,text[,run]) with KIND one of {kinds}")
+        var, coeff, offset, index, text = fields[:5]
         return Subscript(match.group(1), var, _offset(coeff or "1"),  # type: ignore[arg-type]
-                         _offset(offset or "0"), index, text)
+                         _offset(offset or "0"), index, text, fields[5] if len(fields) > 5
+                         else "")
 
     def call(self, element: etree._Element) -> Call:
         return Call(
@@ -493,8 +495,8 @@ def _write_body(body: Body, lines: list[str]) -> None:
                 attrs.append(("line", str(access.line)))
             if access.subscripts:
                 attrs.append(("subscripts", _join(
-                    f"{k.kind}({k.var},{k.coeff},{k.offset},{k.index},{k.text})"
-                    for k in access.subscripts)))
+                    f"{k.kind}({k.var},{k.coeff},{k.offset},{k.index},{k.text}"
+                    f"{',' + k.run if k.run else ''})" for k in access.subscripts)))
             lines.append(_tag("access", attrs, close=True))
         lines.append("</array>")
     for call in body.calls:

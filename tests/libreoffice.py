@@ -88,6 +88,12 @@ def recalculate_edited(path: Path, edits: dict[str, object], outdir: Path):
     return openpyxl.load_workbook(recalculated, data_only=True)
 
 
+def value_at(book, address: str):
+    """The value of the cell at a JSON ``cells`` address (``'ECM'!$AH$5``) in ``book``."""
+    sheet, where = address.rsplit("!", 1)
+    return book[sheet.strip("'")][where.replace("$", "")].value
+
+
 def export_pdf(file: Path, outdir: Path) -> Path:
     """The workbook as a PDF (every sheet, after recalculation)."""
     return _convert([file], outdir, "pdf:calc_pdf_Export")[0]

@@ -152,11 +152,14 @@ end subroutine
         inlined = inline_calls(read_sources([str(path)]))
     (top,) = inlined.program.procedures  # inner and middle run only inside top's nest
     loop = top.loops[0]
-    # middle's work is an arm of the loop, holding inner's two loops
+    # middle's work is an arm of the loop, holding inner's loop once for its two identical
+    # calls (an arm run twice)
     (middle,) = loop.branches
     assert middle.callee == "middle"
+    (inner,) = middle.branches
+    assert (inner.callee, inner.count) == ("inner", 2)
     inner_loops = list(loop.all_loops())
-    assert [lp.loopvar for lp in inner_loops] == ["i__inner", "i__inner"]
+    assert [lp.loopvar for lp in inner_loops] == ["i__inner"]
     access = inner_loops[0].arrays[0].accesses[0]
     assert (inner_loops[0].arrays[0].name, access.loopvars) == ("z", ("i__inner", "i"))
     assert all(call.followed for call in loop.calls)
@@ -649,14 +652,14 @@ end program
 
 def test_a_named_constant_passed_to_a_callee_keeps_its_value(capsys, tmp_path):
     """``call sweep(n, a, b)`` with ``n = 1000`` a constant of the caller, ``n`` also the
-    callee's dummy: the caller's constant is the parameter n_p (the name is a variable in
-    sweep) and the call passes n_p, not a defaulted ``n``. By hand: 10 calls x 998 points x
-    2 adds = 19,960 flops = 1.996e-05 Gflop (with the default n = 128 it was 2.52e-06)."""
+    callee's dummy: the only call passes sweep's dummy 1000, so both are one parameter n =
+    1000, not a defaulted ``n``. By hand: 10 calls x 998 points x 2 adds = 19,960 flops =
+    1.996e-05 Gflop (with the default n = 128 it was 2.52e-06)."""
     data, _ = run_json(capsys, tmp_path, SWEEP)
     (loop,) = data["loops"]
     assert loop["gflops"] == pytest.approx(1.996e-05, rel=1e-12)
     problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
-    assert problem == {"n_p": 1000}
+    assert problem == {"n": 1000}
 
 
 def test_a_constant_used_only_as_an_argument_reaches_the_callee(capsys, tmp_path):
@@ -667,4 +670,83 @@ def test_a_constant_used_only_as_an_argument_reaches_the_callee(capsys, tmp_path
     (loop,) = data["loops"]
     assert loop["gflops"] == pytest.approx(4.98e-05, rel=1e-12)
     problem = {p["name"]: p["value"] for p in data["parameters"] if p["group"] == "problem"}
-    assert problem == {"r_q": 2, "n_q": 1000}
+    assert problem == {"r": 2, "n": 1000}  # the dummies too: every call passes these
+
+
+REPEATED = """\
+subroutine twice(x)
+  real(8) :: x
+  x = x * 2.0d0 + 1.0d0
+end subroutine
+subroutine sweep(n, y)
+  integer :: n, i
+  real(8) :: y(n)
+  do i = 1, n
+    y(i) = y(i) * 0.5d0
+  end do
+end subroutine
+subroutine top(n, nt, a, b)
+  integer :: n, nt, i, t
+  real(8) :: a(n), b(n)
+  do i = 1, n
+    call twice(a(i))
+    call twice(a(i))
+  end do
+  do t = 1, nt
+    call sweep(n, b)
+    call sweep(n, b)
+  end do
+end subroutine
+"""
+
+
+def test_identical_calls_are_written_in_once_and_counted(capsys, tmp_path):
+    data, _err = run_json(capsys, tmp_path, REPEATED, "--set", "n=1000", "--set", "nt=10")
+    pointwise, repeated = data["loops"]
+    # twice(a(i)) twice per point: 2 adds + 2 multiplies per iteration, 1000 points,
+    # 4 * 1000 flops; one sweep, its two calls per iteration on the Calls sheet
+    assert (pointwise["adds"], pointwise["multiplies"], pointwise["sweeps"]) == (2, 2, 1)
+    assert pointwise["gflops"] * 1e9 == pytest.approx(4000)
+    assert pointwise["calls"][0]["count_per_iteration"] == 2
+    assert pointwise["calls_summary"] == "twice ×2"
+    # sweep(n, b) twice per t: a loop of 2 trips around one sweep of b, 10 * 2 sweeps of
+    # 1000 points, 1 multiply each: 20000 flops; b read and written once per sweep,
+    # 16 bytes a point: 20 * 1000 * 16 bytes
+    assert (repeated["multiplies"], repeated["sweeps"]) == (1, 20)
+    assert repeated["gflops"] * 1e9 == pytest.approx(20000)
+    assert repeated["traffic_gb"] * 1e9 == pytest.approx(20 * 1000 * 16)
+    assert repeated["calls_summary"] == "sweep ×2"
+
+
+def test_identical_calls_count_in_the_call_graph(tmp_path):
+    from sat.report.callgraph import build_call_graph
+
+    source = tmp_path / "prog.f90"
+    source.write_text(REPEATED)
+    graph = build_call_graph(inline_calls(read_sources([str(source)])).program)
+    # each of the two nests calls its procedure twice per iteration, written in once
+    assert {(s.callee, s.calls) for s in graph.sites} == {("twice", 2), ("sweep", 2)}
+
+
+@pytest.mark.libreoffice
+def test_identical_calls_recalculate_in_the_workbook(capsys, tmp_path):
+    import math
+
+    from libreoffice import recalculate_edited
+
+    source = tmp_path / "prog.f90"
+    source.write_text(REPEATED)
+    book = tmp_path / "base.xlsx"
+    assert main([str(source), "-q", "-o", str(book)]) == 0
+    values = recalculate_edited(book, {"n": 500, "nt": 3}, tmp_path / "edit")
+
+    def total(name: str) -> float:
+        sheet, cell = next(iter(values.defined_names[name].destinations))
+        return values[sheet][cell.replace("$", "")].value
+
+    data, _err = run_json(capsys, tmp_path, REPEATED, "--set", "n=500", "--set", "nt=3")
+    # 4 flops a point over 500 points, then 3 passes of 2 sweeps of 500 points: 5000 flops
+    assert data["totals"]["gflops"] * 1e9 == pytest.approx(5000)
+    for name, key in (("Total_GFlops", "gflops"), ("Total_Traffic_GB", "traffic_gb"),
+                      ("Total_Time_s", "time_s")):
+        assert math.isclose(total(name), data["totals"][key], rel_tol=1e-9), name

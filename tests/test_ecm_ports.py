@@ -140,14 +140,19 @@ benchmarks:
 """
 
 
-def test_a_kerncraft_file_may_write_cl_size_with_its_unit(tmp_path):
-    machine = tmp_path / "arm-style.yml"
-    machine.write_text(KERNCRAFT_ARM_STYLE)
-    source = tmp_path / "kernel.c"
-    source.write_text(ONE_D_3PT)
+def run_kerncraft_file(tmp_path: Path, machine_text: str, source: str, *options: str) -> dict:
+    """satreport's JSON for ``source`` on a Kerncraft-format machine file written here."""
+    machine = tmp_path / "machine.yml"
+    machine.write_text(machine_text)
+    path = tmp_path / "kernel.c"
+    path.write_text(source)
     out = tmp_path / "out.json"
-    assert main([str(source), "-m", str(machine), "--json", str(out), "-q"]) == 0
-    (loop,) = json.loads(out.read_text())["loops"]
+    assert main([str(path), "-m", str(machine), "--json", str(out), "-q", *options]) == 0
+    return json.loads(out.read_text())
+
+
+def test_a_kerncraft_file_may_write_cl_size_with_its_unit(tmp_path):
+    (loop,) = run_kerncraft_file(tmp_path, KERNCRAFT_ARM_STYLE, ONE_D_3PT)["loops"]
     # 64 sets x 8 ways x 64 B = 32 KiB; 512 x 8 x 64 B = 256 KiB
     assert {level["level"]: level["size_kib"] for level in loop["levels"]} == \
         {"L1": 32, "L2": 256}
@@ -186,25 +191,28 @@ def incore(tmp_path: Path, source: str, *options: str) -> dict:
 
 
 @pytest.mark.parametrize(("source", "instructions", "t_ol", "t_nol"), [
+    # Every kernel: 2 vector iterations per unit x the assumed 2 loop instructions (counter
+    # increment, fused compare-and-branch) = 4 integer instructions, no address arithmetic;
+    # on the assumed 4 integer ports apart from the FP ones they never decide T_OL here.
     # 1d-3pt: 2 adds, 2 multiplies per iteration: 2 FMA (MIN(2, 2)), nothing apart; 3 loads
     # (a at -1, 0, +1), 1 store.  T_fp = MAX(4 FMA / 1, 4 / 2) = 4; 12 load uops / 2 ports
     # = 6; 4 store uops / 1 = 4; addresses MAX(6, 16 / 2) = 8.
     # T_OL = MAX(4, T_store 4) = 4; T_nOL = MAX(6, T_agu 8) = 8
     (ONE_D_3PT, {"add": 0, "mul": 0, "fma": 4, "div": 0, "special": 0, "load": 6,
-                 "store": 2}, 4, 8),
+                 "store": 2, "int": 4}, 4, 8),
     # triad: 1 add, 1 multiply: 1 FMA; 3 loads, 1 store.  T_fp = MAX(2 / 1, 2 / 2) = 2;
     # loads 12 uops / 2 = 6; stores 4; addresses MAX(6, 16 / 2) = 8: T_OL 4, T_nOL 8
     (TRIAD, {"add": 0, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 6,
-             "store": 2}, 4, 8),
+             "store": 2, "int": 4}, 4, 8),
     # copy: no arithmetic; 1 load (4 uops / 2 = 2), 1 store (4 uops / 1 = 4), addresses
     # MAX(2, 8 / 2) = 4: T_OL = T_store 4; T_nOL = MAX(2, 4) = 4
     (COPY, {"add": 0, "mul": 0, "fma": 0, "div": 0, "special": 0, "load": 2,
-            "store": 2}, 4, 4),
+            "store": 2, "int": 4}, 4, 4),
     # 7-point stencil: 5 adds, 1 multiply: 1 FMA and 4 adds; 6 loads, 1 store.
     # T_fp = MAX(8 / 1, 2 / 1, (8 + 2) / 2) = 8; loads 24 uops / 2 = 12; stores 4;
     # addresses MAX(12, 28 / 2) = 14: T_OL = MAX(8, 4) = 8; T_nOL = MAX(12, 14) = 14
     (STENCIL7, {"add": 8, "mul": 0, "fma": 2, "div": 0, "special": 0, "load": 12,
-                "store": 2}, 8, 14),
+                "store": 2, "int": 4}, 8, 14),
 ])
 def test_port_counts_of_four_kernels(tmp_path, source, instructions, t_ol, t_nol):
     ecm = incore(tmp_path, source)
@@ -225,11 +233,30 @@ def test_a_nest_turned_scalar_issues_one_element_per_instruction(tmp_path):
     assert (ecm["t_ol"], ecm["t_nol"]) == (32, 28)
 
 
+def test_the_vectorised_column_says_what_its_cells_hold():
+    # The switch is TRUE/FALSE on the Parameters sheet; the ECM column holds it as 1/0 (a cell
+    # never holds a boolean), so its unit reads 0/1.
+    from sat.model.hierarchy.incore import incore_columns
+    (column,) = [c for c in incore_columns() if c.key == "vectorised"]
+    assert column.unit == "0/1"
+
+
+KAHAN = """\
+double a[N], b[N], sum, c, y, t;
+
+for(int i=0; i<N; ++i) {
+    y = a[i]*b[i] - c;
+    t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+}
+"""
+
+
 @pytest.mark.parametrize(("source", "why"), [
     ("double a[N], b[N];\nfor(int i=1; i<N; ++i)\n    a[i] = a[i-1] + b[i];\n",
      "a is written and read at other offsets along i"),
-    ("double a[N], b[N], s;\nfor(int i=0; i<N; ++i)\n    s += a[i]*b[i];\n",
-     "s carries a value from one iteration to the next"),
+    (KAHAN, "c, sum carry a value from one iteration to the next through other scalars"),
 ])
 def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
         tmp_path, source, why):
@@ -237,6 +264,147 @@ def test_a_value_carried_from_one_iteration_to_the_next_keeps_the_loop_scalar(
     (switch,) = [p for p in data["parameters"] if p["name"].startswith("Vectorised_")]
     assert switch["value"] is False and why in switch["source"]
     assert data["loops"][0]["ecm"]["incore"]["vector_elements"] == 1
+
+
+DOT = """\
+double a[N], b[N], s;
+
+for(int i=0; i<N; ++i)
+    s += a[i]*b[i];
+"""
+
+SUM = """\
+double a[N], s;
+
+for(int i=0; i<N; ++i)
+    s += a[i];
+"""
+
+
+def test_kahan_summation_is_a_scalar_recurrence_of_three_assignments(tmp_path):
+    # c -> y -> t -> c: y = a*b - c, t = sum + y, c = (t - sum) - y, three assignments on the
+    # longest cycle (sum = t is a copy).  Scalar: 8 instructions per operation.  4 adds and
+    # 1 multiply per iteration, 3 adds in order on the chain: the 1 other add fuses with the
+    # multiply: 8 FMA, 3 x 8 = 24 scalar adds.  T_chain = 3 x 8 x AddLatency 4 = 96 (T_fp
+    # MAX(24 / 1, 8 / 1, 32 / 2) = 24).  Loads 2 x 8 of 8 B / 2 ports = 8, addresses
+    # MAX(8, 16 / 2) = 8: T_OL 96, T_nOL 8 (Kerncraft on Sandy Bridge, 3-cycle adds: 96, 8)
+    ecm = incore(tmp_path, KAHAN)
+    assert (ecm["incore"]["vectorised"], ecm["chain_updates"]) == (False, 3)
+    counts = ecm["incore"]["instructions"]
+    assert (counts["add"], counts["fma"], counts["load"]) == (24, 8, 16)
+    assert (ecm["t_ol"], ecm["t_nol"]) == (96, 8)
+
+
+@pytest.mark.parametrize(("source", "options", "add", "fma", "load", "t_ol", "t_nol"), [
+    # The dot product in source order (FastMath FALSE, the test machine's default): the loads
+    # and the multiply are vector (2 arrays x 2 = 4 loads, 1 x 2 = 2 multiplies), the add of
+    # each element to s is scalar and not fused: 8 adds.  The chain: 1 update x 8 elements x
+    # AddLatency 4 (assumed) = 32 cycles, above T_fp MAX(8 / 1, 2 / 1, 10 / 2) = 8.  Loads
+    # 4 x 2 uops / 2 ports = 4; addresses MAX(4, 8 / 2) = 4: T_nOL 4
+    (DOT, (), 8, 0, 4, 32, 4),
+    # FastMath: one vector of 4 partial sums, the add fused with the multiply: 2 FMA; the
+    # chain 1 x 8 x 4 / (4 lanes x 1 accumulator) = 8
+    (DOT, ("FastMath=TRUE",), 0, 2, 4, 8, 4),
+    # two accumulators: 8 x 4 / (4 x 2) = 4; T_fp 2 FMA / 1 port = 2, integer work
+    # MAX(4 / 4, (4 + 2) / (4 + 2 - 0)) = 1: T_OL 4
+    (DOT, ("FastMath=TRUE", "Accumulators=2"), 0, 2, 4, 4, 4),
+    # the plain sum in source order: its only arithmetic is the chain, so the elements are
+    # loaded one by one into the scalar adds: 8 loads of 8 B, one port cycle each, / 2 = 4;
+    # addresses MAX(4, 8 / 2) = 4.  Chain 1 x 8 x 4 = 32
+    (SUM, (), 8, 0, 8, 32, 4),
+    # with FastMath the sum is vector: 2 loads (2 uops each) / 2 = 2, addresses MAX(2, 4 / 2);
+    # chain 8 x 4 / 4 = 8
+    (SUM, ("FastMath=TRUE",), 2, 0, 2, 8, 2),
+])
+def test_a_reduction_is_bound_by_its_chain_of_adds(tmp_path, source, options, add, fma, load,
+                                                  t_ol, t_nol):
+    ecm = incore(tmp_path, source, *[a for o in options for a in ("--set", o)])
+    assert ecm["incore"]["vectorised"] is True
+    assert ecm["chain_updates"] == 1
+    counts = ecm["incore"]["instructions"]
+    assert (counts["add"], counts["fma"], counts["load"]) == (add, fma, load)
+    assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
+
+
+KERNCRAFT_TX2 = KERNCRAFT_ARM_STYLE + """\
+in-core model: !!omap
+  - OSACA: TX2
+compiler: !!omap
+  - gcc: -Ofast -march=armv8.1-a
+non-overlapping model:
+  ports:
+    OSACA: ['3', '4', '5']
+"""
+
+FIVE_POINT = """\
+double a[M][N], b[M][N], s;
+
+for(int j=1; j<M-1; ++j)
+    for(int i=1; i<N-1; ++i)
+        b[j][i] = (a[j][i-1] + a[j][i+1] + a[j-1][i] + a[j+1][i]) * s;
+"""
+
+
+@pytest.mark.parametrize(("source", "fma", "integer", "t_ol", "t_nol"), [
+    # 2d-5pt on ThunderX2 (the table: 16-byte NEON vectors, 2 elements; a unit of 8
+    # iterations is 4 vector iterations).  3 adds, 1 multiply: 1 FMA (4) and 2 adds (8);
+    # 4 loads (16), 1 store (4).  Integer: 3 loop instructions x 4 + 1 per register-offset
+    # load x 16 = 28.  T_fp = MAX(8 / 2, 4 / 2, 12 / 2) = 6; T_int = MAX(28 / 3, (28 + 12) /
+    # (3 + 2 - 2)) = 13.33: T_OL 13.33 (Kerncraft with OSACA, which sees gcc fuse nothing:
+    # 14.68).  Loads 16 / 2 = 8, stores 4 / 1, addresses MAX(8, 20 / 2) = 10, neither
+    # overlapping (ports 3, 4, 5 listed as non-overlapping): T_nOL 10, as Kerncraft's
+    (FIVE_POINT, 4, 28, 40 / 3, 10),
+    # the dot product, -Ofast: FastMath, 1 FMA per iteration fused (4); loads 8; integer
+    # 3 x 4 + 8 = 20, T_int = MAX(20 / 3, 24 / 3) = 8; the chain 1 x 8 x AddLatency 6 / (2
+    # lanes x 1 accumulator) = 24: T_OL 24; loads 8 / 2 = 4, addresses MAX(4, 8 / 2): T_nOL
+    # 4 (Kerncraft: 24 and 4)
+    (DOT, 4, 20, 24, 4),
+])
+def test_thunderx2_counts_loop_and_address_instructions(tmp_path, source, fma, integer, t_ol,
+                                                        t_nol):
+    sizes = ["--set", "N=1000", "--set", "M=1000"] if "M" in source else ["--set", "N=1000"]
+    data = run_kerncraft_file(tmp_path, KERNCRAFT_TX2, source, *sizes)
+    assert parameter(data, "FastMath")["value"] is True
+    ecm = data["loops"][0]["ecm"]
+    assert ecm["incore"]["vector_elements"] == 2
+    assert ecm["incore"]["instructions"]["fma"] == fma
+    assert ecm["incore"]["instructions"]["int"] == integer
+    assert (ecm["t_ol"], ecm["t_nol"]) == (pytest.approx(t_ol), pytest.approx(t_nol))
+
+
+@pytest.mark.parametrize(("options", "t_penalty", "t_ecm"), [
+    # triad, N = 1,000,000, one core: a, b, c read and d read for ownership (WriteCost 16 B
+    # over WordBytes 8: writes allocate) and written back: 5 lines per unit of 8 iterations,
+    # 320 B: L1-L2 320 / (256 GB/s / 4 cores / 2 GHz = 32 B/cycle) = 10, L2-MEM 320 / 20 = 16.
+    # No penalty: T_ECM = T_nOL 8 + 10 + 16 = 34
+    ((), 0, 34),
+    # 5 lines x (4 read streams x 0.5 + 1 write stream x 2) / 5 streams = 4: 8 + 10 + 16 + 4
+    (("MemLoadPenaltyCycles=0.5", "MemStorePenaltyCycles=2"), 4, 38),
+    # the load ports overlapping: MAX(T_OL 4, T_nOL 8, 10 + 16 + 4) = 30
+    (("MemLoadPenaltyCycles=0.5", "MemStorePenaltyCycles=2", "LoadsOverlap=TRUE"), 4, 30),
+])
+def test_memory_penalty_and_overlapping_loads(tmp_path, options, t_penalty, t_ecm):
+    data = run(tmp_path, TRIAD, "--set", "N=1000000", "--set", "Cores=1",
+               *[a for o in options for a in ("--set", o)])
+    ecm = data["loops"][0]["ecm"]
+    assert (ecm["t_nol"], ecm["t_data"]) == (8, {"L1-L2": 10, "L2-MEM": 16})
+    assert (ecm["t_penalty"], ecm["t_ecm"]) == (pytest.approx(t_penalty), pytest.approx(t_ecm))
+
+
+def test_a_kerncraft_file_gives_memory_penalties_and_the_loads_overlap(tmp_path):
+    text = KERNCRAFT_TX2.replace(
+        "  upstream throughput: [architecture code analyzer, ['3', '4', '5']]\n",
+        "  upstream throughput: [architecture code analyzer, ['3', '4', '5']]\n"
+        "  transfers overlap: true\n").replace(
+        "  upstream throughput: [full socket memory bandwidth, half-duplex]\n",
+        "  upstream throughput: [full socket memory bandwidth, half-duplex]\n"
+        "  penalty cycles per cacheline load: 2.56\n"
+        "  penalty cycles per cachlinie store: 2.56\n")
+    data = run_kerncraft_file(tmp_path, text, TRIAD)
+    # the misspelt store key is not the penalty (Kerncraft ignores it too)
+    assert [parameter(data, name)["value"] for name in (
+        "MemLoadPenaltyCycles", "MemStorePenaltyCycles", "LoadsOverlap")] == [2.56, 0, True]
+    assert "penalty cycles per cachlinie store" in " ".join(n["message"] for n in data["notes"])
 
 
 def test_warm_caches_keep_what_fits(tmp_path):
@@ -296,3 +464,32 @@ def test_editing_ports_cores_and_warm_caches_in_the_workbook_matches_set(tmp_pat
                                                               {"resident": 0, "planes": 1,
                                                                "pencils": 2, "within": 3,
                                                                "none": 4}[level[key]]), key
+
+
+@pytest.mark.libreoffice
+def test_editing_the_reduction_and_penalty_parameters_in_the_workbook_matches_set(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book_path = tmp_path / "dot.xlsx"
+    written = run(tmp_path, DOT, "--set", "N=1000000", "-o", str(book_path))
+    cells = written["loops"][0]["ecm"]["cells"]
+    edits = {"FastMath": True, "Accumulators": 2, "AddLatency": 6, "MemLoadPenaltyCycles": 1.5,
+             "LoadsOverlap": True}
+    book = recalculate_edited(book_path, edits, tmp_path / "lo")
+    expected = run(tmp_path, DOT, "--set", "N=1000000",
+                   *[a for name, value in edits.items()
+                     for a in ("--set", f"{name}={str(value).upper()}")])
+    ecm = expected["loops"][0]["ecm"]
+    # by hand: the chain 1 update x 8 elements x 6 cycles / (4 lanes x 2 accumulators) = 6,
+    # above T_fp (2 FMA / 1 port = 2): T_OL 6; T_nOL 4 (4 loads x 2 uops / 2 ports)
+    assert (ecm["t_chain"], ecm["t_ol"], ecm["t_nol"]) == (6, 6, 4)
+    # memory: a and b read, 2 lines (128 B) per unit: L1-L2 128 / 32 = 4, L2-MEM 128 / 20 =
+    # 6.4, the penalty 2 lines x 1.5 = 3; the loads overlapping: MAX(6, 4, 4 + 6.4 + 3) = 13.4
+    assert (ecm["t_penalty"], ecm["t_ecm"]) == (pytest.approx(3), pytest.approx(13.4))
+
+    def cell(address: str):
+        sheet, where = address.rsplit("!", 1)
+        return book[sheet.strip("'")][where.replace("$", "")].value
+
+    for key in ("t_chain", "t_int", "t_ol", "t_nol", "t_penalty", "t_ecm", "time_s"):
+        assert cell(cells[key]) == pytest.approx(ecm[key]), key

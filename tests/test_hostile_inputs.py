@@ -584,6 +584,25 @@ class TestExponentialReferences:
         params = load_machine_model(top).params
         assert {name: params[name].value.value for name in params} == {"c": 1, "d": 5, "e": 3}
 
+    @pytest.mark.parametrize("language", ["fortran", "c"])
+    def test_procedures_that_call_the_next_twice_30_deep(self, capsys, tmp_path, language):
+        import time
+
+        source = getattr(_deep_references(), f"{language}_calls")(30, tmp_path)
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, source, "--json", out)
+        assert status == 0, err
+        assert time.perf_counter() - start < 5  # each procedure written in once, not 2^30 times
+        (nest,) = json.loads(out.read_text())["loops"]  # p1..p30 run only inside p0's nest
+        # p0 .. p30 each loop 2 times and p0 .. p29 call the next twice per iteration: the
+        # body of p30 runs 2^31 (trips) * 2^30 (calls) = 2^61 times, 1 add + 1 multiply each
+        assert nest["gflops"] * 1e9 == 2 * 2**61
+        assert (nest["adds"], nest["multiplies"]) == (1, 1)  # per iteration of the nest
+        # each call twice is a loop of 2 trips around it: 2^30 loop trips * 2^30 repeats
+        assert nest["sweeps"] == 2**60
+        assert nest["calls_summary"].endswith("p29 ×536870912, p30 ×1073741824")  # 2^29, 2^30
+
     def test_imports_within_the_limit_read(self, capsys, tmp_path):
         # 8 levels of two imports: 2^8 copies of the last model, 1 flop each
         model = _deep_references().aspen_imports(8, tmp_path)
@@ -592,17 +611,56 @@ class TestExponentialReferences:
         assert status == 0, err
         assert json.loads(out.read_text())["aspen"]["resources"]["flops"] == 2**8
 
-    def test_imports_beyond_the_limit_are_an_error_at_their_place(self, capsys, tmp_path):
+    def test_models_that_import_the_next_two_40_deep(self, capsys, tmp_path):
+        import time
+
+        model = _deep_references().aspen_imports(40, tmp_path)
+        out = tmp_path / "o.json"
+        start = time.perf_counter()
+        status, _out, err = run(capsys, model, "--json", out)
+        assert status == 0, err
+        assert time.perf_counter() - start < 5  # two copies a level, not 2^level
+        data = json.loads(out.read_text())
+        aspen = data["aspen"]
+        # beyond 1,000 copies, imports with the same arguments share one, and the Notes say so
+        assert any("share a copy" in note["message"] for note in data["notes"])
+        # a<k> and b<k> each call a<k+1>.main and b<k+1>.main: the last level's 1 flop runs
+        # 2^40 times
+        assert aspen["resources"]["flops"] == 2**40
+        kernels = {k["name"]: k for k in aspen["kernels"]}
+        # b1 imports a2 and b2 with the same (no) arguments as a1 did: the same copies
+        assert kernels["b1.main"]["calls"] == ["a1.a2.main", "a1.b2.main"]
+        assert len(kernels) == 2 * 40 + 1  # main, then a<k>.main and b<k>.main per level
+        assert kernels["b1.main"]["flops"] == 2**39
+
+    def test_imports_with_arguments_of_their_own_beyond_the_limit(self, capsys, tmp_path):
         import time
 
         from sat.aspen.model import MAX_IMPORTED_MODELS
 
         model = _deep_references().aspen_imports(40, tmp_path)
+        # each model passes a parameter of its own: every import is a copy of its own
+        for path in tmp_path.glob("*.aspen"):
+            text = re.sub(r'(import \w+ from "\w+\.aspen")', r"\1 with m = m", path.read_text())
+            path.write_text(text.replace("{\n", "{\n  param m = 1\n", 1))
         start = time.perf_counter()
         line = error_line(capsys, model)
         assert time.perf_counter() - start < 5
-        assert line.endswith(f":3:3: the imports make more than {MAX_IMPORTED_MODELS:,} models "
-                             "(each import is a copy of its model with names of its own): "
+        assert f"the imports make more than {MAX_IMPORTED_MODELS:,} models" in line
+        assert re.search(r"[ab]\d+\.aspen:\d+:3: ", line)
+
+    def test_imports_nested_beyond_the_depth_limit(self, capsys, tmp_path):
+        from sat.aspen.model import MAX_IMPORT_DEPTH
+
+        # a chain of distinct files, one import each: no copies to share, but too deep
+        depth = MAX_IMPORT_DEPTH + 1
+        for k in range(depth + 1):
+            body = ("  param n = 1\n" if k == depth else
+                    f'  import c{k + 1} from "c{k + 1}.aspen"\n  param n = c{k + 1}.n\n')
+            (tmp_path / f"c{k}.aspen").write_text(
+                f"model c{k} {{\n{body}  kernel main {{ execute {{ flops [n] }} }}\n}}\n")
+        line = error_line(capsys, tmp_path / "c0.aspen")
+        assert line.endswith(f":2:3: imports nested more than {MAX_IMPORT_DEPTH} files deep: "
                              "simplify the model")
 
 

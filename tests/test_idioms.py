@@ -415,8 +415,9 @@ EXPECTED = {  # example -> (idiom, array) pairs it must have (arrays as the IR n
     "triad.f90": {("stream", "a"), ("stream", "b"), ("stream", "c")},
     "jacobi.f": {("stencil", "u"), ("stream", "unew"), ("stream", "f")},
     "hypterm.f90": {("stencil", "q"), ("stencil", "cons"), ("stream", "flux")},
+    # rowptr(i), rowptr(i+1) bound the k loop: read once per i, not a two-point stencil
     "spmv.f90": {("gather", "x"), ("reduction", "y"), ("stream", "a"), ("stream", "col"),
-                 ("stencil", "rowptr")},
+                 ("stream", "rowptr")},
     "histogram.f90": {("gather", "h"), ("scatter", "h"), ("stream", "idx")},
     "c/stencil7.c": {("stencil", "a0"), ("stream", "anext")},
     "c/matvec.c": {("reduction", "sum"), ("stream", "a"), ("stream", "x"), ("stream", "y")},
@@ -461,16 +462,17 @@ def test_json_idioms_follow_the_contract(capsys):
     assert (gather["line"], gather["function"], gather["loop_line"], gather["depth"],
             gather["array"], gather["code"]) == (
         24, "spmv", 23, 2, "x", "y(i) = y(i) + a(k) * x(col(k))")
-    assert data["idiom_counts"] == {"stream": 2, "transpose": 0, "gather": 1, "scatter": 0,
-                                    "reduction": 1, "stencil": 1, "irregular": 0}
+    # streams of a, col and rowptr (the bounds of the row loop, not a stencil)
+    assert data["idiom_counts"] == {"stream": 3, "transpose": 0, "gather": 1, "scatter": 0,
+                                    "reduction": 1, "stencil": 0, "irregular": 0}
 
 
 def test_html_idioms_section_data():
     from sat.report.html import _idioms
 
     section = _idioms(_model(EXAMPLES / "spmv.f90"))
-    assert [c["idiom"] for c in section["counts"]] == ["stream", "gather", "reduction",
-                                                        "stencil"]  # those found
+    assert [c["idiom"] for c in section["counts"]] == ["stream", "gather",
+                                                        "reduction"]  # those found
     assert len(section["rows"]) == 5
     gather = next(r for r in section["rows"] if r["idiom"] == "gather")
     texts = {cell.key: cell.text for cell in gather["cells"]}
@@ -515,3 +517,134 @@ def test_an_arg_max_is_a_reduction_of_its_index(tmp_path, suffix, loop, text):
     source.write_text(text)
     assert found(read_sources([str(source)])) == {(loop, "stream", "a"),
                                                   (loop, "reduction", "k")}
+
+
+CSR_ROW = """\
+void spmv(int n, const int *rowptr, const int *col, const double *val, const double *x,
+          double *y)
+{
+    for (int i = 0; i < n; i++) {
+        double t = 0.0;
+        for (int k = rowptr[i]; k < rowptr[i+1]; k++)
+            t += val[k] * x[col[k]];
+        y[i] = t;
+    }
+}
+"""
+
+
+def test_csr_row_bounds_are_no_stencil(tmp_path, capsys):
+    """rowptr[i] and rowptr[i+1] bound the k loop: the i loop reads rowptr once per row (a
+    stream), never a two-point stencil; the k loop gathers x through col and reduces into t."""
+    path = tmp_path / "csr.c"
+    path.write_text(CSR_ROW)
+    found = {(r["loop_line"], r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)}
+    assert found == {(4, "stream", "rowptr"), (4, "stream", "y"), (6, "stream", "col"),
+                     (6, "stream", "val"), (6, "gather", "x"), (6, "reduction", "t")}
+
+
+def test_a_stencil_beside_an_inner_loops_bounds_is_still_one(tmp_path, capsys):
+    """Only the references in the bounds are set apart: a(i-1) + a(i+1) in the body stays a
+    two-point stencil when a(i) also bounds an inner loop."""
+    path = tmp_path / "both.f90"
+    path.write_text("subroutine s(a, b, n, m)\n  integer :: n, m, i, k\n"
+                    "  double precision :: a(n), b(n)\n"
+                    "  do i = 2, n - 1\n    b(i) = a(i-1) + a(i+1)\n"
+                    "    do k = 1, int(a(i))\n      b(i) = b(i) + 1\n    end do\n"
+                    "  end do\nend subroutine\n")
+    found = {(r["idiom"], r["array"], r["detail"]) for r in idioms_of(path, capsys=capsys)
+             if r["array"] == "a"}
+    assert found == {("stencil", "a", "2 points")}
+
+
+BLOCKS = """\
+subroutine blocks(y, x, start, nb, bs, n)
+  integer :: nb, bs, n, ib, k
+  integer :: start(nb)
+  double precision :: y(bs, nb), x(n)
+  do ib = 1, nb
+    do k = 1, bs
+      y(k, ib) = x(start(ib) + k - 1)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_gather_of_contiguous_blocks(tmp_path, capsys):
+    """x(start(ib) + k - 1): start(ib) picks where a run of bs elements along k begins: a
+    gather of x through start (contiguous runs along k), in the k loop where it is made."""
+    path = tmp_path / "blocks.f90"
+    path.write_text(BLOCKS)
+    found = {(r["loop_line"], r["idiom"], r["array"], r["detail"])
+             for r in idioms_of(path, capsys=capsys)}
+    assert found == {(6, "stream", "y", "y(k,ib), unit stride"),
+                     (6, "gather", "x", "x(start(ib)+k-1), through start, contiguous runs "
+                                        "along k")}
+    program = read_sources([str(path)])
+    (x,) = [a for a in program.procedures[0].loops[0].loops[0].arrays if a.name == "x"]
+    (access,) = x.accesses
+    (sub,) = access.subscripts
+    assert (sub.kind, sub.var, sub.index, sub.run) == ("indirect", "ib", "start", "k")
+
+
+def test_an_index_moved_by_an_outer_loop_is_no_run(tmp_path, capsys):
+    """x(col(k) + j) with j outside k: the index array's own loop is the innermost, so the
+    subscript is the plain gather through col, no run."""
+    path = tmp_path / "outer.f90"
+    path.write_text("subroutine g(y, x, col, n, m)\n  integer :: n, m, j, k\n"
+                    "  integer :: col(n)\n  double precision :: y(n, m), x(n + m)\n"
+                    "  do j = 1, m\n    do k = 1, n\n      y(k, j) = x(col(k) + j)\n"
+                    "    end do\n  end do\nend subroutine\n")
+    details = {r["detail"] for r in idioms_of(path, capsys=capsys) if r["array"] == "x"}
+    assert details == {"x(col(k)+j), through col"}
+
+
+def test_xml_round_trip_keeps_the_run_of_a_gather_of_blocks(tmp_path):
+    path = tmp_path / "blocks.f90"
+    path.write_text(BLOCKS)
+    program = read_sources([str(path)])
+    text = program_to_xml(program)
+    assert 'subscripts="(indirect(ib,1,0,start,start(ib)+k-1,k))"' in text
+    again = read_program_text(text)
+    assert again == program
+    assert {(m.idiom, m.array, m.detail) for m in recognise(again)[0] if m.array == "x"} == {
+        ("gather", "x", "x(start(ib)+k-1), through start, contiguous runs along k")}
+
+
+CSR_SCALARS = """\
+subroutine spmv(n, rowptr, col, val, x, y)
+  integer :: n, i, k, first, last
+  integer :: rowptr(n+1), col(*)
+  double precision :: val(*), x(n), y(n), t, s
+  do i = 2, n
+    first = rowptr(i)
+    last = rowptr(i+1) - 1
+    s = x(i-1) + x(i+1)
+    t = 0
+    do k = first, last
+      t = t + val(k) * x(col(k))
+    end do
+    y(i) = t + s
+  end do
+end subroutine
+"""
+
+
+def test_csr_row_bounds_read_into_scalars_are_no_stencil(tmp_path, capsys):
+    """first = rowptr(i), last = rowptr(i+1) - 1 set the k loop's bounds: rowptr is a stream
+    of the i loop (Fortran, the bounds naming the scalars; C, the front end following them
+    into the bounds). x(i-1) + x(i+1), read into s which no bound names, stays a stencil."""
+    from test_authored_forms import CSR
+
+    path = tmp_path / "csr.f90"
+    path.write_text(CSR_SCALARS)
+    found = {(r["loop_line"], r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)}
+    assert found == {(5, "stream", "rowptr"), (5, "stencil", "x"), (5, "stream", "y"),
+                     (10, "stream", "col"), (10, "stream", "val"), (10, "gather", "x"),
+                     (10, "reduction", "t")}
+    path = tmp_path / "csr.c"
+    path.write_text(CSR)
+    found = {(r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)
+             if r["array"] == "rowptr"}
+    assert found == {("stream", "rowptr")}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from test_idioms import BLOCKS
 
 from sat.frontend import read_sources
 from sat.machine import load_machine
@@ -231,3 +232,34 @@ def test_callgrind_scatter_agrees(tmp_path, pattern, param, range_kb):
     x_read = row.measured - row.writebacks - 32768 * 8
     assert row.writebacks is not None and row.writebacks > 0
     assert abs(row.writebacks - x_read) <= 4 * 64, (row.writebacks, x_read)
+
+
+
+@pytest.mark.parametrize("bs, cluster_elems, cluster, lines", [
+    # runs of 4 doubles (32 B) starting at random: 4 elements used per 64-byte line fetched,
+    # 1000 x 4 = 4000 references / 4 = 1000 line visits, all to distinct lines of the
+    # 12,500 of x (100,000 x 8 B / 64 B): 1000 x 64 B = 64,000 B
+    (4, 1, 4, 1000),
+    # runs of 16: a whole line used, at most LineBytes / WordBytes = 8: 16,000 / 8 = 2000
+    (16, 1, 8, 2000),
+    # runs of 4 whose starts come two to a line (ClusterElems 2): MIN(8, 2 x 4) = 8,
+    # 4000 / 8 = 500 lines
+    (4, 2, 8, 500),
+])
+def test_gather_of_contiguous_runs_uses_the_run_of_each_line(tmp_path, bs, cluster_elems,
+                                                             cluster, lines):
+    path = tmp_path / "blocks.f90"
+    path.write_text(BLOCKS)
+    result = build_model(read_sources([str(path)]), build_parameters(
+        load_machine(None), sets=["nb=1000", f"bs={bs}", "n=100000", "Cores=1",
+                                  f"ClusterElems_blocks_6_x={cluster_elems}"]))
+    env = result.env()
+    (row,) = result.tables["Gathers"].rows
+    g = {k: (v.value(env) if hasattr(v, "expr") else v) for k, v in row.items()}
+    assert (g["array"], g["index"], g["loop_line"]) == ("x", "start", 6)
+    assert g["references"] == 1000 * bs
+    assert g["range_lines"] == pytest.approx(12500)
+    assert g["cluster"] == cluster
+    assert g["visits"] == pytest.approx(lines)
+    assert g["lines"] == pytest.approx(lines)  # fewer visits than lines in the range
+    assert g["traffic_gb"] == pytest.approx(lines * 64e-9)

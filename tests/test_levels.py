@@ -126,7 +126,8 @@ def test_ecm_contributions_prediction_and_saturation(tmp_path):
     # 6 adds and 2 multiplies: MAX(12 / 1, 4 / 1, 16 / 2) = 12 cycles (the add port)
     assert ecm["iterations_per_unit"] == 8
     assert ecm["incore"] == {"vectorised": True, "vector_elements": 4, "instructions": {
-        "add": 12, "mul": 4, "fma": 0, "div": 0, "special": 0, "load": 14, "store": 2}}
+        "add": 12, "mul": 4, "fma": 0, "div": 0, "special": 0, "load": 14, "store": 2,
+        "int": 4}}  # 2 vector iterations x the assumed 2 loop instructions
     # T_OL = MAX(T_fp 12, T_store 2 / 1, T_agu MAX(14 / 2, 16 / 3)) = 12
     assert ecm["t_ol"] == pytest.approx(12)
     # 7 loads per iteration, 14 per unit on 2 load ports: T_nOL = 7

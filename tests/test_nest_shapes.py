@@ -205,3 +205,170 @@ def test_tiled_nest_beside_a_sibling_in_a_time_loop(tmp_path: Path) -> None:
     assert tiled["gflops"] == sibling["gflops"] == pytest.approx(10 * 1024 ** 2 / 1e9)
     # the tile loops' variables are no problem parameters
     assert not {"jt", "it"} & {p["name"] for p in data["parameters"]}
+
+
+MATVEC = """\
+double a[N][M];
+double b[N];
+double c[N];
+
+for (int j = 0; j < M; ++j)
+    for (int i = 0; i < N; ++i)
+        c[i] += a[i][j] * b[i];
+"""
+
+
+@pytest.mark.parametrize("l1, l2, expected", [
+    # j (X, the unit stride of a) outside i (Y): one step of j touches one line of a per i,
+    # 2,000 x 64 B = 125 KiB, plus b and c, 2,000 x 8 B each: 156.25 KiB.
+    # L1 32 KiB: it does not fit. Every a[i][j] moves a whole line, 64 B; b is read again
+    # (8 B) and c read and written back (16 B) at every j: 88 B/it. The L2 of 1 MiB holds
+    # it: a's lines once, 2001 rounded to 2008 elements (251 lines) x 2000 rows x 8 B =
+    # 32,128,000 B, b 2000 x 8 = 16,000, c 2000 x 16 = 32,000: 32,176,000 / (2001 x 2000
+    # = 4,002,000) = 8.0400 B/it.
+    (32, 1024, {"L1": 88.0, "L2": 32_176_000 / 4_002_000}),
+    # 128 KiB / 256 KiB: the sweep (156.25 KiB) fits the L2 only
+    (128, 256, {"L1": 88.0, "L2": 32_176_000 / 4_002_000}),
+    # 256 KiB / 512 KiB: it fits both
+    (256, 512, {"L1": 32_176_000 / 4_002_000, "L2": 32_176_000 / 4_002_000}),
+])
+def test_large_stride_inner_access_moves_a_line_unless_the_sweep_fits(
+        tmp_path: Path, l1: int, l2: int, expected: dict[str, float]) -> None:
+    data = run(tmp_path, "matvec.c", MATVEC, "--set", "M=2001", "--set", "N=2000", l1=l1,
+               l2=l2)
+    (loop,) = data["loops"]
+    assert (loop["iter_x"], loop["iter_y"]) == (2001, 2000)
+    assert loop["ws_sweep_kb"] == pytest.approx(156.25)
+    assert per_level(loop) == pytest.approx(expected)
+    fits = {row["level"]: row["layer_condition"] != "none" for row in loop["levels"]}
+    assert fits == {name: value < 10 for name, value in expected.items()}
+
+
+@pytest.mark.parametrize("cache_kb, expected", [
+    # ExaSAT's single cache (CacheKB): the same 88 B/it when the sweep does not fit, and when
+    # it does, reuse none in words: a 2001 x 2000 x 8 = 32,016,000 B, b 16,000, c 32,000:
+    # 32,064,000 / 4,002,000 = 8.0120 B/it
+    (16, 88.0), (256, 32_064_000 / 4_002_000)])
+def test_large_stride_inner_access_in_exasat_cache(tmp_path: Path, cache_kb: int,
+                                                   expected: float) -> None:
+    path = tmp_path / "matvec.c"
+    path.write_text(MATVEC)
+    out = tmp_path / "out.json"
+    assert main([str(path), "--json", str(out), "--set", "M=2001", "--set", "N=2000",
+                 "--set", f"CacheKB={cache_kb}", "--set", "Cores=1"]) == 0
+    (loop,) = json.loads(out.read_text())["loops"]
+    assert loop["traffic_gb"] * 1e9 / 4_002_000 == pytest.approx(expected)
+    assert loop["reuse"] == 4  # none
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_edit_of_the_capacities_moves_the_sweep_condition(tmp_path: Path) -> None:
+    """The sweep condition is live: L1KB and CacheKB edited to 256 in the workbook give
+    what --set gives (the sweep of 156.25 KiB then fits: 8.04 B/it at L1 and on the Loops
+    sheet, where it was 88)."""
+    from libreoffice import recalculate_edited
+    from test_workbook import META
+
+    from sat.frontend import read_sources
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.parameters import build_parameters
+    from sat.report.workbook import write_workbook
+
+    path, machine = tmp_path / "matvec.c", tmp_path / "machine.xml"
+    path.write_text(MATVEC)
+    machine.write_text(MACHINE.format(l1=32, l2=1024))
+
+    def model(*sets: str):
+        result = build_model(read_sources([str(path)]), build_parameters(
+            load_machine(str(machine)), sets=["M=2001", "N=2000", *sets]))
+        return result, result.env()
+
+    result, env = model()
+    level = next(r for r in result.tables["Levels"].rows if r["level"] == "L1")
+    loop = result.tables["Loops"].rows[0]
+    assert level["traffic_gb"].value(env) * 1e9 / 4_002_000 == pytest.approx(88.0)
+    base = tmp_path / "matvec.xlsx"
+    cells = write_workbook(result, str(base), META)
+    values = recalculate_edited(base, {cells.names["L1KB"]: 256, cells.names["CacheKB"]: 256},
+                                tmp_path / "edit")
+    edited, edited_env = model("L1KB=256", "CacheKB=256")
+    expected_level = next(r for r in edited.tables["Levels"].rows if r["level"] == "L1")
+    for quantity, expected in ((level["traffic_gb"], expected_level["traffic_gb"]),
+                               (level["layer_condition"], expected_level["layer_condition"]),
+                               (loop["traffic_gb"], edited.tables["Loops"].rows[0]["traffic_gb"])):
+        sheet, r, c = cells.home(quantity)
+        assert values[sheet].cell(r + 1, c + 1).value == pytest.approx(
+            expected.value(edited_env), rel=1e-9)
+    assert expected_level["traffic_gb"].value(edited_env) * 1e9 / 4_002_000 == pytest.approx(
+        32_176_000 / 4_002_000)
+
+
+WINDOW = """\
+subroutine ywin(a, b, n)
+  integer :: n, i, j, k
+  double precision :: a(n,n,n), b(n,n,n), w(-1:1)
+  do k = 2, n-1
+    do j = 2, n-1
+      do i = 1, n
+        w = b(i,j-1:j+1,k)
+        a(i,j,k) = w(-1) - 2.0d0*w(0) + w(1)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("cache_kb", [16, 4096])
+def test_a_section_window_inside_x_is_a_stencil_not_a_sweep(tmp_path: Path,
+                                                            cache_kb: int) -> None:
+    # The section j-1:j+1 is a loop of Y inside the X loop, but inside ``do j`` too: the
+    # offsets -1..1 of a 3-point stencil, not a sweep of Y at every step of X. ExaSAT order
+    # holds; three pencils of b (3 x 128 x 8 B = 3 KiB) fit either cache. By hand: a written,
+    # 16 B/it; b read once, its rows 1..128 for the 126 rows of j: 8 x 128 / 126 = 8.127 B/it;
+    # 24.127 B/it (ExaSAT's block halo accounting lands within 0.6 % of it).
+    path = tmp_path / "ywin.f90"
+    path.write_text(WINDOW)
+    out = tmp_path / "out.json"
+    assert main([str(path), "--json", str(out), "--set", "n=128",
+                 "--set", f"CacheKB={cache_kb}", "-q"]) == 0
+    (loop,) = json.loads(out.read_text())["loops"]
+    assert "ws_sweep_kb" not in loop and loop["reuse"] != 4
+    iterations = 128 * 126 * 126
+    assert loop["traffic_gb"] * 1e9 / iterations == pytest.approx(16 + 8 * 128 / 126,
+                                                                  rel=0.006)
+
+
+BOUNDARY_PLANE = """\
+subroutine plane(a, b, n, m)
+  integer :: n, m, i, j, k, c
+  double precision :: a(n,n,n,m), b(n,n,n,m)
+  i = 1
+  do k = 1, n
+    do j = 1, n
+      do c = 1, m
+        a(i,j,k,c) = 2.0d0 * b(i,j,k,c) + b(i+1,j,k,c)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_no_sweep_condition_when_x_steps_no_contiguous_dimension(tmp_path: Path) -> None:
+    # i is fixed (a boundary plane): X is j, and the c loop inside it is no reason to charge
+    # whole lines only when a step of j does not fit, because no array steps along its
+    # contiguous dimension at all. The nest keeps ExaSAT's element count at any cache:
+    # a written (16 B) and b at two offsets (8 B each): 32 B per point of 128 x 128 x 200.
+    path = tmp_path / "plane.f90"
+    path.write_text(BOUNDARY_PLANE)
+    traffic = []
+    for cache_kb in (16, 4096):
+        out = tmp_path / f"out{cache_kb}.json"
+        assert main([str(path), "--json", str(out), "--set", "n=128", "--set", "m=200",
+                     "--set", f"CacheKB={cache_kb}", "-q"]) == 0
+        (loop,) = json.loads(out.read_text())["loops"]
+        assert "ws_sweep_kb" not in loop
+        traffic.append(loop["traffic_gb"] * 1e9 / (128 * 128 * 200))
+    assert traffic == pytest.approx([32, 32])

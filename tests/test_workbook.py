@@ -385,6 +385,10 @@ def test_sheets_layout(tmp_path: Path) -> None:
     assert loops["A8"].value == "Total"
     assert loops["C5"].value == 10  # a constant, not a formula
     assert loops["M5"].number_format == "0.000"
+    # A header sits where its numbers sit (right) so a printout pairs them correctly; a text
+    # column's header stays at the left.
+    assert loops["A4"].alignment.horizontal is None
+    assert loops["C4"].alignment.horizontal == "right"
     assert loops["J5"].number_format == "0.000E+00"
     rules = [r.formula for rng in loops.conditional_formatting for r in rng.rules]
     assert ["$N5>=$O5"] in rules and ["$O5>$N5"] in rules

@@ -11,9 +11,10 @@ T_ECM of one core in cycles per cache line of work, from
 
 then the median and worst relative difference ((satreport - Kerncraft) / Kerncraft) per
 quantity, over the kernels gcc vectorises (Kerncraft reports more than one element per
-assembly block) and over all.  Kerncraft compiles each kernel with the machine file's gcc
-flags; for the Arm file the cross compiler ``aarch64-linux-gnu-gcc-12`` (Debian package
-``gcc-12-aarch64-linux-gnu``) is used with the same flags.  Kerncraft and OSACA live in
+assembly block) and over all, and per machine over the kernels gcc vectorises.  Kerncraft
+compiles each kernel with the machine file's gcc flags; for the Arm file the cross compiler
+``aarch64-linux-gnu-gcc-12`` (Debian package ``gcc-12-aarch64-linux-gnu``) is used with the
+same flags.  Kerncraft and OSACA live in
 their own virtual environment (``setup_kerncraft.sh``), never in satreport's.
 
 Usage::
@@ -60,6 +61,38 @@ SIZES = {
 QUANTITIES = ("T_OL", "T_nOL", "T_L3MEM", "T_ECM")
 
 
+def run_kerncraft(kerncraft, machine: str, kernel: str, source: Path, options: list[str],
+                  out: Path) -> dict:
+    """Kerncraft on one of its example kernels (copied to ``source``) with the sizes of
+    ``SIZES``: its JSON entry, or ``{"error": its last line}``."""
+    files = kerncraft.kernels.parent / "machine-files"
+    defines = [a for key, value in SIZES[kernel].items() for a in ("-D", key, str(value))]
+    out.unlink(missing_ok=True)
+    command = [str(kerncraft.command), *options, "-m", str(files / f"{machine}.yml"),
+               str(source), *defines, "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0 or not out.exists():
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit status {done.returncode}"}
+    (entry,) = json.loads(out.read_text()).values()
+    return entry
+
+
+def run_satreport(kerncraft, machine: str, kernel: str, options: list[str]) -> dict:
+    """satreport's JSON document for one of Kerncraft's example kernels and machine files,
+    with the sizes of ``SIZES``, or ``{"error": its last line}``."""
+    files = kerncraft.kernels.parent / "machine-files"
+    sets = [a for key, value in SIZES[kernel].items() for a in ("--set", f"{key}={value}")]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "sat", str(kerncraft.kernels / f"{kernel}.c"),
+                           "-m", str(files / f"{machine}.yml"), "--json", "-", "-q",
+                           *options, *sets], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    data = json.loads(done.stdout)
+    return data if data["loops"] else {"error": "no nest"}
+
+
 def kerncraft_ecm(kerncraft, machine: str, kernel: str, workdir: Path) -> dict:
     """Kerncraft's ECM result (its JSON entry), computed once and kept in ``workdir``."""
     cached = workdir / "ecm" / machine / f"{kernel}.json"
@@ -69,21 +102,15 @@ def kerncraft_ecm(kerncraft, machine: str, kernel: str, workdir: Path) -> dict:
     copy = workdir / "ecm" / machine / "src" / f"{kernel}.c"
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(kerncraft.kernels / f"{kernel}.c", copy)
-    files = kerncraft.kernels.parent / "machine-files"
-    defines = [a for key, value in SIZES[kernel].items() for a in ("-D", key, str(value))]
-    out = cached.with_suffix(".raw.json")
-    out.unlink(missing_ok=True)
-    command = [str(kerncraft.command), "-p", "ECM", "-P", "LC", "-m",
-               str(files / f"{machine}.yml"), str(copy), *defines, "--json", str(out)]
+    options = ["-p", "ECM", "-P", "LC"]
     if MACHINES[machine] is not None:
         compiler, flags = MACHINES[machine]
-        command += ["--compiler", compiler, f"--compiler-flags={flags}"]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0 or not out.exists():
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        result = {"error": lines[-1] if lines else f"exit status {done.returncode}"}
+        options += ["--compiler", compiler, f"--compiler-flags={flags}"]
+    entry = run_kerncraft(kerncraft, machine, kernel, copy, options,
+                          cached.with_suffix(".raw.json"))
+    if "error" in entry:
+        result = entry
     else:
-        (entry,) = json.loads(out.read_text()).values()
         cycles = dict(entry["cycles"])
         memory = entry["cycles"][-1][1]
         result = {"T_OL": entry["T_comp"], "T_nOL": entry["T_RegL1"], "T_L3MEM": memory,
@@ -97,19 +124,11 @@ def kerncraft_ecm(kerncraft, machine: str, kernel: str, workdir: Path) -> dict:
 
 def satreport_ecm(kerncraft, machine: str, kernel: str) -> dict:
     """satreport's ECM object of the kernel's (first) nest, with its steady state."""
-    files = kerncraft.kernels.parent / "machine-files"
-    sets = [a for key, value in SIZES[kernel].items() for a in ("--set", f"{key}={value}")]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-m", "sat", str(kerncraft.kernels / f"{kernel}.c"),
-                           "-m", str(files / f"{machine}.yml"), "--json", "-", "-q",
-                           "--set", "WarmCaches=TRUE", "--set", "Cores=1", *sets],
-                          capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1]}
-    loops = json.loads(done.stdout)["loops"]
-    if not loops:
-        return {"error": "no nest"}
-    ecm = loops[0]["ecm"]
+    data = run_satreport(kerncraft, machine, kernel,
+                         ["--set", "WarmCaches=TRUE", "--set", "Cores=1"])
+    if "error" in data:
+        return data
+    ecm = data["loops"][0]["ecm"]
     memory_link = [link for link in ecm["t_data"] if link.endswith("MEM")][0]
     return {"T_OL": ecm["t_ol"], "T_nOL": ecm["t_nol"], "T_L3MEM": ecm["t_data"][memory_link],
             "T_ECM": ecm["t_ecm"], "memory_kernel": ecm.get("memory_benchmark")}
@@ -181,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                         for key in ((quantity, True), (quantity, False)) if vectorised else \
                                 ((quantity, False),):
                             errors.setdefault(key, []).append(error)
+                        if vectorised:
+                            errors.setdefault((machine, quantity), []).append(error)
                         shown += f" ({100 * error:+.0f} %)"
                     cells.append(shown)
                 cells.append(f"{ours.get('memory_kernel')}/{theirs.get('memory_kernel')}")
@@ -191,6 +212,12 @@ def main(argv: list[str] | None = None) -> int:
         for quantity in QUANTITIES:
             print(f"{quantity:8} {summary(errors.get((quantity, True), []))}; "
                   f"{summary(errors.get((quantity, False), []))}")
+        print("\nper machine, vectorised kernels: kernels, then median |error| / worst error "
+              f"of {', '.join(QUANTITIES)}")
+        for machine in machines:
+            counts = len(errors.get((machine, QUANTITIES[0]), []))
+            print(f"{machine}: {counts}; " + "; ".join(
+                summary(errors.get((machine, quantity), [])) for quantity in QUANTITIES))
     return 0
 
 

@@ -161,6 +161,12 @@ KERNELS = (
     Kernel("matvec_trans", "Kerncraft's matvec_trans", "kerncraft:matvec_trans.c",
            "kerncraft:matvec_trans.c", (("M", 2001), ("N", 2000)), ("M=2001", "N=2000"),
            2001 * 2000),
+    # a column access in the inner loop (c[i] += a[i][j] * b[i], j outer): a line of a per
+    # iteration, reused at the next j only where the column's 2,000 lines and b, c fit
+    # (Kerncraft's layer conditions fail on it: "Number of multiplications in index term does
+    # not match loop counter order")
+    Kernel("matvec", "Kerncraft's matvec", "kerncraft:matvec.c", "",
+           (("M", 2001), ("N", 2000)), ("M=2001", "N=2000"), 2001 * 2000),
     # a reduction into tot[k][j]: one element per (j, k) beside the 64^3 stream of x
     # (Kerncraft's layer conditions fail on it: "Number of multiplications in index term does
     # not match loop counter order")
@@ -170,6 +176,10 @@ KERNELS = (
     Kernel("tiled", "tiled nest and sibling in a time loop (kernels/tiled.c)",
            "bench/validation/kernels/tiled.c", "", (("N", 512), ("S", 16), ("NT", 2)),
            ("N=512", "S=16", "NT=2"), 2 * 2 * 512 ** 2),
+    # 4th-order damping: a 13-point star on u with 1-D coefficients strx[i], dcx[i], stry[j],
+    # ... that stay in cache (Kerncraft's layer conditions fail on them, as on reduction)
+    Kernel("damping4", "4th-order damping (kernels/damping4.c)",
+           "bench/validation/kernels/damping4.c", "", (("N", 66),), ("N=66",), 62 ** 3),
 )
 
 

@@ -55,9 +55,13 @@ class Flow:
         self.app = app
         self.env = env
         self.leaf = leaf
-        # a kernel's count, by its name, its arguments' expressions (by identity: a call
-        # that passes on its own arguments passes the same objects) and whether it is checked
+        # a kernel's count, by its text (two kernels that read alike, as those of two models
+        # imported with the same text, count alike: one result, whose repeats in a sum are
+        # counted), its arguments' expressions (by identity: a call that passes on its own
+        # arguments passes the same objects) and whether it is checked
         self._cache: dict[tuple, t.Expr | None] = {}
+        self._texts: dict[int, int] = {}
+        self._numbers: dict[object, int] = {}
         self._kept: list = []
         self._stack: list[str] = []
         self._unchecked = 0  # > 0 inside a branch not taken at the current values
@@ -82,7 +86,12 @@ class Flow:
     # ------------------------------------------------------------------ kernels
     def kernel(self, k: t.Kernel, bind: Mapping[str, t.Expr] | None = None,
                loc: t.Loc | None = None) -> t.Expr | None:
-        key = (k.name, tuple((name, id(e)) for name, e in sorted((bind or {}).items())),
+        if id(k) not in self._texts:  # a number per distinct text: hashed once
+            text = t.structure((k.args, k.locals, k.body))
+            self._texts[id(k)] = self._numbers.setdefault(text, len(self._numbers))
+            self._kept.append(k)
+        key = (self._texts[id(k)],
+               tuple((name, id(e)) for name, e in sorted((bind or {}).items())),
                self._unchecked > 0)
         if key in self._cache:
             return self._cache[key]

@@ -7,7 +7,9 @@ imported model uses is prefixed, except its kernels' arguments, loop counters, s
 parameters and the SI constants.  ``with a = e`` replaces the value of ``M.a`` by ``e`` (an
 expression in the importing model's names); ``M.a`` keeps its own range.  As in Aspen, an
 argument that names a *data* object of ``M`` changes nothing.  Imported definitions follow the
-importing model's own, in import order.
+importing model's own, in import order.  Models whose imports would make more than
+``MAX_IMPORTED_MODELS`` copies share them: a model imported again with the same arguments is
+the copy first imported, and names through it are that copy's (:attr:`AppModel.aliases`).
 
 ``include f.aspen`` in a machine file reads ``f.aspen`` relative to the including file or, failing
 that, to the top-level file's folder (Aspen resolves every include against the folder of the file
@@ -48,6 +50,9 @@ class AppModel:
     imports: list[tuple[str, str]] = field(default_factory=list)  # (prefix, path)
     model: t.Model | None = None
     leniencies: list[t.Leniency] = field(default_factory=list)
+    # an import of a model already imported with the same arguments is that copy: its prefix
+    # -> the first import's (``b1.a2`` -> ``a1.a2``); its names are the first import's
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def has_main(self) -> bool:
@@ -262,9 +267,19 @@ def _single_model(f: t.File) -> t.Model:
     return models[0]
 
 
-# Each import is a copy of the imported model under its own names (M.N.x), so models that each
-# import the next twice hold 2^depth copies: beyond this many the model is refused.
+# Each import is a copy of the imported model under its own names (M.N.x), as in Aspen.  Models
+# that each import the next two would hold 2^depth copies: beyond MAX_IMPORTED_MODELS of them,
+# an import of a file already imported with the same arguments is that copy (its names are the
+# first import's), two copies a level.  Imports whose arguments differ at every level (each
+# passing a parameter of its own) still make 2^depth copies: beyond MAX_IMPORTED_MODELS of
+# those the model is refused.  A chain of imports deeper than MAX_IMPORT_DEPTH files is
+# refused too.
 MAX_IMPORTED_MODELS = 1000
+MAX_IMPORT_DEPTH = 100
+
+
+class _TooManyCopies(AspenError):
+    """More copies than MAX_IMPORTED_MODELS while every import is a copy of its own."""
 
 
 def load_model(path: str | Path) -> AppModel:
@@ -273,12 +288,21 @@ def load_model(path: str | Path) -> AppModel:
     f = parse_file(p)
     model = _single_model(f)
     app = AppModel(name=model.name, path=str(p), model=model, leniencies=list(f.leniencies))
-    _absorb(app, model, p, prefix="", stack=(p.resolve(),))
+    try:
+        _absorb(app, model, p, prefix="", stack=(p.resolve(),), copies=None)
+    except _TooManyCopies:  # share the copies of models imported with the same arguments
+        app = AppModel(name=model.name, path=str(p), model=model,
+                       leniencies=list(f.leniencies))
+        _absorb(app, model, p, prefix="", stack=(p.resolve(),), copies={})
+        _Canonical(app.aliases).app(app)  # names through a shared import: the first's
     return app
 
 
 def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
-            stack: tuple[Path, ...]) -> None:
+            stack: tuple[Path, ...], copies: dict[tuple, str] | None) -> None:
+    """Add ``model`` (its names under ``prefix``) and its imports to ``app``.  ``copies``
+    (when imports share their copies): the prefix of each model imported so far, by file and
+    arguments; ``None``: each import is a copy of its own."""
     imports: list[t.Import] = []
     for g in model.globals:
         if isinstance(g, t.Param):
@@ -292,10 +316,6 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
     for k in model.kernels:
         app.kernels[k.name] = k
     for imp in imports:
-        if len(app.imports) >= MAX_IMPORTED_MODELS:
-            raise AspenError(f"the imports make more than {MAX_IMPORTED_MODELS:,} models (each "
-                             "import is a copy of its model with names of its own): simplify "
-                             "the model", imp.loc)
         target = (path.parent / imp.path)
         if not target.is_file():
             raise AspenError(f"cannot find the imported file '{imp.path}' "
@@ -303,13 +323,30 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
         if target.resolve() in stack:
             raise AspenError(f"import cycle: {imp.path} imports itself (through "
                              f"{' -> '.join(s.name for s in stack)})", imp.loc)
+        full = f"{prefix}{imp.model}" if not prefix else f"{prefix}.{imp.model}"
+        if copies is not None:
+            canonical = _Canonical(app.aliases)
+            same = (target.resolve(), imp.model,
+                    tuple((name, t.structure(canonical.expr(value))) for name, value in imp.args))
+            if same in copies:  # the same model with the same arguments: that copy again
+                if copies[same] != full:
+                    app.aliases[full] = copies[same]
+                continue
+            copies[same] = full
+        if len(app.imports) >= MAX_IMPORTED_MODELS:
+            error = AspenError if copies is not None else _TooManyCopies
+            raise error(f"the imports make more than {MAX_IMPORTED_MODELS:,} models (each "
+                        "import of a model with other arguments is a copy of it with names of "
+                        "its own): simplify the model", imp.loc)
+        if len(stack) > MAX_IMPORT_DEPTH:
+            raise AspenError(f"imports nested more than {MAX_IMPORT_DEPTH} files deep: "
+                             "simplify the model", imp.loc)
         parsed = _parse_referred(target, stack[0].parent, "imported", imp)
         sub = _single_model(parsed)
         app.leniencies += [x for x in parsed.leniencies if x not in app.leniencies]
         if sub.name != imp.model:
             raise AspenError(f"expected model '{imp.model}' in {imp.path}, found "
                              f"'{sub.name}'", imp.loc)
-        full = f"{prefix}{imp.model}" if not prefix else f"{prefix}.{imp.model}"
         sub = _Prefixer(full).model(sub)
         app.imports.append((full, str(target)))
         # with-arguments: replace the imported parameters' values (ranges stay)
@@ -330,7 +367,44 @@ def _absorb(app: AppModel, model: t.Model, path: Path, prefix: str,
                 replace(g, value=overrides[g.name])
                 if isinstance(g, t.Param) and g.name in overrides else g
                 for g in sub.globals), sub.kernels, sub.loc)
-        _absorb(app, sub, target, full, stack + (target.resolve(),))
+        _absorb(app, sub, target, full, stack + (target.resolve(),), copies)
+
+
+class _Canonical(_Prefixer):
+    """Rewrite names through shared imports (``b1.a2.n``) as the first import's
+    (``a1.a2.n``): :attr:`AppModel.aliases`."""
+
+    def __init__(self, aliases: dict[str, str]):
+        super().__init__("")
+        self.aliases = aliases
+
+    def name(self, n: str, local: frozenset[str] = frozenset()) -> str:
+        if n in local or not self.aliases or "." not in n:
+            return n
+        parts = n.split(".")
+        i = 1
+        while i < len(parts):
+            head = ".".join(parts[:i])
+            if head in self.aliases:
+                # an alias names a copy whose prefix is no alias: look on past it
+                target = self.aliases[head].split(".")
+                parts = target + parts[i:]
+                i = len(target)
+            i += 1
+        return ".".join(parts)
+
+    def app(self, app: AppModel) -> None:
+        """Rewrite every definition of ``app`` in place."""
+        for name, p in app.params.items():
+            app.params[name] = replace(
+                p, value=self.expr(p.value),
+                array=tuple(self.expr(x) for x in p.array) if p.array is not None else None,
+                table=(tuple(tuple(self.expr(x) for x in row) for row in p.table)
+                       if p.table is not None else None),
+                range=p.range and t.Range(self.expr(p.range.low), self.expr(p.range.high)),
+                enum=self.name(p.enum) if p.enum else None)
+        app.data = {name: self.data(d) for name, d in app.data.items()}
+        app.kernels = {name: self.kernel(k) for name, k in app.kernels.items()}
 
 
 def load_machine_model(path: str | Path) -> MachineModel:

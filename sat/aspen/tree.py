@@ -8,7 +8,7 @@ point at the text that caused them.  Nothing here knows about satreport's code I
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -516,3 +516,14 @@ class File:
     @property
     def components(self) -> tuple[Component, ...]:
         return tuple(i for i in self.items if isinstance(i, Component))
+
+
+def structure(node: object) -> object:
+    """A node (or a tuple of them) without its places in the sources: equal for nodes that
+    read alike (a kernel of two models with the same text, an import argument)."""
+    if isinstance(node, (tuple, list)):
+        return tuple(structure(x) for x in node)
+    if hasattr(node, "__dataclass_fields__") and not isinstance(node, (type, Loc)):
+        return (type(node).__name__, *(structure(getattr(node, f.name)) for f in fields(node)
+                                       if f.name != "loc"))
+    return node

@@ -414,14 +414,19 @@ def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
     goals, penalties = goal.tolist(), penalty.tolist()  # plain floats: a Python loop
     size = len(goals)
     order = list(range(size))
-    draws = (rng.random(size * size) < pf).tolist()
+    # a sweep's draws at a time (a big population's size**2 at once took longer than the
+    # deadline); the generator then skips the draws of the sweeps not run, so what follows
+    # draws what it drew when all were taken up front
+    sweeps_run = 0
     for sweep in range(size):
         if time.perf_counter() >= deadline:
             break
+        draws = (rng.random(size) < pf).tolist()
+        sweeps_run = sweep + 1
         swapped = False
         for j in range(size - 1):
             a, b = order[j], order[j + 1]
-            if (penalties[a] == 0 and penalties[b] == 0) or draws[sweep * size + j]:
+            if (penalties[a] == 0 and penalties[b] == 0) or draws[j]:
                 worse = goals[a] > goals[b]
             else:
                 worse = penalties[a] > penalties[b]
@@ -430,6 +435,7 @@ def _stochastic_rank(goal: np.ndarray, penalty: np.ndarray, pf: float,
                 swapped = True
         if not swapped:
             break
+    rng.bit_generator.advance(size * (size - sweeps_run))
     return np.array(order)
 
 

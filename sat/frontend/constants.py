@@ -46,6 +46,61 @@ def settle_constants(procedures: list[ir.Procedure]) -> list[ir.Diagnostic]:
     return warnings
 
 
+def pass_constants(procedures: list[ir.Procedure]) -> None:
+    """Give a dummy argument the constant every call of the program passes it.
+
+    ``call kernel_gemm(NI, NJ, NK, ...)`` at the top of a main program (``NI`` a ``#define``
+    or a named constant) runs the callee's nests with ``ni = 4000``; only calls inside a loop
+    nest were written into the calling nest with their actual arguments
+    (:mod:`sat.model.calls`), so the callee's own nests defaulted ``ni``. A dummy scalar that
+    the callee never assigns and that every call passes the same number (a literal, a named
+    constant of the caller, or a constant the caller was itself passed) becomes a constant of
+    the callee (``kind="argument"``, at the first call). Procedures that nobody calls, or
+    that calls give different values, keep their dummies as problem parameters.
+    """
+    by_name = {p.name.lower(): p for p in procedures}
+    sites: dict[str, list[tuple[ir.Procedure, ir.Call]]] = {}
+    for caller in procedures:
+        for body in caller.levels():
+            for call in body.calls:
+                if call.name.lower() in by_name:
+                    sites.setdefault(call.name.lower(), []).append((caller, call))
+    changed = True
+    while changed:  # a constant passed on: main -> solve -> sweep
+        changed = False
+        for name, calls in sites.items():
+            callee = by_name[name]
+            fixed = {c.name.lower() for c in callee.constants}
+            written = {s.name.lower() for body in callee.levels() for s in body.scalars
+                       if s.writes}
+            for dummy in (d.lower() for d in callee.dummies):
+                if dummy in fixed or dummy in written:
+                    continue
+                values = {_passed_value(caller, callee.actuals(call).get(dummy, ""))
+                          for caller, call in calls}
+                value = values.pop() if len(values) == 1 else None
+                if value is not None:
+                    caller, call = calls[0]
+                    callee.constants.append(ir.Constant(dummy, value, caller.file, call.line,
+                                                        "argument"))
+                    changed = True
+
+
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)(?:_\w+)?\s*$")
+
+
+def _passed_value(caller: ir.Procedure, text: str) -> float | None:
+    """The number an actual argument is: a literal or a constant of the caller (else None)."""
+    number = _NUMBER.match(text)
+    if number:
+        return float(number.group(1).replace("d", "e").replace("D", "e"))
+    name = text.strip().lower()
+    constant = next((c for c in caller.constants if c.name.lower() == name), None)
+    if constant is None or constant.expression or constant.value != constant.value:
+        return None
+    return constant.value
+
+
 def symbols_used(proc: ir.Procedure) -> set[str]:
     """Names (lower case, not array references) used in the procedure's bounds, extents,
     symbolic offsets and call arguments: where the model looks for problem symbols (a callee's

@@ -7,7 +7,8 @@ index array's element, a function result, a pointer dereference, or a scalar who
 front end followed); :func:`decide` says which kind of subscript it is:
 
 - a function result or a pointer that depends on a loop variable makes it ``irregular``;
-- an index array's element chosen by a loop variable makes it ``indirect`` (``x(col(k))``);
+- an index array's element chosen by a loop variable makes it ``indirect`` (``x(col(k))``),
+  with the ``run`` variable of a contiguous run it starts (``x(start(ib)+k)``: ``k``);
 - otherwise a loop variable makes it ``induction``, with the coefficient of the innermost
   one and the rest as the offset (``a(2*i+1)``: var ``i``, coeff 2, offset 1); a coefficient
   that holds a loop variable (``a(i*j)``) is ``irregular``;
@@ -68,8 +69,9 @@ def decide(value: Any, parts: list[Part], loopvars: tuple[str, ...], text: str) 
         elif part.kind == "value" and part.sub is not None and part.sub.kind == "indirect":
             indirect.append((order.get(part.sub.var, -1), part.sub.var, part.sub.index))
     if indirect:
-        _, var, index = max(indirect, key=lambda item: item[0])
-        return Subscript("indirect", var=var, index=index, text=text)
+        at, var, index = max(indirect, key=lambda item: item[0])
+        return Subscript("indirect", var=var, index=index, text=text,
+                         run=_run(value, loopvars[at + 1:], loopvars) if at >= 0 else "")
     fixed_index = next((p.name for p in parts if p.kind == "array"), "") or next(
         (p.sub.index for p in parts if p.kind == "value" and p.sub is not None
          and p.sub.index), "")
@@ -87,6 +89,19 @@ def decide(value: Any, parts: list[Part], loopvars: tuple[str, ...], text: str) 
         return Subscript("irregular", text=text)
     coeff, offset = split
     return Subscript("induction", var=var, coeff=coeff, offset=offset, text=text)
+
+
+def _run(value: Any, inner: tuple[str, ...], loopvars: tuple[str, ...]) -> str:
+    """The innermost of the ``inner`` loop variables that moves ``value`` by one element per
+    step (``start(ib) + k - 1``: ``k``), or "": the index picks the start of a contiguous run."""
+    if value is None:
+        return ""
+    names = _names(value)
+    for var in reversed(inner):
+        if var in names:
+            split = _split(value, var, loopvars)
+            return var if split is not None and split[0] in (1, -1) else ""
+    return ""
 
 
 def _names(value: Any) -> set[str]:

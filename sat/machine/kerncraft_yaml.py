@@ -29,6 +29,8 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   2 / elements, when the file gives FMA); the ``non-overlapping model`` ports decide
   ``StoresOverlap`` and ``AGUsOverlap`` (FALSE when the store-data or address ports are
   listed there).
+- ``compiler``: the flags of ``gcc`` (else the first compiler listed) → ``FastMath`` (TRUE when
+  they allow reassociating sums: ``-Ofast``, ``-ffast-math``, ``-fassociative-math``).
 - ``cacheline size`` → ``LineBytes`` (else L1's ``cl_size``).
 - ``memory hierarchy`` → the levels, innermost first, named by ``level`` (``MEM`` → ``memory``):
 
@@ -47,7 +49,10 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
     is the L1–L2 link);
   - ``upstream throughput: [full socket memory bandwidth, …]`` (memory) → the memory
     bandwidth comes from ``benchmarks``;
-  - ``transfers overlap`` → ``transfers_overlap``.
+  - ``transfers overlap`` → ``transfers_overlap`` (L1's: ``LoadsOverlap``, whether the load
+    ports' cycles overlap the transfers).
+  - MEM's ``penalty cycles per cacheline load`` and ``… store`` → ``MemLoadPenaltyCycles``,
+    ``MemStorePenaltyCycles``.
 
 - ``benchmarks: measurements: MEM`` → the socket's memory bandwidth: the highest result over
   all core counts (1 thread per core) of the ``load`` kernel, else ``update``, ``copy``,
@@ -65,6 +70,11 @@ Mapping onto satreport (one socket: per-socket figures are divided among its cor
   ``shared_by_cores``), times the kernel's write-allocate factor, as Kerncraft reads it.
   The ECM model's memory link takes, per nest, the kernel whose read/write ratio is closest
   to the nest's.
+- ``benchmarks: measurements: <level>`` for every level past L1 (L2, L3, …, MEM) also give
+  :attr:`Machine.level_benchmarks`: per kernel with known streams, its result at each count
+  of cores (``cores``; one thread per core, else the fewest threads measured) times its
+  write-allocate factor, the bandwidth of the link into that level for the Roofline per level
+  (as Kerncraft's Roofline reads it).
 
 ``CacheKB`` (ExaSAT's on-chip memory per thread) is the last cache level's capacity per core,
 plus the capacity per core of the levels inside it while the outer level is a victim or
@@ -72,9 +82,9 @@ exclusive cache (:func:`sat.machine.levels.on_chip_kib_per_core`).  ``WordBytes`
 precision), ``ReadCost`` 8 B, ``ReadWriteCost`` 16 B and ``WriteCost`` 16 B (8 B if no cache
 level write-allocates).  Kerncraft files do not describe registers, division and special-function
 costs, the network or the compute/memory overlap: those take the exascale defaults, said in one
-note.  Every other field (``sockets``, ``threads per core``, ``compiler``,
+note.  Every other field (``sockets``, ``threads per core``,
 ``isa``, the ``overlapping model`` ports, ``performance counter metrics``, ``groups``,
-``threads per group``, ``replacement_policy``, ``penalty cycles …``, L1's
+``threads per group``, ``replacement_policy``, other ``penalty cycles …`` keys, L1's
 port list, the single-precision FLOPs, the cache levels' benchmark results, …) is
 ignored, and one note lists them.
 """
@@ -97,6 +107,7 @@ from sat.machine.levels import (
 from sat.machine.microarchitectures import lookup
 from sat.machine.spec import (
     MACHINE_SPECS,
+    LevelBenchmark,
     Machine,
     MachineError,
     MemoryBenchmark,
@@ -108,9 +119,10 @@ from sat.safeyaml import Located, LocatedList, read_yaml
 # Machine-level fields satreport reads (everything else goes to the "ignored" note).
 _USED = {"model name", "model type", "clock", "cores per socket", "cores per NUMA domain",
          "FLOPs per cycle", "cacheline size", "memory hierarchy", "benchmarks", "in-core model",
-         "non-overlapping model"}
+         "non-overlapping model", "compiler"}
 _LEVEL_USED = {"level", "cache per group", "size per group", "cores per group",
-               "upstream throughput", "transfers overlap"}
+               "upstream throughput", "transfers overlap", "penalty cycles per cacheline load",
+               "penalty cycles per cacheline store"}
 _CACHE_USED = {"sets", "ways", "cl_size", "write_allocate", "write_back", "load_from", "store_to",
                "victims_to"}
 # Kerncraft's benchmark kernels, in the order their memory bandwidth is preferred, with the
@@ -256,7 +268,10 @@ def load_kerncraft(path: Path, display: str) -> Machine:
 
     notes: list[str] = []
     _ports(data, core, origin, notes)
+    _fast_math(data, core, origin)
     levels, memory_raw, throughputs = _levels(data, read, ignored, notes)
+    if memory_raw is not None:
+        _penalties(memory_raw, core, read, origin)
     line_bytes = read.quantity(data, "cacheline size", "cacheline size", ("B",), _DECIMAL,
                                "the cache line size, e.g. '64 B'", required=False)
     line_source = "cacheline size"
@@ -320,7 +335,8 @@ def load_kerncraft(path: Path, display: str) -> Machine:
     benchmarks = _memory_benchmarks(data, read, memory_raw, memory.shared_by_cores
                                     if memory is not None else float(cores), origin)
     return Machine(path.stem, description, display, ordered, levels, notes, core,
-                   memory_benchmarks=benchmarks)
+                   memory_benchmarks=benchmarks,
+                   level_benchmarks=_level_benchmarks(data, read, levels, origin))
 
 
 def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -> None:
@@ -371,6 +387,37 @@ def _ports(data: Located, core: CoreThroughput, origin: str, notes: list[str]) -
             core.sources[attribute] = (f"{origin}: non-overlapping model ports "
                                        f"{sorted(serial)}, {entry.name}'s {what} "
                                        f"ports {list(own)}")
+
+
+def _penalties(memory: Located, core: CoreThroughput, read: _Reader, origin: str) -> None:
+    """``penalty cycles per cacheline load`` / ``store`` of the MEM level (a key spelt
+    otherwise is not these: it stays among the ignored fields, as Kerncraft ignores it)."""
+    for key, attribute in (("penalty cycles per cacheline load", "mem_load_penalty"),
+                           ("penalty cycles per cacheline store", "mem_store_penalty")):
+        value = read.quantity(memory, key, f"memory hierarchy MEM: {key}", ("",), {"": 1.0},
+                              "cycles per cache line, a number", required=False,
+                              positive=False)
+        if value is not None:
+            setattr(core, attribute, value)
+            core.sources[attribute] = f"{origin} (memory hierarchy MEM: {key})"
+
+
+_REASSOCIATING = ("-Ofast", "-ffast-math", "-fassociative-math")
+
+
+def _fast_math(data: Located, core: CoreThroughput, origin: str) -> None:
+    """``FastMath`` from the flags the file compiles with (gcc's, satreport's reference)."""
+    compilers = data.get("compiler")  # an !!omap: a list of one-entry mappings
+    pairs = [compilers] if isinstance(compilers, Located) else \
+        [item for item in compilers if isinstance(item, Located)] \
+        if isinstance(compilers, LocatedList) else []
+    flags = {str(key): str(value or "") for pair in pairs for key, value in pair.items()}
+    if not flags:
+        return
+    name = "gcc" if "gcc" in flags else next(iter(flags))
+    words = flags[name].split()
+    core.fast_math = 1.0 if any(word in _REASSOCIATING for word in words) else 0.0
+    core.sources["fast_math"] = f"{origin}: compiler {name} {flags[name]}".strip()
 
 
 def _unit(unit: str) -> str:
@@ -584,6 +631,46 @@ def _memory_benchmarks(data: Located, read: _Reader, memory_raw: Located | None,
             f"{origin}: benchmarks {name} {kernel} kernel, {threads} thread(s) per core: "
             f"highest result up to {domain_cores:g} cores {best:g} GB/s"
             + (f" × write-allocate factor {factor:g}" if factor != 1 else "")))
+    return out
+
+
+def _level_benchmarks(data: Located, read: _Reader, levels: list[MemoryLevel], origin: str
+                      ) -> list[LevelBenchmark]:
+    """Every kernel measured with its data in a level past L1, at each count of cores, times
+    its write-allocate factor; kernels whose streams or core counts are unknown are left
+    out."""
+    benchmarks = data.get("benchmarks")
+    measurements = benchmarks.get("measurements") if isinstance(benchmarks, Located) else None
+    if not isinstance(measurements, Located):
+        return []
+    kernels = benchmarks.get("kernels")
+    by_name = {level_name(str(key)): per_thread for key, per_thread in measurements.items()}
+    out = []
+    for level in levels[1:]:
+        per_thread = by_name.get(level.name)
+        if not isinstance(per_thread, Located) or not per_thread:
+            continue
+        threads = 1 if 1 in per_thread else min(per_thread, key=str)
+        entry = per_thread[threads]
+        results = entry.get("results") if isinstance(entry, Located) else None
+        counts = entry.get("cores") if isinstance(entry, Located) else None
+        if not isinstance(results, Located) or not isinstance(counts, LocatedList):
+            continue
+        label = "MEM" if level.is_memory else level.name
+        for kernel, series in results.items():
+            streams = _kernel_streams(kernels, str(kernel), read)
+            if streams is None or not isinstance(series, LocatedList) or \
+                    len(series) != len(counts) or \
+                    not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+                continue
+            measured = _measured(series, f"benchmarks: measurements: {label}: results: "
+                                 f"{kernel}", read)
+            factor = _write_allocate_factor(streams[0])
+            out.append(LevelBenchmark(
+                label, str(kernel), sorted(zip(counts, (value * factor for value in measured),
+                                               strict=True)),
+                f"{origin}: benchmarks {label} {kernel} kernel, {threads} thread(s) per core"
+                + (f", × write-allocate factor {factor:g}" if factor != 1 else "")))
     return out
 
 

@@ -93,9 +93,21 @@ CORE_KEYS: dict[str, tuple[str, str, bool]] = {
     "AGUsPerCycle": ("agus_per_cycle", "addresses/cycle", False),
     "StoresOverlap": ("stores_overlap", "", True),
     "AGUsOverlap": ("agus_overlap", "", True),
+    # integer work and the latency of a reduction's chain (same module)
+    "IntPorts": ("int_ports", "instructions/cycle", False),
+    "SharedIntPorts": ("shared_int_ports", "ports", True),
+    "LoopOverheadOps": ("loop_overhead_ops", "instructions/iteration", True),
+    "LoadAddressOps": ("load_address_ops", "instructions/load", True),
+    "AddLatency": ("add_latency", "cycles", False),
+    "Accumulators": ("accumulators", "partial sums", False),
+    "FastMath": ("fast_math", "", True),
+    # what the ECM prediction adds or overlaps (sat.model.hierarchy.ecm, .penalty)
+    "LoadsOverlap": ("loads_overlap", "", True),
+    "MemLoadPenaltyCycles": ("mem_load_penalty", "cycles/line", True),
+    "MemStorePenaltyCycles": ("mem_store_penalty", "cycles/line", True),
 }
 # In-core keys that are TRUE/FALSE (0/1 in a machine file)
-CORE_FLAGS = ("StoresOverlap", "AGUsOverlap")
+CORE_FLAGS = ("StoresOverlap", "AGUsOverlap", "FastMath", "LoadsOverlap")
 
 
 @dataclass
@@ -108,9 +120,11 @@ class CoreThroughput:
     stores issue ``loads_per_cycle`` and ``stores_per_cycle`` per cycle, each moving up to
     ``load_bytes`` / ``store_bytes`` (a wider access takes several cycles of a port; a file
     that gives no width has full-width ports of ``vector_bytes``).  The ``*_ports``,
-    ``div_cycles``, ``agus_per_cycle`` and the overlap flags are the port model of
-    :mod:`sat.machine.microarchitectures`.  ``sources`` maps a field name to where its number
-    comes from.
+    ``div_cycles``, ``agus_per_cycle``, the overlap flags, the integer ports and instructions
+    and ``add_latency`` are the port model of :mod:`sat.machine.microarchitectures`;
+    ``accumulators`` and ``fast_math`` say how the compiler builds a reduction;
+    ``loads_overlap`` and the memory penalties what the ECM prediction adds.  ``sources``
+    maps a field name to where its number comes from.
     """
 
     clock_ghz: float | None = None
@@ -131,6 +145,16 @@ class CoreThroughput:
     agus_per_cycle: float | None = None
     stores_overlap: float | None = None
     agus_overlap: float | None = None
+    int_ports: float | None = None
+    shared_int_ports: float | None = None
+    loop_overhead_ops: float | None = None
+    load_address_ops: float | None = None
+    add_latency: float | None = None
+    accumulators: float | None = None
+    fast_math: float | None = None
+    loads_overlap: float | None = None
+    mem_load_penalty: float | None = None
+    mem_store_penalty: float | None = None
     microarchitecture: str = ""  # the name a file gives (Kerncraft's in-core model), if any
     sources: dict[str, str] = field(default_factory=dict)
 

@@ -89,6 +89,19 @@ class MemoryBenchmark:
 
 
 @dataclass
+class LevelBenchmark:
+    """One benchmark kernel measured with its data in one level past L1 (Kerncraft's
+    ``measurements: L2``, …, ``MEM``): the bandwidth of the link into that level from the one
+    inside it, per count of cores, in bytes that crossed the link (the measured figure times
+    the kernel's write-allocate factor)."""
+
+    level: str  # "L2", "L3", …, or "MEM": the outer end of the link
+    kernel: str
+    bandwidths: list[tuple[int, float]]  # (cores, GB/s), by cores
+    source: str
+
+
+@dataclass
 class Machine:
     """A machine description: every machine parameter with its value and where it came from."""
 
@@ -103,6 +116,8 @@ class Machine:
     costs: dict[str, tuple[float, str]] = field(default_factory=dict)
     # measured memory bandwidth by stream mix (ECM's memory link picks one per nest)
     memory_benchmarks: list[MemoryBenchmark] = field(default_factory=list)
+    # measured bandwidth by level, kernel and cores (the Roofline's links pick one per nest)
+    level_benchmarks: list[LevelBenchmark] = field(default_factory=list)
 
     def value(self, name: str) -> float:
         return self.values[name][0]

@@ -32,9 +32,11 @@ from dataclasses import dataclass
 
 from sat.aspen import AppModel, AspenError, MachineModel, tree
 from sat.aspen.errors import DivisionByZero
-from sat.aspen.evaluate import data_set_expression, resource_expression
-from sat.aspen.expr import SI_CONSTANTS, Env, names
-from sat.aspen.runtime import combined_env, runtime_expression
+from sat.aspen.evaluate import Flow, Leaf, count_leaf, data_set_expression
+from sat.aspen.expr import SI_CONSTANTS, Env, names, num
+from sat.aspen.machine import check_socket
+from sat.aspen.model import MAX_IMPORTED_MODELS
+from sat.aspen.runtime import combined_env, time_leaf
 from sat.model import expr as E
 from sat.model.tables import CellValue, ModelResult, Note, Table, column
 from sat.parameter import Parameter, ParameterSet
@@ -80,6 +82,15 @@ class _Converter:
 
     def __post_init__(self) -> None:
         self.derived: dict[str, E.Quantity] = {}
+        self.flows: dict[str, Flow] = {}
+
+    def flow(self, app: AppModel, what: str, leaf: Leaf) -> Flow:
+        """The evaluation of the model's kernels for one kind of count (``what``), shared by
+        every kernel row: a kernel is evaluated once, not once per row whose kernel calls
+        it."""
+        if what not in self.flows:
+            self.flows[what] = Flow(app, self.env, leaf)
+        return self.flows[what]
 
     def expr(self, node: tree.Expr) -> E.Expr:
         method = getattr(self, "_" + type(node).__name__)
@@ -231,6 +242,13 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
     except AspenError as error:
         raise AspenModelError(str(error)) from None
     notes += leniency_notes(app.leniencies + (machine.leniencies if machine else []))
+    if app.aliases:
+        first, shared = next(iter(app.aliases.items()))
+        notes.append(Note(
+            f"the imports would make more than {MAX_IMPORTED_MODELS:,} copies of models: each "
+            "model imported again with the same arguments is the copy first imported, whose "
+            f"names it takes ({first}.x is {shared}.x; {len(app.aliases)} imports share a copy)",
+            "assumption", app.path, 1))
     if not app.has_main:
         model = app.model
         notes.append(Note(
@@ -272,11 +290,12 @@ def _kernel_rows(app: AppModel, machine: MachineModel | None, socket: str | None
                                      "calls": ", ".join(dict.fromkeys(_calls(kernel.body)))}
         try:
             counts = {r: E.Quantity(("aspen", name, r),
-                                    converter.expr(resource_expression(app, r, name,
-                                                                       converter.env)),
+                                    converter.expr(converter.flow(app, r, count_leaf(r))
+                                                   .kernel(kernel) or num(0)),
                                     column_unit(r), f"{r} of {name}") for r in RESOURCES}
             if machine is not None:
-                runtime = runtime_expression(app, machine, socket, name, converter.env)
+                leaf = time_leaf(machine, check_socket(machine, socket))
+                runtime = converter.flow(app, "time", leaf).kernel(kernel) or num(0)
                 _refuse_division_by_zero(converter.env, runtime)  # a rate of 0, say
                 time = converter.expr(runtime)
             else:
@@ -318,23 +337,21 @@ def _roofline(counts: dict[str, E.Quantity], app: AppModel, kernel: str,
     memory = (E.Ref(counts["loads"]) + E.Ref(counts["stores"])) / \
         (E.Param("Cores") * E.Param("GBsPerCore") * GIGA)
     overlap = E.if_(E.Param("Overlap"), E.maximum(cpu, memory), cpu + memory)
-    clauses = converter.expr(_message_clauses(app, kernel, converter.env))
+    clauses = converter.expr(_message_clauses(app, kernel, converter))
     network = E.Ref(counts["messages"]) / (E.Param("NICGBs") * GIGA) + \
         clauses * E.Param("NICLatencyUs") * 1e-6
     return overlap + network
 
 
-def _message_clauses(app: AppModel, kernel: str, env: Env) -> tree.Expr:
+def _message_clauses(app: AppModel, kernel: str, converter: _Converter) -> tree.Expr:
     """How many message clauses one execution runs (each pays the latency once)."""
-    from sat.aspen.evaluate import Flow
-    from sat.aspen.expr import num
 
     def leaf(ex: tree.Execute, bind) -> tree.Expr | None:
         count = sum(1 for c in ex.clauses if c.resource == "messages")
         return num(count) if count else None
 
     k = app.main if kernel == "main" else app.kernel(kernel)
-    return Flow(app, env, leaf).kernel(k) or num(0)
+    return converter.flow(app, "message clauses", leaf).kernel(k) or num(0)
 
 
 def _totals(main: dict[str, E.Quantity], converter: _Converter,

@@ -51,6 +51,7 @@ from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
 from sat.model.irregular.idioms import idiom_tables
 from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
+    averaged_bounds,
     bounds_assigned_inside,
     enclosing_branches,
     outermost_loops,
@@ -90,12 +91,14 @@ LEVELS_NOTE = ("Levels and ECM sheets: per cache level, ExaSAT's reuse cases wit
                "multiply, FMA as MIN(adds, multiplies) when the core has FMA ports, divide, "
                "special, one load per distinct cell read, one store per array written) over "
                "the core's ports (AddPorts, MulPorts, FMAPorts, FPPorts, DivCycles, "
-               "LoadsPerCycle x LoadBytes, StoresPerCycle x StoreBytes, AGUsPerCycle); T_OL "
-               "is the arithmetic and what overlaps (StoresOverlap, AGUsOverlap), T_nOL the "
-               "rest. A loop is vectorised by default when it steps along an array's "
-               "contiguous dimension and carries no value from one iteration to the next "
-               "(a floating-point reduction stays scalar: set its Vectorised_ switch TRUE "
-               "for code built with -ffast-math). The Loops sheet's columns (CacheKB, "
+               "LoadsPerCycle x LoadBytes, StoresPerCycle x StoreBytes, AGUsPerCycle), with the "
+               "loop's own and the address arithmetic's integer instructions (IntPorts, "
+               "SharedIntPorts, LoopOverheadOps, LoadAddressOps) and a reduction's chain of "
+               "adds (AddLatency, Accumulators, FastMath); T_OL is the arithmetic, the chain "
+               "and what overlaps (StoresOverlap, AGUsOverlap), T_nOL the rest. A loop is "
+               "vectorised by default when it steps along an array's contiguous dimension and "
+               "carries no array element from one iteration to the next (a reduction too: "
+               "without FastMath its adds stay in order). The Loops sheet's columns (CacheKB, "
                "GBsPerCore) are ExaSAT's and do not depend on these.")
 
 DIVISION_NOTE = ("Divisions are guarded: where a denominator can be zero (a nest with no flops "
@@ -139,8 +142,17 @@ LOOP_COLUMNS: list[Column] = [
          f"({c}).", band) for v, band, c in _VARIANTS for k in ("plane", "pencil", "cell")],
     *[_c(f"traffic_{k}_gb", h, "GB", f"Traffic of the nest, {c}.", "Memory traffic",
          "0.000000") for k, h, c in TRAFFIC_CASES],
+    _c("ws_sweep_kb", "WS/sweep", "KiB", "Only for a nest whose X loop (the unit-stride "
+       "axis) encloses loops of Y or Z (c[i] += a[i][j]*b[i], j outer): the data one step of "
+       "X touches (a whole cache line per access of an array stepping along X, the inner "
+       "footprint of one invariant along X); blank otherwise.", "Memory traffic"),
+    _c("traffic_strided_gb", "Strided", "GB", "Only for such a nest: the traffic when "
+       "WS/sweep does not fit in CacheKB, a whole line per access of the arrays stepping "
+       "along X and the invariant ones read again at every step of X.", "Memory traffic",
+       "0.000000"),
     _c("traffic_gb", "Actual", "GB", "Traffic for the reuse the cache allows: the least of "
-       "the cases whose working sets fit in CacheKB.", "Memory traffic", "0.000000"),
+       "the cases whose working sets fit in CacheKB (the strided traffic when WS/sweep does "
+       "not fit).", "Memory traffic", "0.000000"),
     _c("reuse", "Reuse", "level", "1 planes, 2 pencils, 3 within pencils, 4 none: the best "
        "reuse whose actual working set is below CacheKB.",
        words=tuple(REUSE_LEVELS[level] for level in sorted(REUSE_LEVELS))),
@@ -222,7 +234,8 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
         if reason:
-            flops = sum(b.adds + b.multiplies + b.divides + b.specials for b in loop.levels())
+            flops = sum((b.adds + b.multiplies + b.divides + b.specials) * times
+                        for b, times in loop.counted_levels())
             ctx.skip_nest(procedure.name, file, loop.line,
                           f"{reason} ({flops} flops per iteration)", "assumption")
             continue
@@ -234,14 +247,15 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             space = nest_space(shape, ctx, probability)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops
-            perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops
+            perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops \
+                and not shape.repeats
             sums = counter.nest(loop, file, E.Ref(space.iterations) if perfect else None,
-                                probability)
+                                probability, frozenset(map(id, shape.repeats)))
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
             source, lines = (origins or {}).get(procedure.name, (procedure, None))
-            gathers, delta = _nest_gathers(source, loop, shape, space, memory, ctx,
-                                           idiom_rows, where, lines)
+            nest_gathers = _nest_gathers(source, loop, shape, space, memory, ctx,
+                                         idiom_rows, where, lines)
         except ExpressionError as error:
             ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
@@ -259,6 +273,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                      file, inner.line)
         ident = shape.ident
         q = memory.q
+        gathers = nest_gathers.rows if nest_gathers is not None else []
         if gathers and gather_rows is not None:
             # the gathers' bytes replace the ExaSAT count of their arrays
             # (sat.model.irregular.gathers)
@@ -268,7 +283,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             regular.label = "memory traffic, actual, without the gathers' own model"
             q["traffic_regular_gb"] = regular
             q["traffic_gb"] = E.Quantity(("loop", ident, "traffic_gb"),
-                                         E.Ref(regular) + delta, "GB",
+                                         E.Ref(regular) + nest_gathers.delta, "GB",
                                          "memory traffic, actual, with gathers and scatters")
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
@@ -343,7 +358,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                        f"{k} per run")
                          for k, expr in per_kind.items()},
                         _with_gathers(memory.array_traffic(ident, ctx, write_cost), gathers))
-        yield shape, space, row, memory, work
+        yield shape, space, row, memory, work, (nest_gathers.models if gathers else [])
 
 
 # The idioms the irregular-access model takes up (sat.model.irregular.IDIOMS): that module is
@@ -353,11 +368,10 @@ _GATHER_IDIOMS = ("gather", "scatter")
 
 def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
                   idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue],
-                  lines: dict[int, int] | None = None
-                  ) -> tuple[list[dict[str, CellValue]], E.Expr]:
-    """The Gathers rows of one nest and the change of its traffic (``nest_gathers``)."""
+                  lines: dict[int, int] | None = None):
+    """The gathers and scatters of one nest (``nest_gathers``), None without any."""
     if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
-        return [], E.Num(0)
+        return None
     from sat.model.irregular.gathers import nest_gathers
 
     return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where,
@@ -431,16 +445,16 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
         origins[g.candidate.parameter] = (g.candidate.procedure,
                                           fusion.member_lines(g.candidate.nests, loop))
     with ctx.muted():
-        fused = {shape.procedure.name: (shape, space, row, memory, work) for shape, space, row,
-                 memory, work in _loop_rows(Program(procedures, program.sources), ctx,
-                                            setup_iterations, known, [], idiom_rows, [],
-                                            origins)}
+        fused = {shape.procedure.name: (shape, space, row, memory, work, models)
+                 for shape, space, row, memory, work, models in _loop_rows(
+                     Program(procedures, program.sources), ctx, setup_iterations, known, [],
+                     idiom_rows, [], origins)}
     for group in legal:
         nest = fused.get(group.candidate.parameter)
         if nest is not None:  # a fused nest the model cannot build is no toggle
             nest[2]["procedure"] = group.candidate.procedure.name
             group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
-            group.nest, group.work = nest[:4], nest[4]
+            group.nest, group.work = (*nest[:4], nest[5]), nest[4]
     return groups
 
 
@@ -453,7 +467,7 @@ def _alternative_view(group: fusion.Group, by_procedure: dict[str, list[NestReco
     longer live before the group, say); an unchanged nest has an unchanged row."""
     if group.nest is None:
         return
-    shape, space, row, memory = group.nest
+    shape, space, row, memory, _ = group.nest
     records = by_procedure[group.candidate.procedure.name]
     members = {id(loop) for loop in group.candidate.nests}
     at = next(n for n, r in enumerate(records) if id(r.shape.loop) in members)
@@ -488,6 +502,7 @@ def build_model(program: Program, params: ParameterSet,
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
     inlined = inline_calls(program)
     program = inlined.program
+    ctx.averaged_loops = averaged_bounds(program)
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)
                      for d in inlined.assumptions)
@@ -513,7 +528,7 @@ def build_model(program: Program, params: ParameterSet,
         # (start-up time of the others)
         from sat.model.hierarchy import ecm
 
-        core = ecm.Core.of(specs, ctx, params.benchmarks)
+        core = ecm.Core.of(specs, ctx, params.benchmarks, params.level_benchmarks)
     geometries = [(spec.name, *known) for spec in specs
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
@@ -527,10 +542,10 @@ def build_model(program: Program, params: ParameterSet,
     # those sheets with fusion toggles
     views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}, "scaling": {}}
 
-    def hierarchy_rows(shape, space, row, memory):
+    def hierarchy_rows(shape, space, row, memory, gathers=()):
         """(the nest's levels, its Costs row, its ECM model), the last two None without."""
         where = {"procedure": row["procedure"], "file": row["file"], "line": row["line"]}
-        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where)
+        per_level = nest_levels(shape, space, memory, hierarchy, ctx, where, list(gathers))
         cost_row = nest_costs(shape.ident, row, per_level.traffic, specs, ctx) if costs \
             else None
         ecm_nest = ecm.nest_ecm(shape, space, memory, per_level, {k: row[k] for k in KINDS},
@@ -538,9 +553,8 @@ def build_model(program: Program, params: ParameterSet,
             if core is not None else None
         return per_level, cost_row, ecm_nest
 
-    for shape, space, row, memory, work in _loop_rows(program, ctx, setup_iterations, known,
-                                                      call_rows, idiom_table.rows,
-                                                      gather_rows):
+    for shape, space, row, memory, work, models in _loop_rows(
+            program, ctx, setup_iterations, known, call_rows, idiom_table.rows, gather_rows):
         loop_rows.append(row)
         rows_by_loop[id(shape.loop)] = row
         nests.append(work)
@@ -557,7 +571,7 @@ def build_model(program: Program, params: ParameterSet,
             offload_rows.append(nest_offload(
                 {**row, "time_s": q["time_s"], "gflops": q["gflops"],
                  "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
-        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory)
+        per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory, models)
         level_rows.extend(per_level.rows)
         if cost_row is not None:
             cost_rows.append(cost_row)
@@ -627,7 +641,8 @@ def build_model(program: Program, params: ParameterSet,
                                  "the layer condition that holds and the bytes moved to the "
                                  "next level out.")
         tables["ECM"] = Table("ECM", "Execution-Cache-Memory model",
-                              ecm.ecm_columns(specs, params.benchmarks),
+                              ecm.ecm_columns(specs, params.benchmarks,
+                                              params.level_benchmarks),
                               [nest.row for nest in ecm_nests], _ecm_totals(ecm_nests, groups),
                               "Per nest: cycles per unit of work (one cache line of "
                               "iterations) in the core and over each link, one core's "

@@ -14,8 +14,14 @@ always taken, so that its share of the nest's work can be told), on a copy of th
 - the callee's loop variables and local names are renamed ``name__callee`` so that they
   cannot meet the caller's ``i``; module data keeps its name (it is the same data).
 
-Calls are followed transitively, at most ``MAX_DEPTH`` deep; a recursive call is not
-followed (its cost counts zero, with a warning). Calls to procedures that are not in the
+Identical calls at one level (the same procedure, the same arguments) are written in once,
+with their number (:attr:`~sat.ir.InlinedCall.count`): a chain of procedures each calling
+the next twice is modelled in time linear in its depth, not in 2^depth copies.
+
+Calls are followed transitively, at most ``MAX_DEPTH`` deep, and at most ``MAX_WRITTEN``
+callee bodies are written into a program's nests (distinct calls at every level still make
+2^depth of them); a call beyond either limit, or a recursive call, is not followed (its cost
+counts zero, with a warning). Calls to procedures that are not in the
 sources keep today's assumption (zero cost, array arguments read and written). Each call
 written in is marked ``followed`` and stays listed, for the Loops sheet's calls column.
 """
@@ -30,9 +36,9 @@ from dataclasses import dataclass, field
 from sat import ir
 from sat.model.nests import outermost_loops
 
-MAX_DEPTH = 16
+MAX_DEPTH = 64
+MAX_WRITTEN = 2**16
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
-_KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
 _REFERENCE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$", re.S)
 _LOOP_OFFSET = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -44,6 +50,7 @@ class Inlined:
     program: ir.Program
     notes: list[ir.Diagnostic] = field(default_factory=list)  # warnings
     assumptions: list[ir.Diagnostic] = field(default_factory=list)
+    written: int = 0  # callee bodies written in so far
 
 
 def inline_calls(program: ir.Program) -> Inlined:
@@ -71,16 +78,18 @@ def calls_summary(loop: ir.Loop, known: set[str]) -> str:
     """The calls of a nest for the Loops sheet: ``flux ×2, eos ×1 (not in the sources)``;
     ``known`` holds the (lower-case) names of the program's procedures."""
     sites: dict[str, list[bool]] = {}
-    for body in loop.levels():
+    made: dict[str, int] = {}  # calls made per run of the nest body, repeated calls counted
+    for body, times in loop.counted_levels():
         for call in body.calls:
             sites.setdefault(call.name, []).append(call.followed)
+            made[call.name] = made.get(call.name, 0) + times
 
     def why(name: str, followed: list[bool]) -> str:
         if all(followed):
             return ""
         return " (not followed)" if name.lower() in known else " (not in the sources)"
 
-    return ", ".join(f"{name} ×{len(followed)}{why(name, followed)}"
+    return ", ".join(f"{name} ×{made[name]}{why(name, followed)}"
                      for name, followed in sites.items())
 
 
@@ -141,9 +150,15 @@ def _follow(body: ir.Body, originals: dict[str, ir.Procedure], chain: tuple[str,
         inner = loopvars | ({child.loopvar.lower()} if isinstance(child, ir.Loop)
                             and child.loopvar else set())
         _follow(child, originals, chain, caller, result, inner)
+    written: dict[tuple[str, tuple[str, ...]], ir.InlinedCall] = {}
     for call in body.calls:
         callee = originals.get(call.name.lower())
         if callee is None or call.followed:
+            continue
+        same = (call.name.lower(), tuple(re.sub(r"\s+", "", a) for a in call.args))
+        if same in written:  # an identical call: the same work once more
+            written[same].count += 1
+            call.followed = True
             continue
         if call.name.lower() in chain:
             result.notes.append(ir.Diagnostic(
@@ -155,18 +170,25 @@ def _follow(body: ir.Body, originals: dict[str, ir.Procedure], chain: tuple[str,
                 f"call to '{call.name}' is {len(chain)} calls deep: not followed, its cost "
                 "counts zero", caller.file, call.line))
             continue
+        if result.written >= MAX_WRITTEN:
+            result.notes.append(ir.Diagnostic(
+                f"call to '{call.name}': the nests already hold {MAX_WRITTEN:,} callee bodies "
+                "written in: not followed, its cost counts zero", caller.file, call.line))
+            continue
+        result.written += 1
         work = _callee_work(callee, call, loopvars, result, caller)
         # the callee's own calls first, each in its own terms (chain grows by one)
         _follow(work, originals, (*chain, call.name.lower()), caller, result,
                 loopvars | {lp.loopvar.lower() for lp in work.all_loops() if lp.loopvar})
         body.branches.append(work)
+        written[same] = work
         call.followed = True
 
 
 def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
                  result: Inlined, caller: ir.Procedure) -> ir.InlinedCall:
     """The callee's body in the caller's terms, for one call."""
-    actuals = _actuals(callee, call)
+    actuals = callee.actuals(call)
     if len(call.args) > len(callee.dummies):
         result.notes.append(ir.Diagnostic(
             f"call to '{callee.name}' passes {len(call.args)} arguments but it takes "
@@ -200,20 +222,6 @@ def _callee_work(callee: ir.Procedure, call: ir.Call, caller_loopvars: set[str],
         result.notes.append(ir.Diagnostic(f"call to '{callee.name}': {message}", caller.file,
                                           call.line))
     return work
-
-
-def _actuals(callee: ir.Procedure, call: ir.Call) -> dict[str, str]:
-    """Dummy name -> actual argument text (positional, then ``name=value``)."""
-    actuals: dict[str, str] = {}
-    position = 0
-    for text in call.args:
-        keyword = _KEYWORD.match(text)
-        if keyword and keyword.group(1).lower() in (d.lower() for d in callee.dummies):
-            actuals[keyword.group(1).lower()] = keyword.group(2)
-        elif position < len(callee.dummies):
-            actuals[callee.dummies[position].lower()] = text
-            position += 1
-    return actuals
 
 
 class _Mapper:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-from sat.ir import Constant
+from sat.ir import Constant, Loop
 from sat.model import expr as E
 from sat.model.tables import Note
 from sat.parameter import (
@@ -89,6 +89,9 @@ class ModelContext:
         self._cache: dict[tuple[str, str], E.Expr] = {}
         # (lower, upper, stride, whether a tile loop) -> trips
         self.trip_counts: dict[tuple[str, str, str, bool], E.Expr] = {}
+        # loops whose bounds move with an enclosing loop's variable, by id, with that
+        # variable at its mean, and those enclosing loops (sat.model.nests.averaged_bounds)
+        self.averaged_loops: dict[int, tuple[Loop, tuple[Loop, ...]]] = {}
         # nests the model does not work on, with why: the Notes and the JSON's unmodelled
         self.unmodelled: list[dict[str, str | int]] = []
 
@@ -175,6 +178,9 @@ class ModelContext:
             if constant.kind == "initialised":
                 source = f"initial value{where}, never changed"
                 label = f"code symbol {original}, initialised"
+            elif constant.kind == "argument":
+                source = f"constant argument of every call (first{where})"
+                label = f"dummy argument {original}, passed a constant"
             else:
                 source, label = f"named constant{where}", f"named constant {original}"
         else:

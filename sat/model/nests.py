@@ -50,11 +50,17 @@ def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
 
 
 def _uses(name: str, loop: Loop) -> bool:
-    """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``."""
+    """Whether any array subscript or loop bound below ``loop`` uses the variable ``name``.
+
+    A table indexed by the pass alone, read beside arrays that other loops' variables
+    subscript (PolyBench's ``ey(j,1) = fict(t)``, a boundary value per time step), does not
+    count: the loop still repeats each of its sibling loops."""
     word = re.compile(rf"\b{re.escape(name)}\b", re.I)
     for body in loop.levels():
-        if body is not loop and any(var.lower() == name for array in body.arrays
-                                    for access in array.accesses for var in access.loopvars):
+        subscripts = [{v.lower() for v in access.loopvars if v} for array in body.arrays
+                      for access in array.accesses] if body is not loop else []
+        in_sweep = any(used - {name} for used in subscripts)
+        if any(name in used and (used - {name} or not in_sweep) for used in subscripts):
             return True
         if body is not loop and isinstance(body, Loop) and \
                 word.search(f"{body.lower} {body.upper} {body.stride}"):
@@ -96,10 +102,19 @@ def literal_iterations(loop: Loop) -> int | None:
     trips = literal_trips(loop)
     if trips is None:
         return None
-    inner = [literal_iterations(child) for child in outermost_loops(loop)]
-    if any(count is None for count in inner):
+    inner = [(literal_iterations(child), times) for child, times in _outermost_counted(loop)]
+    if any(count is None for count, _ in inner):
         return None
-    return trips * (1 + sum(inner))  # type: ignore[arg-type]
+    return trips * (1 + sum(count * times for count, times in inner))  # type: ignore[misc]
+
+
+def _outermost_counted(body: Body, times: int = 1) -> Iterator[tuple[Loop, int]]:
+    """:func:`outermost_loops` with the runs of each per run of ``body`` (a call written in
+    once for several identical calls runs several times)."""
+    for loop in body.loops:
+        yield loop, times
+    for branch in body.branches:
+        yield from _outermost_counted(branch, times * branch.times)
 
 
 def setup_reason(loop: Loop, threshold: float) -> str:
@@ -156,3 +171,66 @@ def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:
         if inner is not None:
             return [branch, *inner]
     return None
+
+
+# an array reference or a function call with no other inside it: ``rowptr(i+1)``, ``a[j]``
+_INNER_CALL = re.compile(r"[A-Za-z_]\w*\s*[(\[][^()\[\]]*[)\]]")
+
+
+def averaged_bounds(program: Program) -> dict[int, tuple[Loop, tuple[Loop, ...]]]:
+    """Loops whose trip count moves with an enclosing loop's variable, by ``id``: each with
+    that variable replaced by its mean over the enclosing loop's range, and the enclosing
+    loops whose variables it used (their bounds name the problem sizes first).
+
+    A triangular loop ``do i = j + 1, n`` inside ``do j = 1, n`` runs ``n - j`` times: over
+    all ``j`` that averages ``n - (1 + n)/2``, its count at the mean ``j``, because the count
+    is affine in ``j`` (the nest runs ``n (n - 1) / 2`` iterations). Only a variable that one
+    bound uses outside array references and calls is replaced: ``do k = rowptr(i),
+    rowptr(i+1) - 1`` (a sparse row, :mod:`sat.model.exasat.iteration`) and ``do j = jt, jt +
+    ts - 1`` (a tile, whose count does not move) keep their text.
+    """
+    found: dict[int, tuple[Loop, tuple[Loop, ...]]] = {}
+    for procedure in program.procedures:
+        _average_below(procedure, {}, found)
+    return found
+
+
+def _average_below(body: Body, enclosing: dict[str, tuple[str, Loop]],
+                   found: dict[int, tuple[Loop, tuple[Loop, ...]]]) -> None:
+    for branch in body.branches:
+        _average_below(branch, enclosing, found)
+    for loop in body.loops:
+        averaged, used = loop, []
+        for var, (mean, outer) in enclosing.items():
+            moved = _at_mean(averaged, var, mean)
+            if moved is not averaged:
+                averaged = moved
+                used.append(outer)
+        if used:
+            found[id(loop)] = (averaged, tuple(used))
+        inner = dict(enclosing)
+        if loop.loopvar and loop.kind != "tile":
+            # times 0.5, not / 2: a Fortran or C division of integers would truncate
+            inner[loop.loopvar.lower()] = (f"(({averaged.lower}) + ({averaged.upper}))*0.5",
+                                           loop)
+        _average_below(loop, inner, found)
+
+
+def _at_mean(loop: Loop, var: str, mean: str) -> Loop:
+    """``loop`` with ``var`` replaced by ``mean`` when exactly one of its bounds uses it, and
+    only outside array references and calls (else ``loop`` itself)."""
+    word = re.compile(rf"(?<![\w.]){re.escape(var)}(?!\w)", re.I)
+    bounds = (loop.lower, loop.upper)
+    uses = [len(word.findall(text)) for text in bounds]
+    if uses.count(0) != 1 or [_free_uses(text, word) for text in bounds] != uses:
+        return loop
+    return dataclasses.replace(loop, lower=word.sub(f"({mean})", loop.lower),
+                               upper=word.sub(f"({mean})", loop.upper))
+
+
+def _free_uses(text: str, word: re.Pattern[str]) -> int:
+    """Occurrences of ``word`` in ``text`` outside array references and calls."""
+    previous = None
+    while previous != text:
+        previous, text = text, _INNER_CALL.sub("0", text)
+    return len(word.findall(text))

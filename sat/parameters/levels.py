@@ -22,10 +22,19 @@ core's clock and load/store throughput:
   bandwidth one memory domain's cores reach with it (bytes over the bus). With them, each
   nest's memory link takes the bandwidth of the benchmark whose read/write ratio is closest to
   the nest's (:mod:`sat.model.hierarchy.ecm`);
+- ``Bench<kernel><level>GBs<cores>`` — the bandwidth the machine file measured for that
+  benchmark with its data in ``<level>`` (``L2``, ``L3``, …, ``MEM``: the link into it from
+  the level inside) on ``<cores>`` cores, bytes over the link (times the kernel's
+  write-allocate factor), for every kernel of the memory table: the Roofline per level takes,
+  per nest and link, the kernel closest in read/write ratio at ``Cores`` cores
+  (:mod:`sat.model.hierarchy.ecm`);
 - ``ClockGHz``, ``VectorBytes`` and the port model (``AddPorts``, ``MulPorts``,
   ``FMAPorts``, ``FPPorts``, ``DivCycles``, ``LoadsPerCycle``, ``LoadBytes``,
-  ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``)
-  — the core, for ECM's in-core part (:mod:`sat.model.hierarchy.incore`).
+  ``StoresPerCycle``, ``StoreBytes``, ``AGUsPerCycle``, ``StoresOverlap``, ``AGUsOverlap``,
+  ``IntPorts``, ``SharedIntPorts``, ``LoopOverheadOps``, ``LoadAddressOps``, ``AddLatency``)
+  and the compiler's reductions (``Accumulators``, ``FastMath``) — the core, for ECM's
+  in-core part (:mod:`sat.model.hierarchy.incore`); ``LoadsOverlap``, ``MemLoadPenaltyCycles``
+  and ``MemStorePenaltyCycles`` for the ECM prediction (:mod:`sat.model.hierarchy.ecm`).
 
 Values the machine file does not give are documented assumptions, said in their source.
 ExaSAT's machines (one ``on-chip`` cache) get none of these: their model is ExaSAT's.
@@ -67,6 +76,30 @@ ASSUMED_CORE = {
                       "T_OL, Kerncraft's Intel and AMD files); FALSE: they add to T_nOL."),
     "AGUsOverlap": (1.0, "TRUE: the address units' cycles overlap with data transfers (in "
                     "T_OL); FALSE: they add to T_nOL."),
+    "IntPorts": (4.0, "Integer instructions (loop counter, compare and branch, address "
+                 "arithmetic) the core issues per cycle: its integer ALU ports."),
+    "SharedIntPorts": (0.0, "Of the IntPorts, those that also execute the floating-point "
+                       "instructions (0: separate integer and floating-point pipes)."),
+    "LoopOverheadOps": (2.0, "Integer instructions of the loop's own per iteration of the "
+                        "(vector) loop: counter increment, compare and branch (a fused "
+                        "compare-and-branch counts one)."),
+    "LoadAddressOps": (0.0, "Integer instructions a load needs for its address beyond what "
+                       "the address unit does (0: the addressing mode covers it)."),
+    "AddLatency": (4.0, "Cycles from the start of a floating-point add to its result: one "
+                   "link of a reduction's loop-carried chain."),
+    "Accumulators": (1.0, "Partial sums the compiler keeps for a reduction when it may "
+                     "reassociate (FastMath): gcc -O3 -ffast-math keeps one (one vector "
+                     "register) unless told to unroll."),
+    "FastMath": (0.0, "TRUE: the compiler may reassociate floating-point sums (-ffast-math, "
+                 "-Ofast), so a reduction runs one chain per vector lane and accumulator; "
+                 "FALSE: it adds in source order, one element after another."),
+    "LoadsOverlap": (0.0, "TRUE: the load ports' cycles (T_nOL) overlap with the transfers "
+                     "between caches, the ECM prediction takes the largest (L1's transfers "
+                     "overlap, AMD's cores); FALSE: they add up (Intel's)."),
+    "MemLoadPenaltyCycles": (0.0, "Cycles a core loses per cache line it reads from memory, "
+                             "beyond the transfer at the measured bandwidth."),
+    "MemStorePenaltyCycles": (0.0, "Cycles a core loses per cache line it writes to memory, "
+                              "beyond the transfer at the measured bandwidth."),
 }
 # Bytes per cycle of a link between caches when the file gives neither bandwidth nor cycles.
 ASSUMED_BYTES_PER_CYCLE = 32.0
@@ -76,6 +109,7 @@ _LEVEL_NAME = re.compile(r"L[1-9][0-9]?(KB|GBs|SharedBy)")
 _LEVEL_UNITS = {"KB": "KiB", "GBs": "GB/s", "SharedBy": "cores"}
 _BENCHMARK_NAME = re.compile(r"Bench[A-Za-z0-9]+?(Reads|Writes|GBs)")
 _BENCHMARK_UNITS = {"Reads": "arrays", "Writes": "arrays", "GBs": "GB/s"}
+_LEVEL_BENCHMARK_NAME = re.compile(r"Bench[A-Za-z0-9]+?(L[1-9][0-9]?|MEM)GBs[1-9][0-9]*")
 
 
 def level_spec(name: str) -> ParameterSpec | None:
@@ -89,6 +123,8 @@ def level_spec(name: str) -> ParameterSpec | None:
     found = _LEVEL_NAME.fullmatch(name)
     if found:
         return ParameterSpec(name, _LEVEL_UNITS[found.group(1)], "", 1, "positive")
+    if _LEVEL_BENCHMARK_NAME.fullmatch(name):
+        return ParameterSpec(name, "GB/s", "", 1, "positive")
     found = _BENCHMARK_NAME.fullmatch(name)
     if found:
         kind = found.group(1)
@@ -109,6 +145,9 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         attribute, unit, _ = CORE_KEYS[name]
         value = getattr(core, attribute)
         source = core.sources.get(attribute, machine.source)
+        if value is None and name == "LoadsOverlap" and caches[0].transfers_overlap is not None:
+            value = float(caches[0].transfers_overlap)
+            source = f"{caches[0].name} transfers overlap: {caches[0].source or machine.source}"
         if value is None and name in derived:
             value, source = derived[name]
         if value is None:
@@ -150,6 +189,7 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
             overlaps=bool(outer is not None and outer.transfers_overlap),
             ways=level.ways, sets=level.sets, shared_by=shared_by))
     _add_benchmarks(paramset, machine)
+    _add_level_benchmarks(paramset, machine)
 
 
 def benchmark_parameter_name(kernel: str) -> str:
@@ -179,6 +219,33 @@ def _add_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
             paramset.add(Parameter(f"Bench{name}{suffix}", value,
                                    _BENCHMARK_UNITS[suffix], "machine", label,
                                    benchmark.source))
+
+
+def level_benchmark_name(kernel: str, level: str, cores: int) -> str:
+    """The parameter of a benchmark's bandwidth in a level at a count of cores:
+    ``BenchTriadL2GBs4``."""
+    return f"Bench{kernel}{level}GBs{cores}"
+
+
+def _add_level_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
+    """One row per benchmark of the memory table, level past L1 and count of cores measured:
+    the bandwidth of the link into that level."""
+    for benchmark in machine.level_benchmarks:
+        name = benchmark_parameter_name(benchmark.kernel)
+        if paramset.benchmarks.get(name) != benchmark.kernel:
+            continue  # only the memory table's kernels have a read/write ratio
+        counts = paramset.level_benchmarks.setdefault(benchmark.level, {}).setdefault(name, [])
+        for cores, gbs in benchmark.bandwidths:
+            if cores in counts:
+                continue
+            counts.append(cores)
+            paramset.add(Parameter(
+                level_benchmark_name(name, benchmark.level, cores), gbs, "GB/s", "machine",
+                f"Bandwidth of the {benchmark.kernel} benchmark with its data in "
+                f"{benchmark.level} on {cores} core(s), bytes over the link into it: the "
+                "Roofline's bandwidth of that link at Cores = "
+                f"{cores} for a nest whose read/write ratio is closest to the kernel's.",
+                f"{benchmark.source}: {gbs:g} GB/s"))
 
 
 def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str]]:

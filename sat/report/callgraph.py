@@ -123,16 +123,18 @@ class CallGraph:
         return next(n for n in self.nodes if n.ident == ident)
 
 
-def _calls_in(body: Body, chain: tuple[str, ...]) -> Iterator[tuple[Call, tuple[str, ...]]]:
+def _calls_in(body: Body, chain: tuple[str, ...], times: int = 1
+              ) -> Iterator[tuple[Call, tuple[str, ...], int]]:
     """Every call at or below ``body`` with the chain of procedures running there (lower
-    case: the nest's procedure, then each callee written into it on the way down)."""
+    case: the nest's procedure, then each callee written into it on the way down) and the
+    times it is made per run of ``body`` (identical calls are written in once)."""
     for call in body.calls:
-        yield call, chain
+        yield call, chain, times
     for branch in body.branches:
         inner = (*chain, branch.callee.lower()) if isinstance(branch, InlinedCall) else chain
-        yield from _calls_in(branch, inner)
+        yield from _calls_in(branch, inner, times * branch.times)
     for loop in body.loops:
-        yield from _calls_in(loop, chain)
+        yield from _calls_in(loop, chain, times)
 
 
 def _straight_line_calls(body: Body) -> Iterator[Call]:
@@ -162,18 +164,18 @@ def build_call_graph(program: Program) -> CallGraph:
     graph = CallGraph()
     by_key: dict[tuple, CallSites] = {}
 
-    def add(key: tuple, make: CallSites) -> None:
+    def add(key: tuple, make: CallSites, times: int = 1) -> None:
         if key not in by_key:
             by_key[key] = make
             graph.sites.append(make)
-        by_key[key].calls += 1
+        by_key[key].calls += times
 
     def name(lower: str, call: Call) -> str:
         return known.get(lower) or written.setdefault(lower, call.name)
 
     for procedure, loop in program_nests(program):
         file = loop.file or procedure.file
-        for call, chain in _calls_in(loop, (procedure.name.lower(),)):
+        for call, chain, times in _calls_in(loop, (procedure.name.lower(),)):
             callee = call.name.lower()
             if call.followed:
                 status = FOLLOWED
@@ -189,7 +191,7 @@ def build_call_graph(program: Program) -> CallGraph:
                 name(chain[1], call) if len(chain) > 1 else name(callee, call)
             add((procedure.name, loop.line, caller, callee, status),
                 CallSites(procedure.name, loop.line, file, caller, name(callee, call), status,
-                          counted_in=counted_in))
+                          counted_in=counted_in), times)
     for procedure in program.procedures:
         for call in _straight_line_calls(procedure):
             callee = call.name.lower()

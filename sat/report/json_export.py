@@ -73,8 +73,11 @@ def _level(row: dict[str, CellValue], env: Env, cell_of: CellOf) -> dict[str, An
 
 
 def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: list[str],
-         benchmarks: tuple[str, ...], env: Env, cell_of: CellOf) -> dict[str, Any]:
-    """An ECM row as the contract's ``ecm`` object: the links' times under ``t_data``."""
+         benchmarks: tuple[str, ...], env: Env, cell_of: CellOf,
+         words: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
+    """An ECM row as the contract's ``ecm`` object: the links' times under ``t_data``, the
+    Roofline's bandwidths and benchmarks by link under ``roofline_bandwidth_gbs`` and
+    ``roofline_benchmark``; ``words`` names the benchmarks of each Roofline benchmark column."""
     out = _row({key: value for key, value in row.items()
                 if key not in ("procedure", "file", "line")}, env, cell_of)
     data: dict[str, Any] = {"unit": "cycles per cache line of work"}
@@ -82,6 +85,11 @@ def _ecm(row: dict[str, CellValue], links: list[str], bounds: list[str], roofs: 
     for key, value in out.items():
         if key.startswith("t_") and key[2:] in links:
             data.setdefault("t_data", {})[key[2:]] = value
+        elif key.startswith("roofline_gbs_"):
+            data.setdefault("roofline_bandwidth_gbs", {})[key[len("roofline_gbs_"):]] = value
+        elif key.startswith("roofline_benchmark_"):
+            data.setdefault("roofline_benchmark", {})[key[len("roofline_benchmark_"):]] = \
+                (words or {})[key][int(value) - 1]
         elif key.endswith("_instructions"):
             incore["instructions"][key[: -len("_instructions")]] = value
         elif key in ("vectorised", "vector_elements"):
@@ -132,9 +140,11 @@ def to_json_data(
         bounds, roofs = bound_names(links), roofline_names(links)
         benchmarks = next((c.words for c in result.tables["ECM"].columns
                            if c.key == "memory_benchmark"), ())
+        words = {c.key: c.words for c in result.tables["ECM"].columns
+                 if c.key.startswith("roofline_benchmark_")}
         for row in result.tables["ECM"].rows:
             per_nest["ecm"][_nest(row)] = _ecm(row, links, bounds, roofs, benchmarks, env,
-                                               cell_of)
+                                               cell_of, words)
     for row in result.tables["Costs"].rows if "Costs" in result.tables else ():
         per_nest["costs"][_nest(row)] = _row({key: value for key, value in row.items()
                                              if key not in ("procedure", "file", "line")},

@@ -187,8 +187,8 @@ _TOTAL_LABELS = {
     "Total_Bytes_Per_Flop": ("Bytes per weighted flop (B:F)", "B/flop"),
     "Compute_Bound_Share": ("Share of the time in compute-bound nests (CPU ≥ DRAM)", "fraction"),
     "Footprint_GiB": ("Memory footprint", "GiB"),
-    "Total_ECM_Time_s": ("Total time (ECM on Cores cores; no gathers)", "s"),
-    "Total_Roofline_Time_s": ("Total time (Roofline over each level; no gathers)", "s"),
+    "Total_ECM_Time_s": ("Total time (ECM on Cores cores)", "s"),
+    "Total_Roofline_Time_s": ("Total time (Roofline over each level)", "s"),
     "Energy_J": ("Energy of the run on one node (Costs sheet)", "J"),
     "Power_W": ("Average power of the run (energy / time)", "W"),
     "Price_USD": ("Price of the system: Nodes × (processors + memory)", "USD"),
@@ -274,6 +274,12 @@ def _column_width(values: list[Any], header: str) -> float:
     numbers = any(isinstance(v, (int, float)) for v in values)
     width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
     return float(min(width, 45))
+
+
+def _numeric(values: list[Any]) -> bool:
+    """A column of numbers only (the totals row's label aside)."""
+    numbers = [v for v in values if v != "Total"]
+    return bool(numbers) and all(isinstance(v, (int, float)) for v in numbers)
 
 
 def _header_text(column: Column) -> str:
@@ -642,12 +648,15 @@ class _Writer:
             return
         if layout.band_row is not None:
             self._write_bands(ws, layout.band_row, columns)
-        header = self._format(**_HEADER)
+        # Numbers sit at the right of their cells: so do the headers over them, or a printout
+        # reads each number as belonging to the column on its right.
+        header, number_header = self._format(**_HEADER), self._format(**_HEADER, align="right")
         widths = []
         values = self._column_values(layout)
         for col, column in enumerate(columns):
             text = _header_text(column)
-            ws.write_string(layout.header_row, col, text, header)
+            ws.write_string(layout.header_row, col, text,
+                            number_header if _numeric(values[col]) else header)
             if column.comment:
                 ws.write_comment(layout.header_row, col, column.comment,
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})

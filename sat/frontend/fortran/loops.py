@@ -11,7 +11,13 @@ from sat import ir
 from sat.frontend import subscripts
 from sat.frontend.bodies import Arm, Level
 from sat.frontend.fortran.symbols import Symbol
-from sat.frontend.fortran.tree import DO_STATEMENTS, opening_statement, subscript_list, text_of
+from sat.frontend.fortran.tree import (
+    DO_STATEMENTS,
+    construct_body,
+    opening_statement,
+    subscript_list,
+    text_of,
+)
 
 
 @dataclass
@@ -102,7 +108,7 @@ class LoopAnalysis:
 
     def _s_Forall_Construct(self, node: object) -> None:
         header = next(iter(walk(opening_statement(node), F.Forall_Header)))
-        self._concurrent(header, list(node.content[1:-1]), "concurrent")
+        self._concurrent(header, construct_body(node), "concurrent")
 
     def _s_Forall_Stmt(self, node: object) -> None:
         header, action = node.items

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from sat import ir
 from sat.frontend.bodies import run_with_deep_stack
-from sat.frontend.constants import settle_constants
+from sat.frontend.constants import pass_constants, settle_constants
 from sat.frontend.fortran.analyser import analyse_units
 from sat.frontend.fortran.parse import ParseFailure, fortran_parser, parse_file
 from sat.frontend.fortran.program import FortranProgram
@@ -51,6 +51,7 @@ def _read_fortran(paths: Sequence[str], defines: Sequence[str], include_dirs: Se
         read = read_units(paths, defines, include_dirs, {}, progress)
     procedures = [p for p in read.procedures if p is not None]
     warnings = [*read.prefix, *(w for unit in read.unit_warnings for w in unit)]
+    pass_constants(procedures)
     warnings.extend(settle_constants(procedures))
     result = ir.Program(procedures=procedures, sources=list(paths), warnings=warnings)
     if read.parsed and not any(True for p in procedures for _ in p.all_loops()):

@@ -13,6 +13,7 @@ from sat.frontend.bodies import Arm
 from sat.frontend.fortran.symbols import Symbol, datatype_of
 from sat.frontend.fortran.tree import (
     DO_STATEMENTS,
+    construct_body,
     first_child,
     opening_statement,
     subscript_list,
@@ -63,7 +64,7 @@ class StatementAnalysis:
             self.warn(f"include file {str(node.items[0])!r} not found: its statements are not "
                       "counted")
         elif kind.endswith("_Construct") and hasattr(node, "content"):
-            self._block(node.content[1:-1])
+            self._block(construct_body(node))
         else:
             self.warn(f"statement not analysed ({_readable(kind)})")
 
@@ -208,7 +209,7 @@ class StatementAnalysis:
                 kind = self.expr(target)
                 self._lookups[name] = (Symbol(name, kind, datatype_of(kind)), "local")
         try:
-            self._block(node.content[1:-1])
+            self._block(construct_body(node))
         finally:
             self._lookups = saved
 
@@ -216,7 +217,7 @@ class StatementAnalysis:
         spec = first_child(node, F.Specification_Part)
         if spec is not None:
             self.program.declare_spec(self.scope, spec, self.source)
-        self._block([n for n in node.content[1:-1] if not isinstance(n, F.Specification_Part)])
+        self._block([n for n in construct_body(node) if not isinstance(n, F.Specification_Part)])
 
 
 def _readable(kind: str) -> str:

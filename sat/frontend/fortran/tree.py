@@ -20,6 +20,14 @@ def opening_statement(node: object) -> object:
     return next(c for c in node.content if not isinstance(c, F.Comment))
 
 
+def construct_body(node: object) -> list[object]:
+    """A construct's statements between its opening and closing statements (the comments
+    fparser puts before the opening one are not among them)."""
+    opening = opening_statement(node)
+    start = next(i for i, child in enumerate(node.content) if child is opening)
+    return list(node.content[start + 1:-1])
+
+
 def subscript_list(node: object) -> list[object]:
     """The subscripts of an array element ``a(i, j)``, or the arguments of a call ``f(x)``."""
     subs = node.items[1] if len(node.items) > 1 else None

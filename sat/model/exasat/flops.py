@@ -67,17 +67,21 @@ class FlopCounter:
                         for name in _UNKNOWN_CALLEE.findall(w.message)}
 
     def nest(self, loop: Loop, file: str, whole: E.Expr | None = None,
-             probability: float = 1.0) -> FlopSums:
+             probability: float = 1.0, repeats: frozenset[int] = frozenset()) -> FlopSums:
         """Sums over a nest; ``whole`` replaces the trip product of a full-depth level.
 
-        ``probability`` is the chance the nest runs at all (it sits inside branch arms).
+        ``probability`` is the chance the nest runs at all (it sits inside branch arms);
+        ``repeats`` holds the ids of the repeated calls that repeat the grid sweep
+        (:attr:`sat.model.exasat.iteration.NestShape.repeats`).
         """
         sums = FlopSums()
-        self._body(loop, sums, [], probability, file, whole, len([loop, *loop.all_loops()]))
+        self._body(loop, sums, [], probability, file, whole, len([loop, *loop.all_loops()]),
+                   None, repeats)
         return sums
 
     def _body(self, body: Body, sums: FlopSums, trips: list[E.Expr], prob: float, file: str,
-              whole: E.Expr | None, depth: int, callee: str | None = None) -> None:
+              whole: E.Expr | None, depth: int, callee: str | None = None,
+              repeats: frozenset[int] = frozenset()) -> None:
         if isinstance(body, Loop):
             trips = [*trips, trip_count(body, self.ctx)]
         counts = dict(zip(KINDS, (body.adds, body.multiplies, body.divides, body.specials),
@@ -111,13 +115,20 @@ class FlopCounter:
                     kinds[kind] += prob * n
         for branch in body.branches:
             p = prob * branch_probability(branch, self.ctx, file)
+            # identical calls written in once (sat.model.calls) run branch.times times: a
+            # repetition of the grid sweep (sat.model.exasat.iteration) is a trip count,
+            # like a loop's; other repeated work weighs its levels, like a copy of them
+            inner_trips = trips
+            if id(branch) in repeats:
+                inner_trips = [*trips, E.Num(branch.times)]
+            p_inner = p if id(branch) in repeats else p * branch.times
             inner = callee
             if isinstance(branch, InlinedCall) and callee is None:
                 inner = branch.callee  # work of nested calls counts for the callee the nest calls
-                self._count_call(sums, branch.callee, branch.line, p)
-            self._body(branch, sums, trips, p, file, whole, depth, inner)
+                self._count_call(sums, branch.callee, branch.line, p * branch.times)
+            self._body(branch, sums, inner_trips, p_inner, file, whole, depth, inner, repeats)
         for loop in body.loops:
-            self._body(loop, sums, trips, prob, file, whole, depth, callee)
+            self._body(loop, sums, trips, prob, file, whole, depth, callee, repeats)
 
     @staticmethod
     def _count_call(sums: FlopSums, callee: str, line: int, probability: float) -> None:

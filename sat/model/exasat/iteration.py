@@ -10,6 +10,8 @@ repeated for each of their values.  Such a loop inside the grid loops (``do n = 
 in the body of ``do i``) is a *component* loop instead: every cell touches each of its values,
 so the array-components it subscripts count once per value (their *copies*), as in the
 original sheet, and the other arrays of the nest are not re-read.
+Identical calls written into the nest once (:attr:`sat.ir.InlinedCall.count`) are a loop of
+``count`` trips around one call: a sweep when the callee has grid loops.
 Only the accesses with the most loop-variable subscripts vote for axes (the arrays that span
 the whole iteration space); a variable none of them has takes the votes of the others:
 ``wdot(n)`` (a small per-cell table) does not make ``n`` a grid axis, and ``tot(j,k)`` beside
@@ -33,7 +35,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sat.ir import AccessType, Body, Loop, Procedure, element_words
+from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.nests import literal_trips
@@ -89,6 +91,12 @@ class NestShape:
     notes: list[str] = field(default_factory=list)
     copy_loops: list[Loop] = field(default_factory=list)  # component loops inside the grid
     tiles: list[tuple[Loop, Loop, int]] = field(default_factory=list)  # (tile, inner, axis)
+    # axes with a loop inside a loop of X (the j-outer matrix-vector product: {Y}): the lines
+    # of X are reused at the next step of X only if one sweep of those loops fits
+    inside_x: frozenset[int] = frozenset()
+    # identical calls written in once around grid loops (sat.model.calls): each repeats the
+    # grid sweep InlinedCall.count times, as a loop of that many trips around it would
+    repeats: list[InlinedCall] = field(default_factory=list)
 
     @property
     def file(self) -> str:
@@ -126,27 +134,33 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
     STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension.
     """
+    # the innermost loops around the accesses subscripted by each variable, in one pass
+    # over the accesses (not one per loop: nests of many loops have many accesses too)
+    users: dict[str, set[int]] = {}
+    for _, access, chain in accesses:
+        for v in access.loopvars:
+            if v:
+                users.setdefault(v.lower(), set()).add(id(chain[-1]))
     found = set()
     for lp in loops:
         var = lp.loopvar.lower()
-        if not var or not any(True for _ in lp.all_loops()):
-            continue
-        uses = [chain[-1] for _, access, chain in accesses
-                if var in (v.lower() for v in access.loopvars)]
-        if uses and all(inner is lp for inner in uses):
+        if var and users.get(var) == {id(lp)} and any(True for _ in lp.all_loops()):
             found.add(var)
     return found
 
 
-def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool
-                        ) -> set[str]:
-    """Variables of short literal loops over the unit-stride dimension of grid arrays.
+def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
+                        constants: dict[str, float]) -> set[str]:
+    """Variables of short loops, literal or over named constants, over the unit-stride
+    dimension of grid arrays.
 
-    In ``rhs(m,i,j,k)`` with ``do m = 1, 5`` the five components of a cell are contiguous:
-    ``m`` is a component loop (five copies of the ``i, j, k`` grid), not the X axis, whose
-    pencils of five elements would each be rounded up to a whole cache line.
+    In ``rhs(m,i,j,k)`` with ``do m = 1, 5`` (or ``do m = 1, block_size``, a named constant
+    5) the five components of a cell are contiguous: ``m`` is a component loop (five copies
+    of the ``i, j, k`` grid), not the X axis, whose pencils of five elements would each be
+    rounded up to a whole cache line.
     """
-    trips = {lp.loopvar.lower(): literal_trips(lp) for lp in loops if lp.loopvar}
+    trips = {lp.loopvar.lower(): literal_trips(_with_values(lp, constants))
+             for lp in loops if lp.loopvar}
     found = set()
     for access in accesses:
         dims = loop_dims(access)
@@ -157,6 +171,19 @@ def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major:
         if count is not None and count <= SHORT_LEADING_TRIPS:
             found.add(var)
     return found
+
+
+def _with_values(loop: Loop, constants: dict[str, float]) -> Loop:
+    """``loop`` with bounds that are a named constant by themselves written as its value."""
+    def value(text: str) -> str:
+        found = constants.get(text.strip().lower())
+        return str(int(found)) if found is not None and float(found).is_integer() else text
+
+    lower, upper, stride = value(loop.lower), value(loop.upper), value(loop.stride)
+    if (lower, upper, stride) == (loop.lower, loop.upper, loop.stride):
+        return loop
+    return Loop(line=loop.line, loopvar=loop.loopvar, lower=lower, upper=upper, stride=stride,
+                kind=loop.kind, file=loop.file)
 
 
 def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
@@ -216,14 +243,18 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     def loop_dims(access) -> list[int]:
         return [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]
 
-    # A grid array has several loop-variable subscripts; 1-D tables indexed by a component
-    # loop (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
-    grid = any(len(loop_dims(access)) >= 2 for _, access, _ in accesses)
+    constants = {c.name.lower(): c.value for c in procedure.constants
+                 if not c.expression and c.value == c.value}
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
-        loops, [access for _, access, _ in accesses], loop_dims, row_major)
+        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants)
     def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
         return dims[::-1] if row_major else dims
+
+    # A grid array has several loop-variable subscripts (a cell's components not counted:
+    # u(m,i) with m a component loop is a 1-D grid); 1-D tables indexed by a component loop
+    # (wdot(n)) would otherwise outvote the grid arrays for that loop's axis.
+    grid = any(len(voting_dims(access)) >= 2 for _, access, _ in accesses)
 
     votes: dict[str, Counter[int]] = {}
     # the arrays with the most loop-variable subscripts span the iteration space: theirs are
@@ -261,6 +292,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                      f"{outer.loopvar}: a component loop of axis {AXES[axis].upper()}, whose "
                      f"trips multiply the elements of the arrays {inner.loopvar} subscripts "
                      f"at each point of {outer.loopvar}")
+    notes.extend(_separate_nested(axis_loops, others))
     grid_loops = {id(lp) for a in axis_loops for lp in a}
     tiles = _tile_loops(others, axis_loops)
     tile_ids = {id(tile) for tile, _, _ in tiles}
@@ -268,6 +300,8 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
     sweeps = [lp for lp in others if any(id(inner) in grid_loops for inner in lp.all_loops())]
     copy_loops = [lp for lp in others if lp not in sweeps]
+    repeats = [arm for arm in loop.levels() if isinstance(arm, InlinedCall)
+               and arm.count > 1 and any(id(inner) in grid_loops for inner in arm.all_loops())]
     copy_ids = {id(lp) for lp in copy_loops}
     axis_vars = [{lp.loopvar.lower() for lp in axis_loops[a]} for a in range(3)]
     spatial = set().union(*axis_vars)
@@ -285,15 +319,18 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
+    split = _split_arrays(accesses, stepping, streamed)
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
             continue  # a state array element (dxinv(1)): a register, not a stream
-        stepped.setdefault(array.key, set()).update(
-            a for a in range(3) if stepping[a].intersection(lowered))
+        axes = frozenset(a for a in range(3) if stepping[a].intersection(lowered))
+        key = array.key if array.key not in split else \
+            f"{array.key}@{''.join(AXES[a] for a in sorted(axes))}"
+        stepped.setdefault(key, set()).update(axes)
         if lowered:
             unit_var = lowered[-1 if row_major else 0]
-            units.setdefault(array.key, set()).add(
+            units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
         point = []
@@ -302,28 +339,99 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
             value = value if isinstance(value, int) else 0
             if a in steps and d is not None:
-                residues.setdefault(array.key, {}).setdefault(a, set()).add(value % steps[a])
+                residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
                 value = _fold(value, steps[a])
             point.append(value)
-        key = array.key
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets)))
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
         if copies:  # loops are not hashable: deduplicate chains by identity
             chains.setdefault(key, {})[tuple(map(id, copies))] = copies
-    # reuse across an invariant axis assumes ExaSAT's order, X innermost then Y then Z: with
-    # the loops in another order (the j-outer matrix-vector product, whose inner loop steps
-    # along Y), such arrays are streamed as before
+    # reuse across an invariant axis assumes ExaSAT's order, X innermost then Y then Z; with
+    # loops of other axes inside the X loop (the j-outer matrix-vector product, whose inner
+    # loop steps along Y) an array is reused across X when one sweep of those loops fits
+    # (memory.py's sweep condition), and streamed along Y and Z as before
+    # (only when X steps some array along its contiguous dimension: with that index fixed, as
+    # on a boundary plane, every access is a line of its own in either loop order)
+    inside_x = _inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
-        else set()
+        else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}))
                 for key in offsets]
-    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles)
+    return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
+                     inside_x, repeats)
+
+
+def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:
+    """Give each loop nested inside another loop of its axis an axis of its own.
+
+    An axis's loops are alternatives whose largest trip count is its extent (two ``j`` loops
+    one after the other); two loops of one axis nested one in the other multiply instead. In
+    ``c(j,i) += a(k,i)*b(j,k)`` (``do i; do k; do j``) ``k`` subscripts the unit-stride
+    dimension of ``a`` and the second of ``b``, a tie that put it on X with ``j``: the nest
+    then counted ``max(nk, nj)`` iterations along X in place of ``nk*nj``. The outer loop
+    of the two moves to a free axis, else it becomes a sweep (or a component loop inside the
+    grid loops); Y and Z swap if the moved loop's axis then runs inside the other's.
+    """
+    notes = []
+    while (pair := _nested_pair(axis_loops)) is not None:
+        axis, outer, _ = pair
+        # the model reads an axis's loop as running inside those of the axes after it: the
+        # inner loop keeps the axis (X innermost, the unit stride), the outer one moves
+        axis_loops[axis] = [lp for lp in axis_loops[axis] if lp is not outer]
+        free = next((a for a in range(3) if not axis_loops[a]), None)
+        (others if free is None else axis_loops[free]).append(outer)
+        where = "a sweep or component loop" if free is None else f"axis {AXES[free].upper()}"
+        notes.append(f"loop {outer.loopvar} (line {outer.line}) is nested with another loop "
+                     f"of axis {AXES[axis].upper()}: taken as {where}, whose trips multiply")
+    # the model reads its axes innermost first (X, then Y, then Z): a Y loop around the Z
+    # loop (gemm's i around k) swaps the two, so that reuse across them is counted
+    swapped = [axis_loops[0], axis_loops[2], axis_loops[1]]
+    if notes and not _in_axis_order(axis_loops) and _in_axis_order(swapped):
+        axis_loops[1], axis_loops[2] = swapped[1], swapped[2]
+        notes.append("axes Y and Z swapped to follow the nesting of their loops")
+    return notes
+
+
+def _nested_pair(axis_loops: list[list[Loop]]) -> tuple[int, Loop, Loop] | None:
+    """(axis, outer, inner) of the first two loops of one axis, one inside the other.
+
+    An array section of literal bounds inside a loop of its axis (``w = q(i,j-4:j+4,k)``
+    inside ``do j``: -4..4) is no such pair: it covers a stencil's offsets around the outer
+    loop's point, its trips do not multiply (see :func:`_sweeping`)."""
+    for axis, on_axis in enumerate(axis_loops):
+        for outer in on_axis:
+            inside = {id(lp) for lp in outer.all_loops()}
+            inner = next((lp for lp in on_axis if id(lp) in inside
+                          and not (lp.kind == "array" and literal_trips(lp) is not None)),
+                         None)
+            if inner is not None:
+                return axis, outer, inner
+    return None
+
+
+def _split_arrays(accesses: list, stepping: list[set[str]], streamed: set[str]) -> set[str]:
+    """Arrays whose accesses step along disjoint axes: each such set is a pattern of its own.
+
+    dtrsv's ``x(i) = x(i) - temp*a(i,j)`` inside ``do j`` beside ``x(j) = x(j)/a(j,j)``
+    steps along X in the inner loop and along Y in the outer one. One pattern stepping along
+    both would stream ``x`` at every iteration (16 B), though the inner loop re-reads the same
+    ``n`` elements for each ``j``: ``x@x`` is invariant along Y (reused while its pencil
+    fits), ``x@y`` counts once per ``j``.
+    """
+    found: dict[str, set[frozenset[int]]] = {}
+    for array, access, _ in accesses:
+        lowered = {v.lower() for v in access.loopvars}
+        if streamed.intersection(lowered):
+            found.setdefault(array.key, set()).add(
+                frozenset(a for a in range(3) if stepping[a].intersection(lowered)))
+    return {key for key, sets in found.items() if len(sets) > 1 and all(sets)
+            and all(a.isdisjoint(b) for a in sets for b in sets if a is not b)}
 
 
 def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
@@ -354,14 +462,33 @@ def _at_tile_start(inner: Loop, tile: Loop) -> Loop:
                 upper=pattern.sub(start, inner.upper), stride=inner.stride, file=inner.file)
 
 
+def _sweeping(axis_loops: list[list[Loop]]) -> list[list[Loop]]:
+    """Each axis's loops without its windows: a loop inside another loop of its own axis
+    covers offsets around that loop's point (``w = q(i,j-4:j+4,k)`` inside ``do j``: a
+    stencil's -4..4), it sweeps nothing."""
+    def window(loop: Loop, on_axis: list[Loop]) -> bool:
+        return any(id(loop) in {id(lp) for lp in outer.all_loops()}
+                   for outer in on_axis if outer is not loop)
+
+    return [[lp for lp in on_axis if not window(lp, on_axis)] for on_axis in axis_loops]
+
+
 def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
     """Whether no loop of an axis encloses a loop of an outer axis (X around Y, Y around Z)."""
+    sweeping = _sweeping(axis_loops)
     for axis in range(2):
-        for loop in axis_loops[axis]:
+        for loop in sweeping[axis]:
             inside = {id(lp) for lp in loop.all_loops()}
-            if any(id(lp) in inside for outer in axis_loops[axis + 1:] for lp in outer):
+            if any(id(lp) in inside for outer in sweeping[axis + 1:] for lp in outer):
                 return False
     return True
+
+
+def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
+    """Axes with a loop inside a loop of X: the loops one step of X sweeps."""
+    sweeping = _sweeping(axis_loops)
+    inside = {id(lp) for x_loop in sweeping[0] for lp in x_loop.all_loops()}
+    return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
 
 
 def _unit(found: set[str]) -> str:
@@ -377,14 +504,20 @@ _SPAN = re.compile(r"^\s*([A-Za-z_]\w*)\s*([+-].*)$")
 
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
-    """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``."""
+    """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
+    for a loop whose bounds move with an enclosing loop, its average over that loop."""
+    averaged = id(loop) in ctx.averaged_loops
+    if averaged:
+        loop, enclosing = ctx.averaged_loops[id(loop)]
+        for outer in enclosing:  # the sizes take the roles of the enclosing loops' bounds
+            trip_count(outer, ctx)
     key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
-        ctx.trip_counts[key] = _trip_count(loop, ctx)
+        ctx.trip_counts[key] = _trip_count(loop, ctx, averaged)
     return ctx.trip_counts[key]
 
 
-def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
+def _trip_count(loop: Loop, ctx: ModelContext, averaged: bool = False) -> E.Expr:
     if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
         return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
@@ -398,6 +531,8 @@ def _trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
         upper = ctx.expr(loop.upper, "lower" if descending else "upper")
     if loop.stride.strip() in ("", "1"):
         trips = upper - lower + 1
+    elif averaged and loop.stride.strip() == "-1":  # a mean count need not be whole
+        trips = lower - upper + 1
     else:
         trips = E.func("FLOOR", (upper - lower) / ctx.expr(loop.stride), 1) + 1
     # A loop whose bounds cross runs no iteration (not a negative number of them).
@@ -478,7 +613,8 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
         expr = E.maximum(*[trips(lp) for lp in loops]) if loops else E.Num(1)
         extents.append(E.Quantity(_key(shape, f"iter_{AXES[a]}"), expr, "iterations",
                                   f"iterations along {AXES[a].upper()}"))
-    sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])
+    sweep_expr = E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops],
+                       *[arm.count for arm in shape.repeats])
     sweeps = E.Quantity(_key(shape, "sweeps"), sweep_expr, "", "sweeps")
     blocks_along = []
     block = []

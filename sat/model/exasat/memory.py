@@ -36,8 +36,10 @@ from sat.model.context import ModelContext
 from sat.model.exasat.iteration import (
     NestShape,
     NestSpace,
+    Pattern,
     copies_expr,
     element_bytes,
+    elements_per_line,
     round_to_lines,
 )
 from sat.model.tables import ArrayTraffic, Column, nest_columns
@@ -216,15 +218,22 @@ class NestMemory:
     sweeps: E.Expr = E.Num(1)  # expected sweeps of the nest
     variants: dict[str, E.Expr] = field(default_factory=dict)  # plane/pencil/cell -> the
     # working-set variant StreamingWrites and NTAHints select
+    # the sweep condition at CacheKB (a nest whose X loop encloses others), else None
+    sweep_fits: E.Expr | None = None
 
     def traffic_of(self, keys: set[str]) -> E.Expr:
         """Traffic (GB) of the arrays ``keys`` for the reuse case the nest takes."""
         sums = [E.mul(self.sweeps, _sum([a.q[f"traffic_{case}_gb"] for a in self.arrays
                                          if a.key in keys])) for case in CASES[1:]]
         reuse = self.q["reuse"]
-        return E.if_(E.compare("=", reuse, 1), sums[0],
-                     E.if_(E.compare("=", reuse, 2), sums[1],
-                           E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
+        taken = E.if_(E.compare("=", reuse, 1), sums[0],
+                      E.if_(E.compare("=", reuse, 2), sums[1],
+                            E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
+        if self.sweep_fits is None:
+            return taken
+        strided = E.mul(self.sweeps, _sum([a.q["traffic_strided_gb"] for a in self.arrays
+                                           if a.key in keys]))
+        return E.if_(self.sweep_fits, taken, strided)
 
     def array_traffic(self, ident: str, ctx: ModelContext,
                       write_cost: E.Expr) -> list[ArrayTraffic]:
@@ -467,6 +476,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep without reuse within pencils"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
+        if shape.inside_x:
+            q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, words,
                                  q=q, invariant=pattern.invariant))
 
@@ -506,11 +517,67 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     cell = nest_q("ws_actual_cell_kb", variants["cell"], "KiB", "working set per cell, actual")
     pencil, plane = actual_chain(q, cell, variants["pencil"], variants["plane"], nest_q)
     cases = [q[f"traffic_{c}_gb"] for c in CASES[1:]]
-    traffic, case_taken = layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases)
+    if shape.inside_x:
+        nest_q("ws_sweep_kb", _sum([a.q["ws_sweep_kb"] for a in arrays]), "KiB",
+               "working set of one step of X")
+        nest_q("traffic_strided_gb", E.mul(sweeps, _sum([a.q["traffic_strided_gb"]
+                                                         for a in arrays])),
+               "GB", "traffic when one step of X does not fit")
+    traffic, case_taken = strided_condition(
+        q, *layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases),
+        ctx.param("CacheKB"))
     nest_q("traffic_gb", traffic, "GB", "memory traffic, actual")
     nest_q("reuse", case_taken(q["traffic_gb"]), "level",
            "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
-    return NestMemory(arrays, numbers, q, sweeps, variants)
+    fits = E.compare("<", q["ws_sweep_kb"], ctx.param("CacheKB")) if shape.inside_x else None
+    return NestMemory(arrays, numbers, q, sweeps, variants, fits)
+
+
+def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, counts: Counts,
+                      q: dict[str, E.Quantity], unit: E.Expr, kb: E.Expr, ghi: E.Expr,
+                      ctx: ModelContext) -> dict[str, E.Quantity]:
+    """The sweep condition of a nest whose X loop encloses loops of Y or Z (``c[i] +=
+    a[i][j]*b[i]`` with ``j`` outer): what one step of X touches, and the traffic when that
+    does not stay in cache until the next step.
+
+    An array stepping along X with its unit-stride dimension on X (``a``) touches one cache
+    line per pencil and point of the inner loops, and without the sweep in cache moves that
+    whole line per access; one invariant along X (``b``, ``c``) touches its inner footprint,
+    reused at the next step of X when the sweep fits and read again otherwise; one stepping
+    along X with its unit stride on an inner axis moves an element per access either way.
+    """
+    g, h, i = (E.Ref(b) for b in space.block)
+    inner = [h if 1 in shape.inside_x else E.Num(1), i if 2 in shape.inside_x else E.Num(1)]
+    per_line = elements_per_line(ctx, pattern.words)
+    if 0 in pattern.invariant:
+        elements = _prod(counts.pencils, E.Ref(q["access_x_lines"]), *inner)
+        strided = E.mul(g, q["traffic_within_gb"])
+    elif pattern.unit == "other":
+        elements = _prod(counts.pencils, *inner)
+        strided = E.Ref(q["traffic_none_gb"])
+    else:
+        elements = _prod(counts.pencils, per_line, *inner)
+        strided = _prod(counts.pencils, per_line, unit, ghi)
+    prefix = ("array", shape.ident, pattern.key)
+    return {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
+                                      "working set of one step of X"),
+            "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
+                                             "traffic per sweep when one step of X does not "
+                                             "fit")}
+
+
+def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity: E.ExprLike):
+    """(traffic, reuse) of :func:`layer_condition` under the sweep condition: when one step of
+    X does not fit in ``capacity`` (``ws_sweep_kb``, a nest whose X loop encloses others), the
+    strided traffic and no reuse (4); unchanged for a nest in ExaSAT's loop order."""
+    if "ws_sweep_kb" not in q:
+        return traffic, reuse
+    fits = E.compare("<", q["ws_sweep_kb"], capacity)
+
+    def case(taken_traffic: E.Quantity) -> E.Expr:
+        return E.if_(fits, reuse(taken_traffic), 4)
+
+    return E.if_(fits, traffic, q["traffic_strided_gb"]), case
 
 
 # ---------------------------------------------------------------- the Arrays sheet

@@ -16,6 +16,7 @@ sweep each dimension plus the span of the stencil offsets (the ghost cells).
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
 
 GIB = 2**30
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 R, W, RW, WR, LIVE = "R", "W", "RW", "WR", "L"
 
 
@@ -148,9 +150,15 @@ def _declared_size(variable: Variable | None, ctx: ModelContext,
     return E.mul(*factors) if factors else E.Num(1)
 
 
-def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelContext) -> None:
-    """Add one level's accesses of a pair: dynamic counts and extent candidates."""
-    trips = E.mul(*(trip_count(lp, ctx) for lp in chain)) if chain else E.Num(1)
+def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelContext,
+            computed: set[str], times: int = 1) -> None:
+    """Add one level's accesses of a pair: dynamic counts and extent candidates (``times``:
+    runs of the level per run of its loops, a repeated call written in once).
+
+    A subscript over a name in ``computed`` (the code's own values: a loop variable of the
+    procedure, a scalar the nest assigns, as ``i = nx - 2`` before ``rhs(m,i,j,k)`` on a
+    boundary plane) is no candidate: that name is no problem size to ask a value of."""
+    trips = E.mul(*(trip_count(lp, ctx) for lp in chain), times) if chain else E.Num(times)
     if array.reads:
         use.reads.append(E.mul(array.reads, trips))
     if array.writes:
@@ -165,7 +173,8 @@ def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelCont
                     spans.setdefault(d, []).append(offset)
                     use.extents.setdefault(d, [])
                 continue
-            if d == use.component_dim:
+            if d == use.component_dim or (isinstance(offset, str) and computed.intersection(
+                    name.lower() for name in _NAME.findall(offset))):
                 continue
             try:
                 candidate = (E.Num(max(offset, 1)) if isinstance(offset, int)
@@ -188,9 +197,13 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
     declared = _variables(procedure)
     local_names = {v.name.lower() for v in procedure.locals}
     uses: dict[tuple[str, str], ArrayUse] = {}
+    loopvars = {lp.loopvar.lower() for lp in procedure.all_loops() if lp.loopvar}
     for nest in nests:
+        computed = loopvars | {scalar.name.lower() for body in nest.levels()
+                               for scalar in body.scalars if scalar.writes}
         firsts: dict[tuple[str, str], bool] = {}
         touched: dict[tuple[str, str], tuple[bool, bool]] = {}
+        runs = {id(level): times for level, times in nest.counted_levels()}
         for level, chain in walk(nest):
             for array in level.arrays:
                 key = (array.name.lower(), array.component.lower())
@@ -202,7 +215,7 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
                 use.words = max(use.words, element_words(array.datatype))
                 if use.component_dim is None:
                     use.component_dim = _component_dim(array)
-                _record(use, array, chain, ctx)
+                _record(use, array, chain, ctx, computed, runs[id(level)])
                 firsts.setdefault(key, _first_is_write(array))
                 read, written = touched.get(key, (False, False))
                 touched[key] = (read or array.reads > 0, written or array.writes > 0)

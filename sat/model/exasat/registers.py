@@ -59,11 +59,12 @@ def leaf_loops(loop: Loop) -> list[Loop]:
     return [lp for lp in (loop, *loop.all_loops()) if next(lp.all_loops(), None) is None]
 
 
-def _arms(body: Body) -> Iterator[Body]:
-    """A loop level and its branch arms (a leaf loop has no loop below, only branches)."""
-    yield body
+def _arms(body: Body, times: int = 1) -> Iterator[tuple[Body, int]]:
+    """A loop level and its branch arms (a leaf loop has no loop below, only branches), with
+    the runs of each per iteration (a repeated call written in once runs several times)."""
+    yield body, times
     for branch in body.branches:
-        yield from _arms(branch)
+        yield from _arms(branch, times * branch.times)
 
 
 def _streamed(access: Access, loopvar: str) -> bool:
@@ -99,12 +100,13 @@ def state_variables(loop: Loop) -> list[StateVariable]:
             found[key] = StateVariable(name, datatype, pool, base_address=base)
         return found[key]
 
+    runs = {id(level): times for level, times in loop.counted_levels()}
     for leaf in leaf_loops(loop):
-        for level in _arms(leaf):
+        for level, times in _arms(leaf, runs[id(leaf)]):
             for scalar in level.scalars:
                 var = get(scalar.name, scalar.datatype, pool_of(scalar.datatype))
-                var.reads += scalar.reads
-                var.writes += scalar.writes
+                var.reads += scalar.reads * times
+                var.writes += scalar.writes * times
             for array in level.arrays:
                 for access in array.accesses:
                     if _streamed(access, leaf.loopvar):
@@ -112,8 +114,8 @@ def state_variables(loop: Loop) -> list[StateVariable]:
                     else:
                         var = get(element_name(array, access), array.datatype,
                                   pool_of(array.datatype))
-                    var.reads += access.reads
-                    var.writes += access.writes
+                    var.reads += access.reads * times
+                    var.writes += access.writes * times
     return list(found.values())
 
 

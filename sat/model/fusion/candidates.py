@@ -69,7 +69,7 @@ def loop_tree(loop: Loop) -> tuple:
     """The loop tree of a nest: variables, bounds and strides level by level."""
     return (loop.loopvar.lower(), _text(loop.lower), _text(loop.upper), _text(loop.stride),
             loop.kind, tuple(loop_tree(child) for child in loop.loops),
-            tuple(tuple(loop_tree(child) for child in branch.all_loops())
+            tuple((branch.times, tuple(loop_tree(child) for child in branch.all_loops()))
                   for branch in loop.branches))
 
 

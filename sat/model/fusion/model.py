@@ -58,7 +58,8 @@ class Group:
     members: list[Row]
     fused: Row | None = None
     toggle: E.Param | None = None
-    nest: tuple | None = None  # the fused nest's (shape, space, Loops row, memory)
+    # the fused nest's (shape, space, Loops row, memory, its gathers' cache models)
+    nest: tuple | None = None
     work: NestWork | None = None  # the fused nest as a whole (the Aspen model)
     # other sheets' rows: view -> (the members' rows, the rows that replace them: the fused
     # nest's, and on the Alternative blocking sheet the procedure's other nests' that change)

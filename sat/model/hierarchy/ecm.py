@@ -5,8 +5,9 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
 
 - ``T_OL`` and ``T_nOL`` — the in-core port model (:mod:`~sat.model.hierarchy.incore`): the
   instructions of a unit of work by class over the core's ports; what overlaps with data
-  transfers (arithmetic, and the store ports and address units when ``StoresOverlap`` and
-  ``AGUsOverlap`` say so) and what does not (the load ports, and the others otherwise);
+  transfers (arithmetic, integer work, a reduction's chain, and the store ports and address
+  units when ``StoresOverlap`` and ``AGUsOverlap`` say so) and what does not (the load
+  ports, and the others otherwise);
 - ``T_L1L2``, ``T_L2L3``, ``T_L3Mem`` — each link's bytes per unit of work (from the per-level
   traffic, :mod:`~sat.model.hierarchy.levels`) over its bytes per cycle, ``LnGBs / ClockGHz``;
   the memory link at the whole memory interface's bandwidth.  When the machine file measured
@@ -19,11 +20,22 @@ Per nest, in core cycles per *unit of work*: one cache line's worth of iteration
   table on a tie.  This is Kerncraft's choice.
 
 The machine's overlap hypothesis combines them: ``T_ECM = max(T_OL, T_nOL + sum of the
-transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps).
+transfers that do not overlap, each transfer that overlaps)`` (Intel cores: none overlaps;
+``LoadsOverlap``, Kerncraft's L1 ``transfers overlap``, takes T_nOL out of the sum, as on
+AMD's cores), the memory transfer with its penalty (:mod:`~sat.model.hierarchy.penalty`).
 One core's time is ``T_ECM`` per unit of work; ``n`` cores scale linearly until the memory
 interface saturates, at ``ceil(T_ECM / T_L3Mem)`` cores; beyond it the time is the memory
 transfer time at the interface's bandwidth.  The Roofline per level takes the slowest of the
-CPU time and each link's time for ``Cores`` cores and names it.
+CPU time and each link's time for ``Cores`` cores and names it.  A link's time is its traffic
+(the Levels sheet's) over, when the machine file measured benchmarks with the data in the
+link's outer level (``Bench<kernel><level>GBs<cores>``), the bandwidth of the kernel closest
+in read/write ratio to the streams over that link at the largest count of cores measured that
+is not above ``Cores`` (the smallest one below it), as Kerncraft's Roofline reads its table;
+else over the link's throughput for ``Cores`` cores (the Levels sheet's bandwidth).  The
+streams over a link, as Kerncraft counts them per level: the arrays written (RW and W), one
+write-back each, and the rest of the link's words per iteration read (bytes per iteration /
+``WordBytes`` - written; reads for ownership and the reuse the level misses included), so a
+stencil whose rows do not fit L1 reads more streams over L1-L2 than from memory.
 """
 
 from __future__ import annotations
@@ -35,9 +47,10 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.flops import long_sum
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.memory import NestMemory, effective_write_cost
+from sat.model.exasat.memory import NestMemory
 from sat.model.hierarchy.incore import incore_columns, nest_incore
 from sat.model.hierarchy.levels import NestLevels, executed_iterations
+from sat.model.hierarchy.penalty import memory_penalty, memory_streams, penalty_column
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
@@ -64,8 +77,40 @@ def roofline_names(links: list[str]) -> list[str]:
 NO_WRITES_RATIO = 1e9
 
 
-def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
-                ) -> list[Column]:
+def outer_level(spec: LevelSpec) -> str:
+    """The level at the outer end of a cache level's link: ``L2``, …, ``MEM``."""
+    return spec.link.split("-", 1)[1]
+
+
+def _roofline_link_columns(specs: list[LevelSpec], benchmarks: dict[str, str],
+                           tables: dict[str, dict[str, list[int]]]) -> list[Column]:
+    """Per link, the benchmark and bandwidth of the Roofline (machines with measured
+    bandwidths at some level past L1)."""
+    columns = []
+    for spec in specs:
+        table = tables.get(outer_level(spec))
+        if table:
+            names = [benchmarks[name] for name in table]
+            columns.append(_c(
+                f"roofline_benchmark_{spec.link}", f"Benchmark {spec.link}", "code",
+                f"Benchmark measured with the data in {outer_level(spec)} whose read/write "
+                f"ratio is closest to that of the streams over {spec.link}: written arrays "
+                "(RW and W) one each, read ones the rest of its bytes per iteration / "
+                "WordBytes (1E9 when nothing is written): "
+                + ", ".join(f"{k} {name}" for k, name in enumerate(names, start=1)) + ".",
+                "Roofline", words=tuple(names)))
+        columns.append(_c(
+            f"roofline_gbs_{spec.link}", f"BW {spec.link}", "GB/s",
+            (f"That benchmark's Bench<name>{outer_level(spec)}GBs<n> at the largest n "
+             "measured not above Cores (the smallest n when Cores is below them all)"
+             if table else f"The {spec.link} link's throughput for Cores cores (Levels "
+             "sheet)") + ": the bandwidth of the link's Roofline time, traffic / it.",
+            "Roofline", "0.00"))
+    return columns
+
+
+def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None,
+                tables: dict[str, dict[str, list[int]]] | None = None) -> list[Column]:
     links = [spec.link for spec in specs]
     memory = specs[-1]
     chosen = [
@@ -87,8 +132,8 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
            "work: LineBytes / WordBytes (one cache line of one array)."),
         *incore_columns(),
         _c("t_ol", "T_OL", CYCLES, "In-core time that overlaps with data transfers: the "
-           "largest of T_fp, and of T_store and T_agu when StoresOverlap and AGUsOverlap are "
-           "TRUE.", "ECM contributions", "0.00"),
+           "largest of T_fp, T_int, T_chain, and of T_store and T_agu when StoresOverlap and "
+           "AGUsOverlap are TRUE.", "ECM contributions", "0.00"),
         _c("t_nol", "T_nOL", CYCLES, "In-core time that does not overlap: the largest of "
            "T_load, and of T_store and T_agu when they do not overlap.",
            "ECM contributions", "0.00"),
@@ -98,8 +143,10 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
              " / ClockGHz)"
              + ("; overlaps with the others." if spec.overlaps else "."),
              "ECM contributions", "0.00") for spec in specs],
+        penalty_column(),
         _c("t_ecm", "T_ECM", CYCLES, "One core's time per unit of work: MAX(T_OL, T_nOL + "
-           "the transfers that do not overlap, those that do).", "ECM prediction", "0.00"),
+           "the transfers that do not overlap, those that do; T_nOL alone when "
+           "LoadsOverlap; T_penalty with the memory transfer).", "ECM prediction", "0.00"),
         _c("bound", "Bound", "code", f"Largest contribution: {bounds}.", "ECM prediction",
            words=tuple(bound_names(links))),
         _c("saturation_cores", "Saturation", "cores", "Cores at which the memory interface "
@@ -111,8 +158,11 @@ def ecm_columns(specs: list[LevelSpec], benchmarks: dict[str, str] | None = None
            "the Cores use.", "ECM prediction"),
         _c("gflop_per_s", "Gflop/s", "Gflop/s", "Gflop / time on Cores cores.",
            "ECM prediction", "0.00"),
+        *(_roofline_link_columns(specs, benchmarks or {}, tables) if tables else []),
         _c("roofline_time_s", "Time", "s", "The slowest of the CPU time (Loops sheet) and "
-           "each link's time for Cores cores (Levels sheet).", "Roofline"),
+           "each link's time for Cores cores: the Levels sheet's traffic over "
+           + ("BW of the link." if tables else "the link's bandwidth (Levels sheet)."),
+           "Roofline"),
         _c("roofline_bound", "Bound", "code", f"What sets the Roofline time: {roofs}.",
            "Roofline", words=tuple(roofline_names(links))),
     ]
@@ -136,10 +186,14 @@ class Core:
     # per memory benchmark (parameter name part): its read/write ratio, its bandwidth
     benchmark_ratio: dict[str, E.Quantity]
     benchmark_gbs: dict[str, E.Expr]
+    # per outer level of a link with measured bandwidths: per benchmark, its bandwidth at
+    # Cores cores (the Roofline's)
+    level_gbs: dict[str, dict[str, E.Quantity]]
 
     @classmethod
     def of(cls, specs: list[LevelSpec], ctx: ModelContext,
-           benchmarks: dict[str, str] | None = None) -> Core:
+           benchmarks: dict[str, str] | None = None,
+           tables: dict[str, dict[str, list[int]]] | None = None) -> Core:
         clock = ctx.param("ClockGHz")
         ratios = {name: E.Quantity(("ecm", "benchmark", name, "ratio"),
                                    _ratio(ctx.param(f"Bench{name}Reads"),
@@ -153,7 +207,25 @@ class Core:
             {spec.name: E.Quantity(("ecm", spec.link, "bytes_per_cycle"),
                                    ctx.param(spec.bandwidth) / clock, "B/cycle",
                                    f"{spec.link} bytes per cycle") for spec in specs},
-            ratios, {name: ctx.param(f"Bench{name}GBs") for name in ratios})
+            ratios, {name: ctx.param(f"Bench{name}GBs") for name in ratios},
+            {level: {name: E.Quantity(("ecm", "benchmark", name, level, "gbs"),
+                                      _at_cores(name, level, counts, ctx), "GB/s",
+                                      f"bandwidth of the {name} benchmark in {level} at "
+                                      "Cores cores")
+                     for name, counts in table.items()}
+             for level, table in (tables or {}).items()})
+
+
+def _at_cores(name: str, level: str, counts: list[int], ctx: ModelContext) -> E.Expr:
+    """The measured bandwidth at the largest count of cores not above Cores (the smallest
+    count when Cores is below them all)."""
+    ordered = sorted(counts)
+    cores = ctx.param("Cores")
+    expr: E.Expr = ctx.param(f"Bench{name}{level}GBs{ordered[0]}")
+    for count in ordered[1:]:
+        expr = E.if_(E.compare(">=", cores, count), ctx.param(f"Bench{name}{level}GBs{count}"),
+                     expr)
+    return expr
 
 
 def _ratio(reads: E.ExprLike, writes: E.ExprLike) -> E.Expr:
@@ -188,21 +260,13 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
                                     for spec in specs}
     chosen: dict[str, CellValue] = {}
     if core.benchmark_ratio:
-        numbers = memory.numbers
-        word = ctx.param("WordBytes")
-        allocates = E.maximum(0, E.minimum(1, E.div(effective_write_cost(ctx), word) - 1))
-        ratio = _ratio(E.add(numbers["r_arrays"] + numbers["rw_arrays"],
-                             E.mul(numbers["w_arrays"], allocates)),
-                       numbers["rw_arrays"] + numbers["w_arrays"])
+        ratio = _ratio(*memory_streams(memory, ctx))
         distances = [E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
                      for r in core.benchmark_ratio.values()]
         closest = quantity("memory_benchmark", _first_smallest(distances), "code",
                            "memory benchmark closest in read/write ratio")
-        gbs = list(core.benchmark_gbs.values())
-        picked: E.Expr = gbs[-1]
-        for index in range(len(gbs) - 1, 0, -1):
-            picked = E.if_(E.compare("=", closest, index), gbs[index - 1], picked)
-        bandwidth = quantity("memory_bandwidth_gbs", picked, "GB/s",
+        bandwidth = quantity("memory_bandwidth_gbs",
+                             _picked(closest, list(core.benchmark_gbs.values())), "GB/s",
                              "memory bandwidth of that benchmark")
         per_cycle[specs[-1].name] = E.Ref(bandwidth) / clock
         chosen = {"memory_benchmark": closest, "memory_bandwidth_gbs": bandwidth}
@@ -210,9 +274,15 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
                                  E.mul(levels.bytes_per_iteration[spec.name], unit)
                                  / per_cycle[spec.name], CYCLES,
                                  f"T_{spec.link}") for spec in specs}
-    serial = E.add(t_nol, *[links[s.name] for s in specs if not s.overlaps])
-    t_ecm = quantity("t_ecm", E.maximum(t_ol, serial, *[links[s.name] for s in specs
-                                                        if s.overlaps]), CYCLES, "T_ECM")
+    memory_name = specs[-1].name
+    penalty = memory_penalty(ident, memory, E.mul(levels.bytes_per_iteration[memory_name],
+                                                  unit), ctx)
+    paid = {name: E.add(link, penalty) if name == memory_name else E.Ref(link)
+            for name, link in links.items()}
+    serial = E.add(E.if_(ctx.param("LoadsOverlap"), 0, t_nol),
+                   *[paid[s.name] for s in specs if not s.overlaps])
+    t_ecm = quantity("t_ecm", E.maximum(t_ol, t_nol, serial, *[paid[s.name] for s in specs
+                                                               if s.overlaps]), CYCLES, "T_ECM")
     contributions = [t_ol, t_nol, *links.values()]
     largest = quantity("largest", E.maximum(*contributions), CYCLES, "largest contribution")
     memory_link = links[specs[-1].name]
@@ -226,11 +296,42 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     interfaces = E.maximum(1, cores / memory_shared_by)
     time = quantity("time_s", E.maximum(E.Ref(single) / cores, E.Ref(saturated) / interfaces),
                     "s", "ECM time on Cores cores")
-    level_times = [q["time_cpu_s"], *[levels.time[s.name] for s in specs]]
+    level_times: list[E.Quantity] = [q["time_cpu_s"]]
+    roofs: dict[str, CellValue] = {}
+    for spec in specs:
+        if not core.level_gbs:  # no measured bandwidths: the Levels sheet's times
+            level_times.append(levels.time[spec.name])
+            continue
+        table = core.level_gbs.get(outer_level(spec), {})
+        roof_gbs: E.Quantity = levels.bandwidth[spec.name]
+        if table:
+            # the streams over this link: the written arrays' write-backs, and the rest of
+            # its words per iteration read (reads for ownership and the reuse the level
+            # misses included), as Kerncraft counts them per level
+            written = memory.numbers["rw_arrays"] + memory.numbers["w_arrays"]
+            mix = quantity(f"roofline_ratio_{spec.link}", _ratio(
+                E.div(levels.bytes_per_iteration[spec.name], ctx.param("WordBytes")) - written,
+                written), "", f"read/write ratio of the streams over {spec.link}")
+            code = quantity(f"roofline_benchmark_{spec.link}", _first_smallest([
+                E.func("ABS", E.add(E.Ref(core.benchmark_ratio[name]), E.mul(-1, mix)))
+                for name in table]), "code", f"{spec.link} benchmark closest in read/write "
+                "ratio")
+            roof_gbs = quantity(f"roofline_gbs_{spec.link}", _picked(
+                code, [E.Ref(gbs) for gbs in table.values()]), "GB/s",
+                f"{spec.link} bandwidth of that benchmark at Cores cores")
+            roofs[f"roofline_benchmark_{spec.link}"] = code
+        else:
+            roof_gbs = quantity(f"roofline_gbs_{spec.link}", E.Ref(roof_gbs), "GB/s",
+                                f"{spec.link} throughput for Cores cores")
+        roofs[f"roofline_gbs_{spec.link}"] = roof_gbs
+        level_times.append(quantity(f"roofline_time_{spec.link}",
+                                    E.Ref(levels.traffic[spec.name]) / E.Ref(roof_gbs), "s",
+                                    f"{spec.link} Roofline time"))
     roofline = quantity("roofline_time_s", E.maximum(*level_times), "s", "Roofline time")
     row: dict[str, CellValue] = {
         **where, "iterations_per_unit": core.iterations_per_unit, **incore.row, "t_ol": t_ol,
-        "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs}, "t_ecm": t_ecm,
+        "t_nol": t_nol, **chosen, **{f"t_{s.link}": links[s.name] for s in specs},
+        "t_penalty": penalty, "t_ecm": t_ecm,
         "bound": quantity("bound", _first_equal(contributions, largest), "code",
                           "largest ECM contribution"),
         "saturation_cores": quantity("saturation_cores",
@@ -239,11 +340,19 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
         "time_single_core_s": single, "time_s": time,
         "gflop_per_s": quantity("gflop_per_s", E.Ref(q["gflops"]) / E.Ref(time), "Gflop/s",
                                 "Gflop/s on Cores cores"),
-        "roofline_time_s": roofline,
+        **roofs, "roofline_time_s": roofline,
         "roofline_bound": quantity("roofline_bound", _first_equal(level_times, roofline),
                                    "code", "Roofline bound"),
     }
     return NestECM(row, single, saturated)
+
+
+def _picked(code: E.ExprLike | E.Quantity, values: list[E.Expr]) -> E.Expr:
+    """The value of ``values`` the 1-based ``code`` names."""
+    picked: E.Expr = values[-1]
+    for index in range(len(values) - 1, 0, -1):
+        picked = E.if_(E.compare("=", code, index), values[index - 1], picked)
+    return picked
 
 
 def _first_equal(candidates: list[E.Quantity], target: E.Quantity) -> E.Expr:

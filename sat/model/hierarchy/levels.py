@@ -20,6 +20,14 @@ NTAHints variants apply at every level.  Caches are taken as fully associative w
 replacement; a link's reads and write-backs are counted together (exact for a half-duplex
 link, pessimistic for a full-duplex one).
 
+**Gathers and scatters** (:mod:`sat.model.irregular.gathers`) move, per level, the lines
+the Gathers sheet's model gives at that level's capacity (instead of ``CacheKB``): a range
+that fits what the nest's other streams leave of the level moves only its compulsory lines
+over the link out, a larger one also the revisits that miss.  Those bytes replace the
+indexed array's count as a stream at the condition the level takes (the index array stays
+a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
+whenever the two models' conditions agree.
+
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
 touches (per thread) moves nothing to or from the level further out (condition 0,
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
@@ -46,10 +55,14 @@ from sat.model.exasat.memory import (
     NestMemory,
     actual_chain,
     layer_condition,
+    strided_condition,
 )
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec
+
+if TYPE_CHECKING:  # the irregular-access model is read only for a program with gathers
+    from sat.model.irregular.gathers import GatherTraffic
 
 # Layer condition codes, as the Loops sheet's reuse column, -> the names of the JSON.
 CONDITIONS = {0: "resident", 1: "planes", 2: "pencils", 3: "within", 4: "none"}
@@ -69,6 +82,12 @@ LEVEL_COLUMNS: list[Column] = [
     _c("ws_cell_kb", "WS/cell", "KiB", "Working set for reuse within pencils, in whole "
        "cache lines per pencil touched (ExaSAT's words on a one-level machine).",
        "Working set"),
+    _c("ws_sweep_kb", "WS/sweep", "KiB", "Only for a nest whose X loop (the unit-stride "
+       "axis) encloses loops of Y or Z (c[i] += a[i][j]*b[i], j outer): the data one step of "
+       "X touches, a whole cache line per access of an array stepping along X, the inner "
+       "footprint of one invariant along X. When it does not fit, each such access moves a "
+       "whole line and the invariant arrays are read again at every step of X (condition "
+       "4); blank otherwise.", "Working set"),
     _c("data_kib", "Data", "KiB", "Data the nest touches per thread (every array's "
        "footprint over its blocks, whole cache lines) / Cores: with WarmCaches TRUE, a level "
        "it fits in keeps it from one run of the nest to the next."),
@@ -76,15 +95,22 @@ LEVEL_COLUMNS: list[Column] = [
        "0 all the nest's data stays in it (WarmCaches), 1 planes, 2 pencils, 3 within "
        "pencils, 4 none.",
        words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS)), first_code=min(CONDITIONS)),
+    _c("gathers_gb", "Gathers", "GB", "Of Traffic, the change the nest's gathers and "
+       "scatters make (Gathers sheet's model with this level's capacity for CacheKB: "
+       "compulsory lines plus the revisits that miss, x 2 when written) less the indexed "
+       "arrays' count as streams at this level's condition; empty without gathers.",
+       "Transfer", "0.000000"),
     _c("traffic_gb", "Traffic", "GB", "Bytes moved between this level and the next one out "
-       "per run of the nest (loads plus write-backs).", "Transfer", "0.000000"),
+       "per run of the nest (loads plus write-backs), gathers and scatters included.",
+       "Transfer", "0.000000"),
     _c("bytes_per_iteration", "Per iteration", "B", "The same per iteration of the nest.",
        "Transfer", "0.00"),
     _c("bandwidth_gbs", "Bandwidth", "GB/s", "Bandwidth of the link out for all Cores: "
        "per-core links times Cores; a memory interface's bandwidth times the interfaces the "
        "Cores use (at least one).", "Transfer"),
     _c("time_s", "Time", "s", "Traffic / bandwidth: the time of the transfers over this "
-       "link (Roofline per level).", "Transfer"),
+       "link at its throughput (the ECM sheet's Roofline takes measured bandwidths instead "
+       "when the machine file has them).", "Transfer"),
 ]
 
 
@@ -97,6 +123,7 @@ class NestLevels:
     bytes_per_iteration: dict[str, E.Quantity] = field(default_factory=dict)
     time: dict[str, E.Quantity] = field(default_factory=dict)
     condition: dict[str, E.Quantity] = field(default_factory=dict)
+    bandwidth: dict[str, E.Quantity] = field(default_factory=dict)  # the link's, all Cores
 
 
 class Hierarchy:
@@ -151,9 +178,47 @@ def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     return E.mul(array.copies, E.add(*terms))
 
 
+def _sweep(q: dict[str, E.Quantity]) -> dict[str, CellValue]:
+    """The WS/sweep cell of a nest whose X loop encloses others (no key for the others)."""
+    return {"ws_sweep_kb": q["ws_sweep_kb"]} if "ws_sweep_kb" in q else {}
+
+
+def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLike,
+                  ctx: ModelContext) -> E.Expr:
+    """Traffic (GB) the arrays ``keys`` move as streams at a level in ``condition`` (1 planes,
+    2 pencils, 3 within pencils, 4 none: a line per access, as the level's own count)."""
+    arrays = [a for a in memory.arrays if a.key in keys]
+    sums = [E.add(*[a.q[f"traffic_{case}_gb"] for a in arrays]) for case in CASES[1:-1]]
+    sums.append(E.add(*[a.q["traffic_within_gb"] if 0 in a.invariant else
+                        E.mul(elements_per_line(ctx, a.words), a.q["traffic_none_gb"])
+                        for a in arrays]))
+    return E.mul(memory.sweeps, E.if_(E.compare("=", condition, 1), sums[0], E.if_(
+        E.compare("=", condition, 2), sums[1], E.if_(E.compare("=", condition, 3), sums[2],
+                                                     sums[3]))))
+
+
+def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
+                memory: NestMemory, ctx: ModelContext, key: tuple) -> E.Expr:
+    """The change the gathers make to a level's traffic (GB): their lines at the level's
+    capacity less the stream count of the arrays they replace."""
+    terms: list[E.Expr] = []
+    for index, gather in enumerate(gathers, start=1):
+        left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
+                          "KiB", "cache left for the gather")
+        miss = E.Quantity((*key, "gather", index, "miss_fraction"), gather.miss(left), "",
+                          "fraction of revisits that miss")
+        terms.append(gather.traffic_gb(gather.lines(miss), ctx))
+        if gather.replaces:
+            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx)))
+    return E.add(*terms)
+
+
 def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
-                ctx: ModelContext, where: dict[str, CellValue]) -> NestLevels:
-    """Per-level traffic of one nest; ``where`` (procedure, file, line) heads each row."""
+                ctx: ModelContext, where: dict[str, CellValue],
+                gathers: list[GatherTraffic] | None = None) -> NestLevels:
+    """Per-level traffic of one nest, with its gathers and scatters; ``where`` (procedure,
+    file, line) heads each row."""
+    gathers = gathers or []
     q = memory.q
     executed = executed_iterations(space)
 
@@ -165,7 +230,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         traffic = q["traffic_gb"]
         row = {**where, "level": ON_CHIP, "size_kib": hierarchy.capacity[ON_CHIP],
                "ws_plane_kb": q["ws_actual_plane_kb"], "ws_pencil_kb": q["ws_actual_pencil_kb"],
-               "ws_cell_kb": q["ws_actual_cell_kb"], "layer_condition": q["reuse"],
+               "ws_cell_kb": q["ws_actual_cell_kb"], **_sweep(q), "layer_condition": q["reuse"],
                "traffic_gb": traffic, "bytes_per_iteration": per_iteration(ON_CHIP, traffic),
                "bandwidth_gbs": hierarchy.bandwidth[ON_CHIP], "time_s": q["time_dram_s"]}
         return NestLevels([row], {ON_CHIP: traffic},
@@ -210,14 +275,25 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     result = NestLevels([])
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
-        traffic_expr, case_taken = layer_condition([plane, pencil, cell], capacity, cases)
+        traffic_expr, case_taken = strided_condition(
+            memory.q, *layer_condition([plane, pencil, cell], capacity, cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        traffic = E.Quantity((*key, "traffic_gb"), E.if_(resident, 0, traffic_expr), "GB",
-                             f"{spec.link} traffic")
+        regular = E.Quantity((*key, "traffic_regular_gb" if gathers else "traffic_gb"),
+                             E.if_(resident, 0, traffic_expr), "GB",
+                             f"{spec.link} traffic" + (", streams" if gathers else ""))
         condition = E.Quantity((*key, "layer_condition"),
-                               E.if_(resident, 0, case_taken(traffic)), "case",
+                               E.if_(resident, 0, case_taken(regular)), "case",
                                f"{spec.name} layer condition")
+        traffic, extra = regular, {}
+        if gathers:
+            change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
+                gathers, capacity, condition, memory, ctx, key)), "GB",
+                f"{spec.link} traffic of the gathers and scatters, less the streams they "
+                "replace")
+            traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",
+                                 f"{spec.link} traffic")
+            extra = {"gathers_gb": change}
         bandwidth = hierarchy.bandwidth[spec.name]
         time = E.Quantity((*key, "time_s"), E.Ref(traffic) / E.Ref(bandwidth), "s",
                           f"{spec.link} transfer time")
@@ -225,10 +301,12 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         result.bytes_per_iteration[spec.name] = per_iteration(spec.name, traffic)
         result.time[spec.name] = time
         result.condition[spec.name] = condition
+        result.bandwidth[spec.name] = bandwidth
         result.rows.append({
             **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
-            "ws_plane_kb": plane,
+            "ws_plane_kb": plane, **_sweep(q),
             "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
-            "traffic_gb": traffic, "bytes_per_iteration": result.bytes_per_iteration[spec.name],
+            **extra, "traffic_gb": traffic,
+            "bytes_per_iteration": result.bytes_per_iteration[spec.name],
             "bandwidth_gbs": bandwidth, "time_s": time})
     return result

@@ -32,6 +32,12 @@ indices over the range do not hit a line still in cache:
 (a scatter's line is read for ownership and written back). The time is those bytes at the
 nest's memory bandwidth (``GBsPerCore * Cores``).
 
+The same formula at another capacity (:class:`GatherTraffic`) gives a gather's bytes over
+every link of a machine with several cache levels (the Levels sheet): with a level's
+capacity in place of ``CacheKB``, a range that fits the level moves only its compulsory lines
+to it from the next level out, and one that does not misses the fraction of revisits that it
+exceeds the level by.
+
 On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
 ``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
 point like a unit-stride stream, and that share of the nest's actual traffic
@@ -80,8 +86,10 @@ GATHER_COLUMNS: list[Column] = [
        "indirect references of the array there.", "Accesses"),
     _c("range_kb", "Range", "KiB", "KiB the indices span: the RangeKB_ parameter.", "Indices"),
     _c("cluster", "Cluster", "elements/line", "Elements used per cache line fetched: the "
-       "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride).",
-       "Indices"),
+       "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride); for "
+       "an index that picks the start of a contiguous run (x(start(ib)+k), k from 1 to B), "
+       "MIN(LineBytes/element bytes, MAX(1, ClusterElems_) x MIN(B, LineBytes/element "
+       "bytes)): the run uses that much of each line it fetches.", "Indices"),
     _c("visits", "Line visits", "lines", "References / MAX(1, Cluster).", "Cache"),
     _c("range_lines", "Range lines", "lines", "Cache lines in the range: Range x 1024 / "
        "LineBytes.", "Cache"),
@@ -116,6 +124,37 @@ class Instance:
     references: int = 1  # distinct indirect references per iteration
     written: bool = False
     direct: bool = False  # the array has direct references in the nest too
+    run: str = ""  # the loop variable of the contiguous runs the index picks (x(start(ib)+k))
+
+
+@dataclass
+class GatherTraffic:
+    """One gather's or scatter's cache model, to evaluate at any cache capacity: ``CacheKB``
+    on the Gathers sheet, each cache level's capacity on the Levels sheet."""
+
+    visits: E.Quantity
+    range_lines: E.Quantity
+    range_kb: E.Param
+    other: E.Quantity  # the working set of the nest's other streams (KiB)
+    factor: int  # 2 when written through the index (read for ownership and write-back)
+    replaces: frozenset[str]  # the array keys whose ExaSAT count it replaces (none: on top)
+
+    def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
+        """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
+        return E.maximum(0, E.as_expr(capacity) - E.Ref(self.other))
+
+    def miss(self, left: E.ExprLike | E.Quantity) -> E.Expr:
+        """Fraction of revisits that miss in ``left`` KiB (uniform indices over the range)."""
+        return E.if_(E.compare("<=", self.range_kb, left), 0,
+                     1 - E.div(left, self.range_kb))
+
+    def lines(self, miss: E.ExprLike | E.Quantity) -> E.Expr:
+        """Cache lines moved: the compulsory first visits plus the revisits that miss."""
+        first = E.minimum(self.visits, self.range_lines)
+        return first + (E.Ref(self.visits) - first) * E.as_expr(miss)
+
+    def traffic_gb(self, lines: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
+        return E.mul(self.factor, lines, ctx.param("LineBytes")) / GB
 
 
 def _walk(body: Body, chain: tuple[Loop, ...]) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
@@ -178,6 +217,7 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
                 indirect = [s for s in access.subscripts if s.kind == "indirect"]
                 if indirect:
                     instance.index = instance.index or indirect[0].index
+                    instance.run = instance.run or indirect[0].run
                     texts.add(tuple(s.text for s in access.subscripts))
                     instance.written = instance.written or access.writes > 0
         instance.references = max(1, len(texts))
@@ -242,15 +282,26 @@ def _other_kb(memory: NestMemory, key: str | None) -> E.Expr:
                        E.if_(E.compare("=", reuse, 3), level("cell"), 0)))
 
 
+@dataclass
+class NestGathers:
+    """The gathers and scatters of one nest: their Gathers rows, the change of the nest's
+    traffic (GB; their bytes less the ExaSAT traffic they replace) and their cache models."""
+
+    rows: list[dict[str, CellValue]]
+    delta: E.Expr
+    models: list[GatherTraffic]
+
+
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
                  memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
                  where: dict[str, CellValue], lines: dict[int, int] | None = None
-                 ) -> tuple[list[dict[str, CellValue]], E.Expr]:
-    """The Gathers rows of one nest and the change of its traffic (GB): the gathers' bytes
-    less the ExaSAT traffic they replace.  ``procedure``: the source's (its name and
-    declarations); ``lines``: see :func:`nest_instances` (a fused nest)."""
+                 ) -> NestGathers:
+    """The Gathers rows of one nest, the change of its traffic and the gathers' models.
+    ``procedure``: the source's (its name and declarations); ``lines``: see
+    :func:`nest_instances` (a fused nest)."""
     rows: list[dict[str, CellValue]] = []
     deltas: list[E.Expr] = []
+    models: list[GatherTraffic] = []
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows, lines):
         words = element_words(array_datatype(nest, instance.array))
@@ -281,7 +332,17 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                              f"elements of {where_text} used per cache line fetched (1 "
                              "uniformly random indices, LineBytes/WordBytes unit stride)",
                              "default: uniformly random indices")
-        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, cluster)), "lines",
+        shown = _show(cluster, prefix, "cluster", "elements/line")
+        run = next((lp for lp in chain if lp.loopvar.lower() == instance.run.lower()), None)
+        if instance.run and run is not None:
+            # a run of B contiguous elements uses MIN(B, elements per line) of each line it
+            # fetches; ClusterElems (1: runs that start at random) multiplies that, up to a
+            # whole line
+            per_line = E.div(line_bytes, E.mul(words, ctx.param("WordBytes")))
+            shown = quantity("cluster", E.minimum(per_line, E.mul(
+                E.maximum(1, cluster), E.minimum(trip_count(run, ctx), per_line))),
+                "elements/line", f"elements of {instance.array} used per line fetched")
+        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
                           "line visits")
         range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
                                "lines", "cache lines in the range")
@@ -289,23 +350,20 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                             if a.key.split(".", 1)[0].lower() == instance.array.lower()), None)
         other = quantity("other_kb", _other_kb(memory, pattern_key), "KiB",
                          "working set of the nest's other streams")
-        left = quantity("cache_left_kb", E.maximum(0, ctx.param("CacheKB") - E.Ref(other)),
-                        "KiB", "cache left for the gather")
-        miss = quantity("miss_fraction",
-                        E.if_(E.compare("<=", range_kb, left), 0,
-                              1 - E.div(E.Ref(left), range_kb)), "",
-                        "fraction of revisits that miss")
-        first = E.minimum(visits, range_lines)
-        lines = quantity("lines", first + (E.Ref(visits) - first) * E.Ref(miss), "lines",
-                         "cache lines moved")
-        factor = 2 if instance.written else 1
-        traffic = quantity("traffic_gb", E.mul(factor, lines, line_bytes) / GB, "GB",
+        replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
+                             == instance.array.lower()) \
+            if pattern_key is not None and not instance.direct else frozenset()
+        model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
+                              else 1, replaces)
+        models.append(model)
+        left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
+                        "cache left for the gather")
+        miss = quantity("miss_fraction", model.miss(left), "", "fraction of revisits that miss")
+        lines = quantity("lines", model.lines(miss), "lines", "cache lines moved")
+        traffic = quantity("traffic_gb", model.traffic_gb(lines, ctx), "GB",
                            f"traffic of the {'/'.join(sorted(instance.idioms))} on "
                            f"{instance.array}")
-        replaced_expr: E.Expr = E.Num(0)
-        if pattern_key is not None and not instance.direct:
-            replaced_expr = memory.traffic_of({a.key for a in memory.arrays if a.key.split(
-                ".", 1)[0].lower() == instance.array.lower()})
+        replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
         time = quantity("time_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"),
@@ -317,11 +375,11 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      "array": instance.array, "index": instance.index or "?",
                      "references": references, "range_kb": _show(range_kb, prefix, "range_kb",
                                                                    "KiB"),
-                     "cluster": _show(cluster, prefix, "cluster", "elements/line"),
+                     "cluster": shown,
                      "visits": visits, "range_lines": range_lines, "other_kb": other,
                      "cache_left_kb": left, "miss_fraction": miss, "lines": lines,
                      "traffic_gb": traffic, "replaced_gb": replaced, "time_s": time})
-    return rows, (E.add(*deltas) if deltas else E.Num(0))
+    return NestGathers(rows, E.add(*deltas) if deltas else E.Num(0), models)
 
 
 def _show(param: E.Param, prefix: tuple, name: str, unit: str) -> E.Quantity:

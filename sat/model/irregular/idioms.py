@@ -54,6 +54,7 @@ class _Ref:
     subs: tuple[Subscript, ...]
     kinds: tuple[str, ...]
     line: int
+    bound: bool = False  # read only in the bounds of an inner loop (rowptr(i), rowptr(i+1))
 
     @property
     def read(self) -> bool:
@@ -121,6 +122,16 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
     refs: dict[str, list[_Ref]] = {}
     array_names: set[str] = set()
     bodies = list(loop.arms())
+    # the bounds of the inner loops this level starts, by their line, and the lines of the
+    # scalars set from an array there (first = rowptr(i), which the front end follows into
+    # the bounds it sets)
+    bounds = {inner.line: f"{inner.lower} {inner.upper}" for body in bodies
+              for inner in body.loops}
+    setting: dict[tuple[int, str], set[str]] = {}
+    for body in bodies:
+        for scalar in body.scalars:
+            for source in scalar.sources:
+                setting.setdefault((scalar.line, source.lower()), set()).add(scalar.name)
     for body in bodies:
         for array in body.arrays:
             array_names.add(array.name)
@@ -131,14 +142,37 @@ def _view(procedure: Procedure, loop: Loop, depth: int, chain: tuple[str, ...]) 
                     else _derived(access, chain)
                 kinds = tuple(_kind(sub, loop.loopvar, chain) for sub in subs)
                 refs.setdefault(array.name, []).append(
-                    _Ref(array.name, access, subs, kinds, access.line or loop.line))
+                    _Ref(array.name, access, subs, kinds, access.line or loop.line,
+                         _bound(array.name, access, subs, bounds, setting)))
     return _LoopView(procedure, loop, depth, chain, refs,
                      _carriers(loop, bodies, chain, array_names))
+
+
+def _bound(name: str, access: Access, subs: tuple[Subscript, ...], bounds: dict[int, str],
+           setting: dict[tuple[int, str], set[str]]) -> bool:
+    """Whether a read bounds an inner loop: in the loop statement itself (``do k =
+    rowptr(i), rowptr(i+1)-1``), or through a scalar set from it that a bound names
+    (``first = rowptr(i)`` and ``do k = first, last``) or that the front end followed into
+    the bound (``rowptr(i)``)."""
+    if access.writes:
+        return False
+    if access.line in bounds:
+        return re.search(rf"(?<![\w%]){re.escape(name)}\s*[\[(]", bounds[access.line],
+                         re.I) is not None
+    scalars = setting.get((access.line, name.lower()))
+    if not scalars:
+        return False
+    text = f"{name}({','.join(sub.text for sub in subs)})".lower().replace(" ", "")
+    return any((subs and text in bound.lower().replace(" ", "")) or any(
+        re.search(rf"(?<![\w%]){re.escape(scalar)}(?!\w)", bound, re.I) for scalar in scalars)
+        for bound in bounds.values())
 
 
 def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
     if sub.kind == "irregular":
         return "irregular"
+    if sub.kind == "indirect" and var and sub.run == var:
+        return "indirect"  # the run along this loop from an element an index array picks
     if sub.kind in ("induction", "indirect") and sub.var:
         if var and sub.var == var:
             return "loop" if sub.kind == "induction" else "indirect"
@@ -351,7 +385,10 @@ def _array_match(name: str, cond: Condition, view: _LoopView) -> tuple[_Ref, str
     refs = view.refs.get(name, [])
     if not refs or not _in(len(refs), cond.references):
         return None
-    points = _offsets(refs)
+    # an inner loop's bounds (rowptr(i), rowptr(i+1)) are read once per iteration: one
+    # position, whatever their offsets, never a stencil
+    body = [ref for ref in refs if not ref.bound]
+    points = _offsets(body) if body else 1
     if not _in(points, cond.offsets):
         return None
     for ref in refs:
@@ -400,7 +437,8 @@ def _detail(ref: _Ref, view: _LoopView, cond: Condition, points: int,
     index = next((s for s, k in zip(ref.subs, ref.kinds, strict=True) if k == "indirect"),
                  None)
     if index is not None:
-        return f"{text}, through {index.index}"
+        run = f", contiguous runs along {index.run}" if index.run else ""
+        return f"{text}, through {index.index}{run}"
     if stride is None and "loop" in ref.kinds:
         stride = _stride(ref, view)
     if stride is not None and cond.carried is None:
