@@ -359,3 +359,182 @@ def test_the_dependence_graphs_frame_the_fusable_nests(tmp_path):
     assert 'L7 [label="broken:7", tooltip="loop nest at line 7 of broken", shape=ellipse, ' \
         'style=filled, fillcolor="#f2f2f2"];' in dot
     assert "fusable with its group: Fuse_broken_1" in dot
+
+
+# --------------------------------------------------------------- ECM scaling, alternative blocking
+
+def three_workbook(tmp_path: Path, *sets: str) -> Path:
+    """THREE on test_levels' two-level machine (L1 32 KiB, L2 1 MiB, memory 40 GB/s shared
+    by 4 cores, 2 GHz) with CacheKB = 0.01 (ExaSAT's sheets: no reuse at all)."""
+    from test_levels import MACHINE
+
+    source, machine = tmp_path / "three.f90", tmp_path / "two-level.xml"
+    source.write_text(THREE)
+    machine.write_text(MACHINE)
+    book = tmp_path / f"three{len(list(tmp_path.glob('three*.xlsx')))}.xlsx"
+    args = [str(source), "-m", str(machine), "--set", "n=64", "--set", "CacheKB=0.01", "-q",
+            "-o", str(book)]
+    for text in sets:
+        args += ["--set", text]
+    assert main(args) == 0
+    return book
+
+
+def scaling_and_alternative(book) -> tuple[list[tuple], dict[str, float]]:
+    """(the ECM scaling rows, the Alternative blocking totals by column header)."""
+    import openpyxl
+
+    if isinstance(book, Path):
+        book = openpyxl.load_workbook(book, data_only=True)
+    scaling = list(book["ECM scaling"].iter_rows(min_row=4, values_only=True))
+    sheet = book["Alternative blocking"]
+    rows = list(sheet.iter_rows(values_only=True))
+    header = next(row for row in rows if row[0] == "Procedure")
+    total = next(row for row in rows if row[0] == "Total/Max")
+    return scaling, {h: v for h, v in zip(header, total, strict=True) if v is not None}
+
+
+# ECM scaling on 4 cores: each nest is memory-bound (T_ECM / 4 < T_L2-MEM: nest 10 has
+# T_nOL 3 + T_L1-L2 8.25 + T_L2-MEM 13.2 = 24.45 cycles per 8 iterations, /4 = 6.1 < 13.2), so
+# the program time is its memory traffic at 40 GB/s. The L2 (1 MiB) holds every plane working
+# set, so the memory traffic is the planes case: UNFUSED_LARGE or FUSED_LARGE bytes.
+SCALING_4_UNFUSED = UNFUSED_LARGE / 40e9  # 6.356992e-4 s
+SCALING_4_FUSED = FUSED_LARGE / 40e9  # 2.70336e-4 s
+# 7 flops per point (2 adds; 1 add 1 mul; 1 add 2 muls) x 262,144 points = 1,835,008 flop
+GFLOP = 7 * POINTS / 1e9
+# Alternative blocking at CacheKB 0.01: no block working set fits, so each nest (separate or
+# fused) moves its Loops traffic with no reuse: UNFUSED_SMALL or FUSED_SMALL bytes, at
+# GBsPerCore x Cores = 10 x 4 = 40 GB/s (memory-bound: 7 flops against >= 64 B per point)
+ALT_UNFUSED, ALT_FUSED = UNFUSED_SMALL, FUSED_SMALL
+
+
+@pytest.mark.parametrize("fuse, scaling_4, alternative", [
+    (0, SCALING_4_UNFUSED, ALT_UNFUSED), (1, SCALING_4_FUSED, ALT_FUSED)])
+def test_the_toggle_moves_ecm_scaling_and_alternative_blocking(tmp_path, fuse, scaling_4,
+                                                                alternative):
+    scaling, alt = scaling_and_alternative(three_workbook(tmp_path, f"Fuse_three_1={fuse}"))
+    assert [row[0] for row in scaling] == [1, 2, 3, 4]
+    cores, time, gflop_per_s = scaling[-1]
+    assert time == pytest.approx(scaling_4, rel=1e-12)
+    assert gflop_per_s == pytest.approx(GFLOP / scaling_4, rel=1e-12)
+    assert alt["Total (GB)"] == pytest.approx(alternative / 1e9, rel=1e-12)
+    assert alt["Time (s)"] == pytest.approx(alternative / 40e9, rel=1e-12)
+    # the work is the same fused or not
+    assert alt["Gflop performed (Gflop)"] == pytest.approx(GFLOP, rel=1e-12)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_toggle_moves_ecm_scaling_and_alternative_blocking(tmp_path):
+    from libreoffice import recalculate_edited
+
+    book = three_workbook(tmp_path)
+    edited = recalculate_edited(book, {"Fuse_three_1": 1}, tmp_path / "edit")
+    scaling, alt = scaling_and_alternative(edited)
+    want_scaling, want_alt = scaling_and_alternative(three_workbook(tmp_path, "Fuse_three_1=1"))
+    assert scaling[-1][1] == pytest.approx(SCALING_4_FUSED, rel=1e-9)
+    assert alt["Total (GB)"] == pytest.approx(ALT_FUSED / 1e9, rel=1e-9)
+    for row, want in zip(scaling, want_scaling, strict=True):
+        assert row == pytest.approx(want, rel=1e-9)
+    assert alt.keys() == want_alt.keys()
+    for key, value in want_alt.items():
+        assert alt[key] == pytest.approx(value, rel=1e-9), key
+
+
+# --------------------------------------------------------------- a member with a gather
+
+# Two nests over i = 1..n; the second gathers x through idx (its loop at line 11). Fusing is
+# legal: y is written by the first and read by the second at offset 0, z read by the first
+# and written by the second at offset 0.
+GATHER = """\
+subroutine g2(n, idx, x, y, z)
+  implicit none
+  integer, intent(in) :: n
+  integer, intent(in) :: idx(n)
+  double precision, intent(in) :: x(n)
+  double precision, intent(inout) :: y(n), z(n)
+  integer :: i
+  do i = 1, n
+    y(i) = 2.0d0 * z(i){first}
+  end do
+  do i = 1, n
+    z(i) = y(i) + x(idx(i))
+  end do
+end subroutine g2
+"""
+# n = 1000; the indices span RangeKB_g2_11_x = 256 KiB = 4,096 lines of 64 B, more than the
+# 1,000 references visit: every visit is a first one, 1,000 lines x 64 B = 64,000 B for the
+# gather, instead of ExaSAT's stream count of x (1,000 x 8 B = 8,000 B).
+#   nest 8:  z read 8,000 + y written 16,000                                    =  24,000 B
+#   nest 11: y read 8,000 + x gathered 64,000 + idx 1,000 x 4 B + z written 16,000 = 92,000 B
+GATHER_UNFUSED = 24_000 + 92_000  # 116,000 B
+# fused: z read and written 16,000; y written 16,000 (its read served by the write); idx
+# 4,000; x still gathered, 64,000 (a fused nest that dropped the gather would count 8,000)
+GATHER_FUSED = 16_000 + 16_000 + 4_000 + 64_000  # 100,000 B
+
+
+@pytest.mark.parametrize("fuse, traffic", [(0, GATHER_UNFUSED), (1, GATHER_FUSED)])
+def test_a_fused_nest_keeps_its_members_gathers(tmp_path, fuse, traffic):
+    data = run_json(tmp_path, GATHER.format(first=""), "n=1000", "RangeKB_g2_11_x=256",
+                    f"Fuse_g2_1={fuse}")
+    (group,) = data["fusion"]["groups"]
+    assert group["nests"] == [8, 11] and group["parameter"] == "Fuse_g2_1"
+    assert group["traffic_gb_fused"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+    assert data["totals"]["traffic_gb"] == pytest.approx(traffic / 1e9, rel=1e-12)
+    # the Gathers sheet keeps the source's gather, with the parameter the fused nest uses
+    (gather,) = data["gathers"]
+    assert (gather["line"], gather["traffic_gb"]) == (11, pytest.approx(64_000e-9))
+
+
+def test_a_gather_in_two_members_is_one_gather_in_the_fused_nest(tmp_path):
+    # both nests gather x(idx(i)): separate, each moves 64,000 B for it (nest 8 then 24,000 +
+    # 64,000 + 4,000 for idx = 92,000 B, as nest 11); fused, x(idx(i)) is one reference per
+    # iteration, gathered once with the first member's parameters (RangeKB_g2_8_x): the
+    # 100,000 B of GATHER_FUSED
+    data = run_json(tmp_path, GATHER.format(first=" * x(idx(i))"), "n=1000",
+                    "RangeKB_g2_8_x=256", "RangeKB_g2_11_x=256", "Fuse_g2_1=1")
+    (group,) = data["fusion"]["groups"]
+    assert group["traffic_gb_unfused"] == pytest.approx(2 * 92_000e-9, rel=1e-12)
+    assert group["traffic_gb_fused"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+    assert data["totals"]["traffic_gb"] == pytest.approx(GATHER_FUSED / 1e9, rel=1e-12)
+
+
+# --------------------------------------------------------------- the Aspen model
+
+@pytest.mark.parametrize("how", [("--set", "Fuse_three_1=1"), ("--fuse", "all")])
+def test_the_aspen_model_carries_the_toggle(tmp_path, how):
+    """--aspen writes the fused nest as a kernel of its own and the toggle as a param that
+    kernel main tests: read back by satreport's Aspen reader, main moves FUSED_SMALL bytes
+    with the toggle at 1 as written, UNFUSED_SMALL with it set to 0 in the model."""
+    from sat import aspen
+
+    source, model = tmp_path / "three.f90", tmp_path / "three.aspen"
+    source.write_text(THREE)
+    assert main([str(source), "--set", "n=64", "--set", "CacheKB=0.01", *how, "-q",
+                 "--aspen", str(model)]) == 0
+    text = model.read_text()
+    assert "param Fuse_three_1 = 1" in text
+    assert "if (Fuse_three_1 == 1) {\n      call Fuse_three_1_L10\n    } else {\n" \
+        "      call three_L10\n      call three_L17\n      call three_L24\n    }" in text
+    assert aspen.parse_text(text, str(model), strict=True).leniencies == ()
+    app = aspen.load_model(model)
+    fused = aspen.resources(app)
+    assert fused.total["bytes"] == pytest.approx(FUSED_SMALL, rel=1e-12)
+    assert fused.kernels["Fuse_three_1_L10"]["bytes"] == pytest.approx(FUSED_SMALL, rel=1e-12)
+    # 7 flops per point, fused or not
+    assert fused.total["flops"] == pytest.approx(7 * POINTS, rel=1e-12)
+    apart = aspen.resources(app, params={"Fuse_three_1": 0})
+    assert apart.total["bytes"] == pytest.approx(UNFUSED_SMALL, rel=1e-12)
+    assert apart.total["flops"] == pytest.approx(7 * POINTS, rel=1e-12)
+
+
+def test_the_aspen_model_of_a_fused_gather_keeps_its_traffic(tmp_path):
+    from sat import aspen
+
+    source, model = tmp_path / "g2.f90", tmp_path / "g2.aspen"
+    source.write_text(GATHER.format(first=""))
+    assert main([str(source), "--set", "n=1000", "--set", "RangeKB_g2_11_x=256", "--fuse",
+                 "all", "-q", "--aspen", str(model)]) == 0
+    app = aspen.load_model(model)
+    assert aspen.resources(app).total["bytes"] == pytest.approx(GATHER_FUSED, rel=1e-12)
+    assert aspen.resources(app, params={"Fuse_g2_1": 0}).total["bytes"] == \
+        pytest.approx(GATHER_UNFUSED, rel=1e-12)

@@ -9,7 +9,7 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
-from sat.ir import Program
+from sat.ir import Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
@@ -23,6 +23,7 @@ from sat.model.exasat.blocking import (
     TIME_COLUMNS,
     NestRecord,
     overlap_time,
+    plans,
     procedure_rows,
 )
 from sat.model.exasat.comm import comm_table
@@ -58,7 +59,7 @@ from sat.model.nests import (
     program_nests,
     setup_reason,
 )
-from sat.model.tables import CellValue, Column, ModelResult, NestWork, Note, Table
+from sat.model.tables import CellValue, Column, FusedWork, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 from sat.parameter import DEFAULT_SETUP_ITERATIONS, ParameterSet, symbol_to_name
 from sat.parameters.costs import has_cost_parameters
@@ -220,10 +221,13 @@ def _number(value: float) -> float | int:
 def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                known: set[str], call_rows: list[dict[str, CellValue]],
                idiom_rows: list[dict[str, CellValue]] = (),  # type: ignore[assignment]
-               gather_rows: list[dict[str, CellValue]] | None = None):
+               gather_rows: list[dict[str, CellValue]] | None = None,
+               origins: dict[str, tuple[Procedure, dict[int, int]]] | None = None):
     """Yield (shape, space, loop row dict, memory, the nest's work) for each reported nest; add a
     row to ``call_rows`` for each procedure a nest calls, and to ``gather_rows`` for each
-    gather or scatter (:mod:`sat.model.irregular.gathers`) of a nest."""
+    gather or scatter (:mod:`sat.model.irregular.gathers`) of a nest.  ``origins``: per
+    procedure of fused nests, the source procedure and where its loops' lines went in them
+    (:func:`sat.model.fusion.member_lines`): a member's gathers are the fused nest's."""
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
@@ -250,8 +254,9 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                                 probability, frozenset(map(id, shape.repeats)))
             memory = nest_memory(shape, space, ctx, write_cost)
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
-            nest_gathers = _nest_gathers(procedure, loop, shape, space, memory, ctx,
-                                         idiom_rows, where)
+            source, lines = (origins or {}).get(procedure.name, (procedure, None))
+            nest_gathers = _nest_gathers(source, loop, shape, space, memory, ctx,
+                                         idiom_rows, where, lines)
         except ExpressionError as error:
             ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
@@ -363,13 +368,15 @@ _GATHER_IDIOMS = ("gather", "scatter")
 
 
 def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
-                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue]):
+                  idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue],
+                  lines: dict[int, int] | None = None):
     """The gathers and scatters of one nest (``nest_gathers``), None without any."""
     if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
         return None
     from sat.model.irregular.gathers import nest_gathers
 
-    return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where)
+    return nest_gathers(procedure, loop, shape, space, memory, ctx, list(idiom_rows), where,
+                        lines)
 
 
 def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
@@ -382,9 +389,11 @@ def _with_gathers(traffic: list, gathers: list[dict[str, CellValue]]) -> list:
 
 
 def _totals(rows: list[dict[str, CellValue]], table: str,
-            groups: list[fusion.Group] = ()) -> dict[str, CellValue]:  # type: ignore[assignment]
+            groups: list[fusion.Group] = (),  # type: ignore[assignment]
+            view: str = "loops") -> dict[str, CellValue]:
     """Totals row: maxima of working sets, sums of traffic, work and times; with fusion
-    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion)."""
+    groups, each one's toggle chooses its members or its fused nest (sat.model.fusion) on the
+    sheet ``view``."""
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
@@ -394,10 +403,10 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
         values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
         if key.startswith("ws_"):
             if groups:
-                values = fusion.max_values(key, rows, groups)  # type: ignore[assignment]
+                values = fusion.max_values(key, rows, groups, view)  # type: ignore[assignment]
             expr, unit = E.maximum(*values), value.unit
         elif "gb" in key or "gflops" in key or key.startswith("time_"):
-            expr, unit = E.add(*values, *fusion.sum_terms(key, groups)), value.unit
+            expr, unit = E.add(*values, *fusion.sum_terms(key, groups, view)), value.unit
         else:
             continue
         totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
@@ -416,10 +425,12 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
 
 def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
                    known: set[str], rows: dict[int, dict[str, CellValue]],
-                   fuse_all: bool) -> list[fusion.Group]:
+                   fuse_all: bool, idiom_rows: list[dict[str, CellValue]]
+                   ) -> list[fusion.Group]:
     """The fusion candidates of the program (``rows``: the Loops row of each modelled nest by
     ``id`` of its loop) with, for each legal group, its toggle and its fused nest modelled as
-    any other nest (notes about its code were made for its members already)."""
+    any other nest, its members' gathers included (notes about its code were made for its
+    members already; the fused nest's gathers are on no sheet's rows)."""
     groups = []
     for candidate in fusion.candidates(program, set(rows)):
         members = [rows[id(loop)] for loop in candidate.nests]
@@ -427,19 +438,51 @@ def _fusion_groups(program: Program, ctx: ModelContext, setup_iterations: float,
     legal = [g for g in groups if g.candidate.legal]
     if not legal:
         return groups
-    fused_program = Program([fusion.fused_procedure(
-        g.candidate.procedure, g.candidate.parameter, [fusion.fused_loop(g.candidate.nests)])
-        for g in legal], program.sources)
+    procedures, origins = [], {}
+    for g in legal:
+        loop = fusion.fused_loop(g.candidate.nests)
+        procedures.append(fusion.fused_procedure(g.candidate.procedure, g.candidate.parameter,
+                                                 [loop]))
+        origins[g.candidate.parameter] = (g.candidate.procedure,
+                                          fusion.member_lines(g.candidate.nests, loop))
     with ctx.muted():
-        fused = {shape.procedure.name: (shape, space, row, memory) for shape, space, row, memory,
-                 _, _ in _loop_rows(fused_program, ctx, setup_iterations, known, [])}
+        fused = {shape.procedure.name: (shape, space, row, memory, work, models)
+                 for shape, space, row, memory, work, models in _loop_rows(
+                     Program(procedures, program.sources), ctx, setup_iterations, known, [],
+                     idiom_rows, [], origins)}
     for group in legal:
         nest = fused.get(group.candidate.parameter)
         if nest is not None:  # a fused nest the model cannot build is no toggle
             nest[2]["procedure"] = group.candidate.procedure.name
             group.fused, group.toggle = nest[2], fusion.toggle(ctx, group.candidate, fuse_all)
-            group.nest = nest
+            group.nest, group.work = (*nest[:4], nest[5]), nest[4]
     return groups
+
+
+def _alternative_view(group: fusion.Group, by_procedure: dict[str, list[NestRecord]],
+                      ctx: ModelContext) -> None:
+    """The group's rows on the Alternative blocking sheet: its procedure's nests run with the
+    fused nest in place of its members (the procedure's other groups separate).  The rows
+    replacing the members' are the fused nest's and those of the procedure's other nests
+    whose arrays held or streamed change (an array the group writes before reading it is no
+    longer live before the group, say); an unchanged nest has an unchanged row."""
+    if group.nest is None:
+        return
+    shape, space, row, memory, _ = group.nest
+    records = by_procedure[group.candidate.procedure.name]
+    members = {id(loop) for loop in group.candidate.nests}
+    at = next(n for n, r in enumerate(records) if id(r.shape.loop) in members)
+    fused = NestRecord(shape, space, memory.q, {k: row[k] for k in KINDS})  # type: ignore
+    kept = [r for r in records if id(r.shape.loop) not in members]
+    variant = [*kept[:at], fused, *kept[at:]]
+    before = {id(r): plan for r, plan in zip(records, plans(records), strict=True)}
+    changed = [n for n, (r, plan) in enumerate(zip(variant, plans(variant), strict=True))
+               if r is not fused and plan != before[id(r)]]
+    with ctx.muted():
+        rows = procedure_rows(variant, ctx, f"{group.candidate.parameter}/",
+                              {variant.index(fused), *changed})
+    group.views["alt"] = ([r.row for r in records if id(r.shape.loop) in members] +
+                          [variant[n].row for n in changed], rows)
 
 
 def build_model(program: Program, params: ParameterSet,
@@ -496,9 +539,10 @@ def build_model(program: Program, params: ParameterSet,
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
     rows_by_loop: dict[int, dict[str, CellValue]] = {}
+    works: dict[int, NestWork] = {}  # a nest's work by id of its loop
     # a Loops row's rows on the Costs and ECM sheets (by id of the Loops row): the totals of
     # those sheets with fusion toggles
-    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}}
+    views: dict[str, dict[int, dict[str, CellValue]]] = {"costs": {}, "ecm": {}, "scaling": {}}
 
     def hierarchy_rows(shape, space, row, memory, gathers=()):
         """(the nest's levels, its Costs row, its ECM model), the last two None without."""
@@ -516,6 +560,7 @@ def build_model(program: Program, params: ParameterSet,
         loop_rows.append(row)
         rows_by_loop[id(shape.loop)] = row
         nests.append(work)
+        works[id(shape.loop)] = work
         if params.accelerator:
             # the offload model is read only for runs with an accelerator (start-up)
             from sat.model.irregular.offload import idiom_offload, nest_offload
@@ -538,6 +583,7 @@ def build_model(program: Program, params: ParameterSet,
         if ecm_nest is not None:
             ecm_nests.append(ecm_nest)
             views["ecm"][id(row)] = ecm_nest.row
+            views["scaling"][id(row)] = ecm.scaling_times(ecm_nest)
         for array in memory.arrays:
             c = array.counts
             array_rows.append({
@@ -554,23 +600,31 @@ def build_model(program: Program, params: ParameterSet,
         flops = {k: row[k] for k in KINDS}
         by_procedure.setdefault(shape.procedure.name, []).append(
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
-    alt_rows = [row for records in by_procedure.values() for row in procedure_rows(records, ctx)]
+    alt_rows = []
+    for records in by_procedure.values():
+        rows = procedure_rows(records, ctx)
+        alt_rows.extend(rows)
+        for record, alt_row in zip(records, rows, strict=True):
+            record.row = alt_row
 
-    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all)
+    groups = _fusion_groups(program, ctx, setup_iterations, known, rows_by_loop, fuse_all,
+                            idiom_table.rows)
     for group in groups:  # the fused nest on the Costs and ECM sheets' totals
         if group.nest is not None:
             with ctx.muted():
                 _, cost_row, ecm_nest = hierarchy_rows(*group.nest)
-            for view, fused_row, by_row in (("costs", cost_row, views["costs"]),
-                                            ("ecm", ecm_nest and ecm_nest.row, views["ecm"])):
+            for view, fused_row in (("costs", cost_row), ("ecm", ecm_nest and ecm_nest.row),
+                                    ("scaling", ecm_nest and ecm.scaling_times(ecm_nest))):
+                by_row = views[view]
                 if fused_row is not None:
-                    group.views[view] = ([by_row[id(m)] for m in group.members], fused_row)
+                    group.views[view] = ([by_row[id(m)] for m in group.members], [fused_row])
+        _alternative_view(group, by_procedure, ctx)
     loops = Table("Loops", "Loop analysis", LOOP_COLUMNS, loop_rows,
                   _totals(loop_rows, "loops", groups),
                   "One row per loop nest, traditional blocking: each nest runs over the whole "
                   "domain, block by block, before the next nest.")
     alternative = Table("Alternative blocking", "All loops per block", ALT_COLUMNS, alt_rows,
-                        _totals(alt_rows, "alt"),
+                        _totals(alt_rows, "alt", groups, "alt"),
                         "Alternative scheme: all nests of a procedure run on one block before "
                         "the next block (temporaries stay in cache, halos are recomputed).")
     arrays = Table("Arrays", "Array-component working sets and traffic", ARRAY_COLUMNS,
@@ -646,7 +700,11 @@ def build_model(program: Program, params: ParameterSet,
     if ecm_nests:
         tables["ECM scaling"] = Table(
             "ECM scaling", "Program performance against cores (ECM)", ecm.SCALING_COLUMNS,
-            ecm.scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by),
+            ecm.scaling_rows(ecm_nests, result_totals["Total_GFlops"], specs[-1].link_shared_by,
+                             lambda cores: fusion.change_terms(
+                                 groups, "scaling", f"time_s_{cores}",
+                                 lambda times: ecm.scaling_term(times, cores), "s",
+                                 f"change of the program time on {cores} cores when fused")),
             None, "Each nest scales with the cores until the memory interface saturates.")
         # beside the ECM sheet
         names = list(tables)
@@ -655,7 +713,10 @@ def build_model(program: Program, params: ParameterSet,
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
-                       unmodelled=ctx.unmodelled, defaults=ctx.defaults)
+                       unmodelled=ctx.unmodelled, defaults=ctx.defaults,
+                       fused=[FusedWork(g.candidate.parameter,
+                                        [works[id(loop)] for loop in g.candidate.nests], g.work)
+                              for g in groups if g.work is not None and g.toggle is not None])
 
 
 def _ecm_totals(nests, groups: list[fusion.Group]) -> dict[str, CellValue]:

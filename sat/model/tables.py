@@ -100,6 +100,16 @@ class NestWork:
 
 
 @dataclass
+class FusedWork:
+    """A legal loop fusion group as whole works (the Aspen model): its 0/1 toggle, its
+    members (nests of ``ModelResult.nests``) and the fused nest (sat.model.fusion)."""
+
+    parameter: str
+    members: list[NestWork]
+    work: NestWork
+
+
+@dataclass
 class ModelResult:
     """Everything the renderers need; nothing here is recomputed by them."""
 
@@ -123,6 +133,8 @@ class ModelResult:
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     # every modelled nest as a whole, in the Loops sheet's order (sat.report.aspen_model)
     nests: list[NestWork] = field(default_factory=list)
+    # every legal loop fusion group with a fused nest, in the Fusion sheet's order
+    fused: list[FusedWork] = field(default_factory=list)
     # the bytes of each distinct array (sat.model.exasat.occupancy's sizes), by array name
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
     # nests the model does not work on: procedure, file, line and reason (also in the Notes)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from sat import __version__
 from sat.model import expr as E
 from sat.model.expr import Env, Quantity
-from sat.model.tables import ModelResult, NestWork
+from sat.model.tables import FusedWork, ModelResult, NestWork
 from sat.parameter import symbol_to_name
 from sat.report.aspen_expr import AspenPrinter, Decision, Folder, aspen_name, format_number
 
@@ -148,7 +148,13 @@ class _Writer:
                      for name, q in result.data_bytes.items()]
         data_names = {name: aspen for name, (aspen, _) in zip(result.data_bytes, self.data,
                                                                strict=True)}
+        self.toggles = {f.parameter: self.names.add(f.parameter) for f in result.fused}
         self.kernels = [self._kernel(work, data_names) for work in result.nests]
+        # the fused nests' kernels after the source's (kernel main chooses by the toggles)
+        self.fused: dict[int, FusedWork] = {}  # by id of the fused nest's work
+        for group in result.fused:
+            self.kernels.append(self._kernel(group.work, data_names))
+            self.fused[id(group.work)] = group
 
         # Parameters of their own: the quantities used more than once, the symbols, the
         # iterations and the per-run amounts of the kernels.
@@ -255,6 +261,7 @@ class _Writer:
         lines += [f"model {model} {{", ""]
         # Aspen's grammar takes every param and data of a model before its first kernel
         lines += self._parameters()
+        lines += self._toggles()
         lines += self._derived()
         lines += self._data()
         for kernel in self.kernels:
@@ -280,7 +287,10 @@ class _Writer:
             "memory traffic (ExaSAT's model: the reuse case whose working set fits in the "
             "cache) per array, in bytes: loads (reads, and the reads for ownership of written "
             "data) and stores (write-backs). Kernel main runs each nest once, so that its "
-            "totals are satreport's.",
+            "totals are satreport's." + (
+                " Each legal loop fusion group has a kernel of its fused nest and a 0/1 param, "
+                "its toggle (Fuse_<procedure>_<k>): kernel main runs the fused kernel when the "
+                "toggle is 1, the group's nests when it is 0." if self.toggles else ""),
             "",
             "The amounts are expressions over the problem parameters. Machine and software "
             "parameters are numbers in them" + (f": {used}." if used else " (none is used).")
@@ -304,6 +314,20 @@ class _Writer:
             note = ", ".join(filter(None, [p.symbol if p.symbol != p.name else "", p.source]))
             lines += _with_comment(f"param {self.parameter_names[p.name]:<{width}} = {value}",
                                    note, "  ")
+        return lines + [""]
+
+    def _toggles(self) -> list[str]:
+        if not self.toggles:
+            return []
+        lines = ["  // Loop fusion toggles (satreport --set Fuse_…=1, --fuse all): 1 runs a "
+                 "group's fused kernel", "  // in kernel main, 0 its nests one after the other"]
+        for group in self.result.fused:
+            members = group.members
+            lines += _with_comment(
+                f"param {self.toggles[group.parameter]} = "
+                f"{format_number(self.env.param(group.parameter), exact=True)}",
+                f"the nests of {members[0].procedure} at lines "
+                f"{', '.join(str(m.line) for m in members)}", "  ")
         return lines + [""]
 
     def _derived(self) -> list[str]:
@@ -337,9 +361,13 @@ class _Writer:
         return _with_comment(f"param {printer.names[id(q)]} = {printer.definition(q)}", note,
                              "  ")
 
-    @staticmethod
-    def _nest(kernel: _Kernel) -> str:
+    def _nest(self, kernel: _Kernel) -> str:
         work = kernel.work
+        group = self.fused.get(id(work))
+        if group is not None:
+            lines = ", ".join(str(m.line) for m in group.members)
+            return (f"{group.members[0].procedure}: the loop nests at lines {lines} fused "
+                    f"(run when {self.toggles[group.parameter]} is 1)")
         return f"{work.procedure}: the loop nest at line {work.line}" + (
             f" of {work.file}" if work.file else "")
 
@@ -369,12 +397,23 @@ class _Writer:
 
     def _main(self) -> list[str]:
         lines = ["  // The program: every nest once, in program order", "  kernel main {"]
+        by_work = {id(k.work): k for k in self.kernels}
+        group_of = {id(m): group for group in self.result.fused for m in group.members}
         procedure = None
         for kernel in self.kernels:
+            if id(kernel.work) in self.fused:
+                continue
             if kernel.work.procedure != procedure:
                 procedure = kernel.work.procedure
                 lines.append(f"    // {procedure}")
-            lines.append(f"    call {kernel.name}")
+            group = group_of.get(id(kernel.work))
+            if group is None:
+                lines.append(f"    call {kernel.name}")
+            elif kernel.work is group.members[0]:  # the group once, at its first nest
+                lines += [f"    if ({self.toggles[group.parameter]} == 1) {{",
+                          f"      call {by_work[id(group.work)].name}", "    } else {",
+                          *(f"      call {by_work[id(m)].name}" for m in group.members),
+                          "    }"]
         return lines + ["  }"]
 
 

@@ -38,6 +38,7 @@ class NestRecord:
     space: NestSpace
     loops_q: dict[str, E.Quantity]  # the nest's Loops quantities (traffic_gb, gflops, ...)
     flops_per_iteration: dict[str, float]
+    row: dict[str, E.CellValue] | None = None  # its Alternative blocking row, once made
 
 
 def _nonlocal(shape: NestShape) -> set[str] | None:
@@ -45,11 +46,71 @@ def _nonlocal(shape: NestShape) -> set[str] | None:
     return names if names or shape.procedure.locals else None  # None: unknown, all streamed
 
 
-def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue]]:
-    """Rows of the Alternative blocking sheet for the nests of one procedure."""
+@dataclass
+class _Plan:
+    """Which arrays one nest of the scheme holds and streams (array-component keys)."""
+
+    resident: list[str]
+    r_in: list[str]  # inputs read (at their first nest)
+    w_out: list[str]  # outputs written (at their last nest)
+    rw_io: list[str]  # read and written in this nest only
+    wb_out: list[str]  # outputs read in an earlier nest: only the write-back is left
+
+
+Uses = dict[str, list[tuple[int, str]]]
+
+
+def _uses(records: list[NestRecord]) -> Uses:
+    """Per array-component key, the nests using it: (index, R/W/RW)."""
+    uses: Uses = {}
+    for idx, record in enumerate(records):
+        for p in record.shape.patterns:
+            uses.setdefault(p.key, []).append((idx, p.kind))
+    return uses
+
+
+def _plan(idx: int, uses: Uses, nonlocal_names: set[str] | None) -> _Plan:
+    plan = _Plan([], [], [], [], [])
+    for key, use in uses.items():
+        idxs = [i for i, _ in use]
+        first, last = idxs[0], idxs[-1]
+        read_later = any(i > idx and k in ("R", "RW") for i, k in use)
+        if idx in idxs or (first < idx and read_later):
+            plan.resident.append(key)
+        base = key.split(".")[0].lower()
+        streamed = nonlocal_names is None or base in nonlocal_names
+        if not streamed:
+            continue
+        stream_in = use[0][1] in ("R", "RW")
+        stream_out = any(k != "R" for _, k in use)
+        if stream_in and stream_out and first == last == idx:
+            plan.rw_io.append(key)
+        else:
+            if stream_in and first == idx:
+                plan.r_in.append(key)
+            if stream_out and last == idx:
+                (plan.wb_out if stream_in else plan.w_out).append(key)
+    return plan
+
+
+def plans(records: list[NestRecord]) -> list[_Plan]:
+    """Per nest of a procedure, the arrays it holds and streams in the scheme: two nests with
+    equal plans (and iteration spaces) have equal rows."""
+    uses = _uses(records)
+    nonlocal_names = _nonlocal(records[0].shape) if records else None
+    return [_plan(idx, uses, nonlocal_names) for idx in range(len(records))]
+
+
+def procedure_rows(records: list[NestRecord], ctx, tag: str = "",
+                   keep: set[int] | None = None) -> list[dict[str, E.CellValue]]:
+    """Rows of the Alternative blocking sheet for the nests of one procedure.
+
+    ``tag``: a prefix of the quantities' names (another run of the procedure's nests, as
+    with a fusion group's fused nest); ``keep``: the indices of the records to make rows
+    for (default all)."""
     if not records:
         return []
-    ident = records[0].shape.procedure.name
+    ident = tag + records[0].shape.procedure.name
     word, cache = ctx.param("WordBytes"), ctx.param("CacheKB")
     box = [E.Quantity(("alt", ident, f"box_{a}"),
                       E.minimum(*[E.Ref(r.space.extent[n]) for r in records]), "iterations",
@@ -61,13 +122,12 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
     blocks_expr = E.mul(*[E.Ref(box[n]) / box_block[n] for n in range(3)])
 
     # array liveness over the procedure's nests
-    uses: dict[str, list[tuple[int, str]]] = {}
+    uses = _uses(records)
     offsets: dict[str, set] = {}
     copies: dict[str, list[E.Expr]] = {}
     element: dict[str, E.Expr] = {}  # bytes per element (sat.model.elements)
-    for idx, record in enumerate(records):
+    for record in records:
         for p in record.shape.patterns:
-            uses.setdefault(p.key, []).append((idx, p.kind))
             offsets.setdefault(p.key, set()).update(p.offsets)
             element[p.key] = pattern_bytes(ctx, record.shape, p)
             if p.copy_chains:  # components held per cell (component loops)
@@ -91,30 +151,15 @@ def procedure_rows(records: list[NestRecord], ctx) -> list[dict[str, E.CellValue
 
     rows = []
     for idx, record in enumerate(records):
+        if keep is not None and idx not in keep:
+            continue
         shape, space = record.shape, record.space
-        resident, r_in, w_out, rw_io, wb_out = [], [], [], [], []
-        for key, use in uses.items():
-            idxs = [i for i, _ in use]
-            first, last = idxs[0], idxs[-1]
-            read_later = any(i > idx and k in ("R", "RW") for i, k in use)
-            if idx in idxs or (first < idx and read_later):
-                resident.append(key)
-            base = key.split(".")[0].lower()
-            streamed = nonlocal_names is None or base in nonlocal_names
-            if not streamed:
-                continue
-            stream_in = use[0][1] in ("R", "RW")
-            stream_out = any(k != "R" for _, k in use)
-            if stream_in and stream_out and first == last == idx:
-                rw_io.append(key)
-            else:
-                if stream_in and first == idx:
-                    r_in.append(key)
-                if stream_out and last == idx:
-                    (wb_out if stream_in else w_out).append(key)
+        plan = _plan(idx, uses, nonlocal_names)
+        resident, r_in, w_out, rw_io, wb_out = (plan.resident, plan.r_in, plan.w_out,
+                                                plan.rw_io, plan.wb_out)
 
         def q(name: str, expr: E.Expr, unit: str, label: str,
-              _ident: str = shape.ident) -> E.Quantity:
+              _ident: str = tag + shape.ident) -> E.Quantity:
             return E.Quantity(("alt", _ident, name), expr, unit, label)
 
         def total(keys: list[str]) -> E.Expr:

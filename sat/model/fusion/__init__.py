@@ -7,13 +7,14 @@ from sat.model.fusion.model import (
     NOTE,
     Group,
     bound_terms,
+    change_terms,
     fusion_table,
     max_values,
     sum_terms,
     toggle,
 )
-from sat.model.fusion.nest import fused_loop, fused_procedure
+from sat.model.fusion.nest import fused_loop, fused_procedure, member_lines
 
-__all__ = ["NOTE", "Candidate", "Group", "bound_terms", "candidates", "fused_loop",
-           "fused_procedure", "fusion_table", "max_values", "parameter_name", "sum_terms",
-           "toggle"]
+__all__ = ["NOTE", "Candidate", "Group", "bound_terms", "candidates", "change_terms",
+           "fused_loop", "fused_procedure", "fusion_table", "max_values", "member_lines",
+           "parameter_name", "sum_terms", "toggle"]

@@ -18,13 +18,14 @@ fusion pays at every size, -1 when it pays at none beyond the largest working se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.memory import CASES, layer_condition
 from sat.model.fusion.candidates import Candidate
-from sat.model.tables import CellValue, Column, Table
+from sat.model.tables import CellValue, Column, NestWork, Table
 from sat.model.tables import column as _c
 
 Row = dict[str, CellValue]
@@ -43,7 +44,9 @@ NOTE = ("Fusion: runs of consecutive loop nests with the same loop tree and noth
         "of their stencils, a value one member writes and a later one reads at the same "
         "offset costs no traffic for the read, and every written array is still stored. "
         "Fuse_<procedure>_<k> = 1 replaces the members by the fused nest in the Loops "
-        "sheet's totals and every total over them; the Loops rows stay those of the source.")
+        "sheet's totals and every total over them, and in the totals of the ECM, ECM scaling, "
+        "Costs and Alternative blocking sheets; the rows of those sheets stay those of the "
+        "source.")
 
 
 @dataclass
@@ -55,9 +58,12 @@ class Group:
     members: list[Row]
     fused: Row | None = None
     toggle: E.Param | None = None
-    nest: tuple | None = None  # the fused nest's (shape, space, Loops row, memory)
-    # other sheets' rows: view -> (the members' rows, the fused nest's row)
-    views: dict[str, tuple[list[Row], Row]] = field(default_factory=dict)
+    # the fused nest's (shape, space, Loops row, memory, its gathers' cache models)
+    nest: tuple | None = None
+    work: NestWork | None = None  # the fused nest as a whole (the Aspen model)
+    # other sheets' rows: view -> (the members' rows, the rows that replace them: the fused
+    # nest's, and on the Alternative blocking sheet the procedure's other nests' that change)
+    views: dict[str, tuple[list[Row], list[Row]]] = field(default_factory=dict)
     cache: dict[str, E.Quantity] = field(default_factory=dict)  # the group's total terms
 
 
@@ -81,44 +87,74 @@ def _group_quantity(group: Group, name: str, make) -> E.Quantity:
     return group.cache[name]
 
 
-def sum_terms(key: str, groups: list[Group], view: str = "loops") -> list[E.Expr]:
-    """Terms to add to a summed total of ``key``: per legal group, F x (fused - members), on
-    the Loops sheet or another sheet with a row per nest (``view``: "costs", "ecm").  Each is
-    a quantity of its own, so a total's formula grows by one reference per group."""
+def change_terms(groups: list[Group], view: str, name: str, value: Callable[[Row], E.Expr],
+                 unit: str, label: str | Callable[[Row], str]) -> list[E.Expr]:
+    """Terms to add to a sum over the nests of ``view`` (a sheet with a row per nest:
+    "loops", "costs", "ecm", ...) of ``value(row)``: per legal group, F x (``value`` of the
+    fused nest's row - the sum over its members' rows).  Each is a quantity of its own, so a
+    total's formula grows by one reference per group.  ``label``: the quantities' label, or
+    a function of the fused nest's row giving it."""
     terms: list[E.Expr] = []
     for group in _on(groups):
-        members, fused_row = (group.members, group.fused) if view == "loops" else \
-            group.views.get(view, ([], {}))
-        fused = fused_row.get(key)  # type: ignore[union-attr]
-        parts = [m.get(key) for m in members]
-        if not parts or not isinstance(fused, E.Quantity) or \
-                not all(isinstance(p, E.Quantity) for p in parts):
+        members, fused = _rows(group, view)
+        if not members or not fused:
             continue
 
-        def change(group=group, fused=fused, parts=parts) -> E.Quantity:
-            return _q(group, f"{view}_{key}_change",
-                      E.mul(group.toggle, E.Ref(fused) - E.add(*parts)), fused.unit,
-                      f"change of the total {fused.label} when fused")
+        def change(group=group, fused=fused, members=members) -> E.Quantity:
+            return _q(group, f"{view}_{name}_change",
+                      E.mul(group.toggle, E.add(*map(value, fused)) -
+                            E.add(*map(value, members))), unit,
+                      label if isinstance(label, str) else label(fused[0]))
 
-        terms.append(E.Ref(_group_quantity(group, f"{view}:{key}", change)))
+        terms.append(E.Ref(_group_quantity(group, f"{view}:{name}", change)))
     return terms
 
 
-def max_values(key: str, rows: list[Row], groups: list[Group]) -> list[E.Expr]:
-    """The values whose maximum is the total of ``key`` (a working set): every nest's
-    outside the legal groups, and per group IF(F, the fused nest's, its members' largest)."""
-    grouped = {id(m) for g in _on(groups) for m in g.members}
+def _rows(group: Group, view: str) -> tuple[list[Row], list[Row]]:
+    """(the members' rows, the rows replacing them when fused) on a view's sheet."""
+    if view == "loops":
+        return group.members, [group.fused] if group.fused is not None else []
+    return group.views.get(view, ([], []))
+
+
+def sum_terms(key: str, groups: list[Group], view: str = "loops") -> list[E.Expr]:
+    """Terms to add to a summed total of ``key`` (:func:`change_terms` of the column)."""
+    on = [g for g in _on(groups) if _has(g, view, key)]
+    if not on:
+        return []
+    unit = _rows(on[0], view)[1][0][key].unit  # type: ignore[union-attr]
+    return change_terms(on, view, key, lambda row: E.Ref(row[key]),  # type: ignore[arg-type]
+                        unit, lambda row: f"change of the total {row[key].label} when fused")
+
+
+def _has(group: Group, view: str, key: str) -> bool:
+    """Whether the group's rows in ``view`` all have the quantity ``key``."""
+    members, fused = _rows(group, view)
+    return bool(members) and bool(fused) and \
+        all(isinstance(row.get(key), E.Quantity) for row in (*members, *fused))
+
+
+def max_values(key: str, rows: list[Row], groups: list[Group], view: str = "loops"
+               ) -> list[E.Expr]:
+    """The values whose maximum is the total of ``key`` (a working set) on a view's sheet:
+    every nest's outside the legal groups, and per group IF(F, the largest of the rows
+    replacing its members, its members' largest)."""
+    on = [g for g in _on(groups) if _has(g, view, key)]
+    grouped = {id(m) for g in on for m in _rows(g, view)[0]}
     values: list[E.Expr] = [E.Ref(row[key]) for row in rows  # type: ignore[arg-type]
                             if id(row) not in grouped]
-    for group in _on(groups):
-        fused = group.fused[key]  # type: ignore[index]
+    for group in on:
+        members, fused = _rows(group, view)
 
-        def either(group=group, fused=fused) -> E.Quantity:
-            return _q(group, f"{key}_either", E.if_(
-                group.toggle, fused, E.maximum(*[m[key] for m in group.members])),
-                fused.unit, f"{fused.label}: the fused nest's, or its members' largest")
+        def either(group=group, fused=fused, members=members) -> E.Quantity:
+            first: E.Quantity = fused[0][key]  # type: ignore[assignment]
+            return _q(group, f"{key}_either" if view == "loops" else f"{view}_{key}_either",
+                      E.if_(group.toggle, E.maximum(*[r[key] for r in fused]),
+                            E.maximum(*[m[key] for m in members])),
+                      first.unit, f"{first.label}: the fused nest's, or its members' largest")
 
-        values.append(E.Ref(_group_quantity(group, key, either)))
+        name = key if view == "loops" else f"{view}:{key}"
+        values.append(E.Ref(_group_quantity(group, name, either)))
     return values
 
 

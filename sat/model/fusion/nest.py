@@ -82,6 +82,22 @@ def fused_loop(nests: list[Loop]) -> Loop:
     return fused  # type: ignore[return-value]
 
 
+def member_lines(nests: list[Loop], fused: Loop) -> dict[int, int]:
+    """The line in the fused nest of each member's loop (a fused level is at its first
+    member's line; loops in branch arms keep theirs)."""
+    lines: dict[int, int] = {}
+
+    def walk(member: Body, level: Body) -> None:
+        for a, b in zip(member.loops, level.loops, strict=True):
+            lines[a.line] = b.line
+            walk(a, b)
+
+    for member in nests:
+        lines[member.line] = fused.line
+        walk(member, fused)
+    return lines
+
+
 def fused_procedure(procedure: Procedure, name: str, loops: list[Loop]) -> Procedure:
     """A procedure holding only the fused nests ``loops``, named ``name`` (the toggle's
     name, so that its quantities are told apart from the members'); declarations, layout and

@@ -42,6 +42,7 @@ stencil whose rows do not fit L1 reads more streams over L1-L2 than from memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sat.model import expr as E
@@ -376,9 +377,25 @@ def _first_smallest(candidates: list[E.Expr]) -> E.Expr:
     return expr
 
 
-def scaling_rows(nests: list[NestECM], total_gflops: E.Quantity,
-                 memory_shared_by: float) -> list[dict[str, CellValue]]:
-    """Program time and Gflop/s against cores, up to one memory interface's cores."""
+def scaling_term(times: dict[str, CellValue], cores: int) -> E.Expr:
+    """A nest's time on ``cores`` cores of one memory interface: the larger of one core's
+    time / cores and its memory transfers at the interface's bandwidth (``times``: the
+    nest's :func:`scaling_times`)."""
+    return E.maximum(E.Ref(times["time_single_core_s"]) / cores,  # type: ignore[arg-type]
+                     times["time_memory_s"])  # type: ignore[arg-type]
+
+
+def scaling_times(nest: NestECM) -> dict[str, CellValue]:
+    """The times of a nest the ECM scaling sheet uses, by name."""
+    return {"time_single_core_s": nest.time_single_core, "time_memory_s": nest.time_memory}
+
+
+def scaling_rows(nests: list[NestECM], total_gflops: E.Quantity, memory_shared_by: float,
+                 more: Callable[[int], list[E.Expr]] = lambda cores: []
+                 ) -> list[dict[str, CellValue]]:
+    """Program time and Gflop/s against cores, up to one memory interface's cores.
+    ``more(cores)``: terms added to the program time (a fusion toggle's,
+    :mod:`sat.model.fusion`)."""
     counts = list(range(1, min(_DENSE_UP_TO, int(memory_shared_by)) + 1))
     while counts[-1] * 2 <= memory_shared_by:
         counts.append(counts[-1] * 2)
@@ -386,8 +403,7 @@ def scaling_rows(nests: list[NestECM], total_gflops: E.Quantity,
         counts.append(int(memory_shared_by))
     rows: list[dict[str, CellValue]] = []
     for n in counts:
-        terms = [E.maximum(E.Ref(nest.time_single_core) / n, nest.time_memory)
-                 for nest in nests]
+        terms = [*(scaling_term(scaling_times(nest), n) for nest in nests), *more(n)]
         total = long_sum(terms, ("scaling", n, "time_s"), f"program time on {n} cores", "s")
         time = total.quantity if isinstance(total, E.Ref) else \
             E.Quantity(("scaling", n, "time_s"), total, "s", f"program time on {n} cores")

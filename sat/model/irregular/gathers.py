@@ -184,26 +184,30 @@ def array_datatype(nest: Loop, array: str) -> str:
                 "double")
 
 
-def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, CellValue]]
+def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, CellValue]],
+                   lines: dict[int, int] | None = None
                    ) -> list[tuple[Instance, tuple[Loop, ...]]]:
     """The gather/scatter instances of a nest (one per indexed array), with the loops from
-    the nest's outermost down to the instance's loop."""
+    the nest's outermost down to the instance's loop.  ``lines``: the line in ``nest`` of a
+    loop of the source at another line (a fused nest's loops are its first member's); an
+    instance keeps its source loop's line (its parameters' names)."""
     chains = {loop.line: chain for loop, chain in [(nest, (nest,)), *_walk(nest, (nest,))]}
     found: dict[str, tuple[Instance, tuple[Loop, ...]]] = {}
     for row in idiom_rows:
+        at = (lines or {}).get(row["loop_line"], row["loop_line"])  # type: ignore[call-overload]
         if (row["idiom"] not in IDIOMS or str(row["function"]).lower() != procedure.name.lower()
-                or row["loop_line"] not in chains):
+                or at not in chains):
             continue
         array = str(row["array"])
-        chain = chains[row["loop_line"]]  # type: ignore[index]
+        chain = chains[at]
         if array in found:
             instance, known = found[array]
             instance.idioms.add(str(row["idiom"]))
             if len(chain) > len(known):  # the deepest loop stepping through the index
                 found[array] = (instance, chain)
-                instance.loop_line, instance.line = chain[-1].line, int(row["line"])  # type: ignore
+                instance.loop_line, instance.line = int(row["loop_line"]), int(row["line"])  # type: ignore
             continue
-        found[array] = (Instance(array, {str(row["idiom"])}, chain[-1].line,
+        found[array] = (Instance(array, {str(row["idiom"])}, int(row["loop_line"]),  # type: ignore
                                  int(row["line"])), chain)  # type: ignore[arg-type]
     for instance, chain in found.values():
         texts: set[tuple[str, ...]] = set()
@@ -290,13 +294,16 @@ class NestGathers:
 
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
                  memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
-                 where: dict[str, CellValue]) -> NestGathers:
-    """The Gathers rows of one nest, the change of its traffic and the gathers' models."""
+                 where: dict[str, CellValue], lines: dict[int, int] | None = None
+                 ) -> NestGathers:
+    """The Gathers rows of one nest, the change of its traffic and the gathers' models.
+    ``procedure``: the source's (its name and declarations); ``lines``: see
+    :func:`nest_instances` (a fused nest)."""
     rows: list[dict[str, CellValue]] = []
     deltas: list[E.Expr] = []
     models: list[GatherTraffic] = []
     line_bytes = ctx.param("LineBytes")
-    for instance, chain in nest_instances(procedure, nest, idiom_rows):
+    for instance, chain in nest_instances(procedure, nest, idiom_rows, lines):
         size = element_bytes(ctx, procedure.name, instance.array,
                              array_datatype(nest, instance.array))
         element = float(ctx.params[size.name].value)
