@@ -207,6 +207,9 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
                       socket: str | None = None) -> ModelResult:
     """The model of ``app``; ``params`` holds satreport's machine and software parameters and
     receives the Aspen models' own (a value already there, from ``--set``, wins)."""
+    from sat.model.hierarchy.levels import derive_machine_defaults
+
+    derive_machine_defaults(params)
     notes: list[Note] = []
     overrides = {name: p.value for name, p in params.parameters.items()
                  if p.source == "--set"}

@@ -46,7 +46,12 @@ from sat.model.exasat.memory import (
 from sat.model.exasat.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.exasat.registers import register_counts, registers_table
 from sat.model.hierarchy.aliasing import geometry, nest_checks
-from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
+from sat.model.hierarchy.levels import (
+    LEVEL_COLUMNS,
+    Hierarchy,
+    derive_machine_defaults,
+    nest_levels,
+)
 from sat.model.irregular.idioms import idiom_tables
 from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
@@ -437,6 +442,7 @@ def build_model(program: Program, params: ParameterSet,
     built-in ones, :mod:`sat.model.irregular.idioms`). ``fuse_all``: every legal fusion
     group's toggle is 1 unless ``--set`` gives it (:mod:`sat.model.fusion`).
     """
+    derive_machine_defaults(params)  # before anything reads CacheKB or GBsPerCore
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)

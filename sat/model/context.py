@@ -23,6 +23,8 @@ from sat.parameter import (
     SELECTED_NAME,
     Parameter,
     ParameterSet,
+    derived_defaults,
+    input_values,
     symbol_to_name,
 )
 
@@ -67,6 +69,33 @@ def _default_value(name: str, role: Role) -> float:
     if stem in ("ng", "ngc", "nghost", "nghosts", "ghosts", "nghostcells"):
         return DEFAULT_GHOSTS
     return {"lower": DEFAULT_LOWER, "upper": DEFAULT_UPPER}.get(role, DEFAULT_OTHER)
+
+
+def derive_default(params: ParameterSet, name: str, default: E.Expr, what: str = "") -> bool:
+    """Make parameter ``name``'s value its derived default ``default`` (an expression over
+    other parameters, quantities inlined), unless a value was given for it (a parameter
+    file, ``--set``): then the given value stays.  ``default`` may read only inputs and
+    parameters derived before this one, so a chain of derived defaults cannot come back
+    to where it started.  ``what`` says in words what the default is (the Source column).
+    True if the parameter takes the default."""
+    parameter = params[name]
+    if parameter.given:
+        return False
+    default = E.inlined(default)
+    order = {other: index for index, other in enumerate(params.parameters)}
+    names = tuple(sorted(set(E.params_in(default)), key=lambda n: order.get(n, len(order))))
+    for other in names:
+        if other not in params or other == name or (
+                params[other].derived and order[other] > order[name]):
+            raise ValueError(f"the default of {name} may not read {other}")
+    env = E.Env(input_values(params.parameters.values()),
+                derived_defaults(params.parameters.values()))  # type: ignore[arg-type]
+    value = default.evaluate(env)
+    parameter.value = int(value) if value.is_integer() else value
+    parameter.default, parameter.derived_from = default, names
+    parameter.source = f"derived from {', '.join(names)}" + (f": {what}" if what else "")
+    parameter.defaulted = False
+    return True
 
 
 class ExpressionError(ValueError):

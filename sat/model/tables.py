@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sat.ir import Program
-from sat.model.expr import Env, Quantity
-from sat.parameter import Parameter
+from sat.model.expr import Env, Expr, Quantity
+from sat.parameter import Parameter, derived_defaults, input_values
 
 CellValue = Quantity | str | int | float | bool | None
 
@@ -130,7 +130,26 @@ class ModelResult:
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""
-        values = {p.name: float(p.value) for p in self.parameters}
+        values = input_values(self.parameters)
         if overrides:
             values.update(overrides)
-        return Env(values)
+        return Env(values, self.defaults())
+
+    def refresh_derived(self) -> None:
+        """Recompute the value of every parameter that takes its derived default (after an
+        input changed, e.g. a scenario's optimum): the JSON and the workbook show the value
+        used."""
+        env = self.env()
+        for parameter in self.parameters:
+            if parameter.derived:
+                value = env.param(parameter.name)
+                parameter.value = int(value) if value.is_integer() else value
+
+    def inputs(self) -> dict[str, float]:
+        """The values of the parameters that are inputs (derived defaults left out: an
+        evaluation computes them from these, :meth:`defaults`)."""
+        return input_values(self.parameters)
+
+    def defaults(self) -> dict[str, Expr]:
+        """Parameter -> its derived default expression, for those whose value it is."""
+        return derived_defaults(self.parameters)  # type: ignore[return-value]

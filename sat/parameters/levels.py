@@ -1,8 +1,9 @@
 """The parameters of a machine's memory hierarchy and core for the per-level model and ECM.
 
 A machine with two or more cache levels gets, besides ExaSAT's parameters (``CacheKB`` and
-``GBsPerCore`` keep their meaning), one capacity and one bandwidth per cache level and the
-core's clock and load/store throughput:
+``GBsPerCore`` keep their meaning; the model makes them derived defaults of the level
+parameters, :func:`sat.model.hierarchy.levels.derive_machine_defaults`), one capacity and one
+bandwidth per cache level and the core's clock and load/store throughput:
 
 - ``L1KB``, ``L2KB``, … — capacity per thread (KiB) when every core sharing an instance runs:
   one instance's size divided by the cores that share it;

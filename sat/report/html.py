@@ -281,10 +281,10 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     set), with the best of a few cache blocks, with every legal fusion group fused, fused and
     blocked, and with the alternative block execution (all nests per block, the blocks as
     set). Each curve is the model evaluated at those parameters."""
-    values = {p.name: float(p.value) for p in result.parameters}
+    values = result.inputs()
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
-        base = Env({**values, **overrides})
+        base = result.env(overrides)
         return [v[0] for v in sweep([quantity], base, "CacheKB", sizes)]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
