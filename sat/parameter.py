@@ -45,6 +45,9 @@ class Parameter:
     # sweeps of those parameters move it alike (``derived_from`` names them).
     default: object | None = None
     derived_from: tuple[str, ...] = ()
+    # A default the registry derives from other parameters, in their names (``MAX(AddPorts,
+    # MulPorts)``, ``LineBytes * ClockGHz / 4``): the model makes it the derived default.
+    formula: str = ""
 
     @property
     def derived(self) -> bool:

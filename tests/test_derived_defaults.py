@@ -137,6 +137,14 @@ def test_a_derived_default_reads_no_parameter_derived_after_it():
         derive_default(params, "c", E.Param("c"))
     params["c"].given = True
     assert not derive_default(params, "c", E.Param("a"))  # a value given stays
+    # a derived default may read an input after it (CacheKB reads L3KB), which then cannot
+    # become derived from it
+    loop = ParameterSet()
+    for name in ("x", "y"):
+        loop.add(Parameter(name, 2.0))
+    assert derive_default(loop, "x", E.Param("y") / 2)
+    with pytest.raises(ValueError, match="the default of x reads y"):
+        derive_default(loop, "y", E.Param("x") * 2)
     env = E.Env({"a": 5.0, "c": 1.0}, {"b": params["b"].default})
     assert env.param("b") == 10
 
@@ -197,7 +205,7 @@ def test_every_derived_default_is_live_in_the_workbook(tmp_path):
         got = cached_values(path)
         # the model built with --set of the edit: every parameter's cell (a derived one is its
         # formula) and every total equals it
-        with_set = model(f"{name}={edits[name]:g}") if name else result
+        with_set = model(f"{name}={edits[name]!r}") if name else result
         env = with_set.env()
         for p in with_set.parameters:
             assert _same(got[split(cells.parameter_cell(p.name))], env.param(p.name)), \
@@ -221,3 +229,19 @@ def test_every_derived_default_is_live_in_the_workbook(tmp_path):
     assert result.env({"n": 25000}).param(RANGE) == 195.3125
     assert result.env({"L3KB": 1024}).param("CacheKB") == 2048
     assert times["L3KB"] > times[""]
+
+
+def test_the_core_and_link_figures_follow_what_they_derive_from(capsys):
+    # toy-victim-l3.yml: 64 B lines, 2.5 GHz, L2 and L3 deliver a line in 1 and 2 cycles,
+    # 32-byte vectors assumed, no load or store widths, flops per cycle but no ports: 2 add,
+    # 2 multiply, 2 FMA ports (8 / 4, 8 / 4, 16 / 8), FPPorts MAX of them: 2
+    toy = [LAP, "-m", str(ROOT / "tests" / "data" / "machines" / "toy-victim-l3.yml")]
+    data = parameters(run_json(capsys, *toy))
+    assert (data["L1GBs"]["value"], data["L2GBs"]["value"]) == (160, 80)  # 64 × 2.5 / 1, / 2
+    assert data["L1GBs"]["derived_from"] == ["LineBytes", "ClockGHz"]
+    assert (data["LoadBytes"]["value"], data["FPPorts"]["value"]) == (32, 2)
+    moved = parameters(run_json(capsys, *toy, "--set", "ClockGHz=5", "--set", "VectorBytes=64",
+                                "--set", "AddPorts=3"))
+    assert (moved["L1GBs"]["value"], moved["L2GBs"]["value"]) == (320, 160)  # 64 × 5 / 1, / 2
+    assert (moved["LoadBytes"]["value"], moved["StoreBytes"]["value"]) == (64, 64)
+    assert moved["FPPorts"]["value"] == 3  # MAX(3, 2, 2): the FMA units add too

@@ -13,7 +13,7 @@ from sat.ir import Program
 from sat.model import expr as E
 from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
-from sat.model.context import ExpressionError, ModelContext
+from sat.model.context import ExpressionError, ModelContext, derive_formulas
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
 from sat.model.exasat.blocking import (
     ALT_COLUMNS,
@@ -443,6 +443,7 @@ def build_model(program: Program, params: ParameterSet,
     group's toggle is 1 unless ``--set`` gives it (:mod:`sat.model.fusion`).
     """
     derive_machine_defaults(params)  # before anything reads CacheKB or GBsPerCore
+    derive_formulas(params)
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)

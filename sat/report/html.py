@@ -537,7 +537,8 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
         rows.append({"name": p.name, "label": p.label or p.symbol, "unit": p.unit,
                      "group": p.group, "text": text, "value": _plain(float(value)),
                      "source": p.source + (" (assumed)" if p.defaulted else ""),
-                     "changed": not (p.source == "default" or p.defaulted or machine_default)})
+                     "changed": not (p.source == "default" or p.defaulted or machine_default
+                                     or p.derived)})
     return [r for r in rows if r["changed"]], rows
 
 

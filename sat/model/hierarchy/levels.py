@@ -160,6 +160,8 @@ def derive_machine_defaults(params: ParameterSet) -> None:
                    + (", plus the levels inside it (exclusive or victim)"
                       if index < len(specs) - 1 else ""))
     memory = specs[-1]
+    if params[memory.bandwidth].formula:  # the memory link's bandwidth derives from GBsPerCore
+        return
     derive_default(params, "GBsPerCore", E.div(E.Param(memory.bandwidth), memory.link_shared_by),
                    f"the {memory.link} link's bandwidth over the {memory.link_shared_by:g} cores "
                    "sharing it")
