@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -36,6 +37,22 @@ class Parameter:
     kind: Kind = "number"
     symbol: str = ""  # the code symbol of a problem parameter, e.g. "hi(1)"
     defaulted: bool = False  # a problem symbol nobody gave a value: a documented default
+    # A value given explicitly (a parameter file, --set): a derived default never replaces it.
+    given: bool = False
+    # A derived default: the expression (a ``sat.model.expr.Expr`` over parameters that come
+    # before this one) whose value ``value`` is while nobody gives one.  The workbook's cell
+    # then holds its formula, so that editing what it derives from moves it; ``--set`` and
+    # sweeps of those parameters move it alike (``derived_from`` names them).
+    default: object | None = None
+    derived_from: tuple[str, ...] = ()
+    # A default the registry derives from other parameters, in their names (``MAX(AddPorts,
+    # MulPorts)``, ``LineBytes * ClockGHz / 4``): the model makes it the derived default.
+    formula: str = ""
+
+    @property
+    def derived(self) -> bool:
+        """True while the value is the derived default, not an input."""
+        return self.default is not None
 
 
 @dataclass(frozen=True)
@@ -129,6 +146,18 @@ class ParameterSet:
 
     def __getitem__(self, name: str) -> Parameter:
         return self.parameters[name]
+
+
+def input_values(parameters: Iterable[Parameter]) -> dict[str, float]:
+    """Name -> value of the parameters that are inputs: every one but those whose value is a
+    derived default (an evaluation computes those from the inputs, :func:`derived_defaults`)."""
+    return {p.name: float(p.value) for p in parameters if not p.derived}
+
+
+def derived_defaults(parameters: Iterable[Parameter]) -> dict[str, object]:
+    """Name -> derived default expression of the parameters that take theirs, in sheet order
+    (each refers only to parameters before it)."""
+    return {p.name: p.default for p in parameters if p.derived}
 
 
 #: A name with its subscripts (``n``, ``hi(1)``, ``b[k]``), and the selector of a member of a

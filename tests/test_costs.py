@@ -92,6 +92,8 @@ def test_the_defaults_derive_from_the_tdp():
     # the source shows the arithmetic
     assert "0.5 × (TDP 130 W − 39 W) / (8 cores × 6.4 GB/s) × 1000" in \
         params["MemByteEnergyPJ"].source
+    assert not params["MemByteEnergyPJ"].formula  # a plain value (see test below)
+    assert params["L1ByteEnergyPJ"].formula == "MemByteEnergyPJ / 10.0"
     for level in ("L1", "L2"):
         assert params[f"{level}ByteEnergyPJ"].value == pytest.approx(88.8671875)
         assert "Horowitz" in params[f"{level}ByteEnergyPJ"].source
@@ -137,10 +139,20 @@ def test_a_kerncraft_machine_takes_the_defaults():
     assert params["L2ByteEnergyPJ"].value == pytest.approx(7 / 31.5 * 1000)
 
 
-def test_the_defaults_are_the_machine_files_and_set_does_not_move_them(tmp_path):
-    # --set Cores (like an edit of Cores in the workbook) leaves the energies as derived
-    params = build_parameters(load_machine("xeon-e5-2680"), sets=["Cores=16"])
-    assert params["FlopEnergyPJ"].value == pytest.approx(FLOP_PJ)
+def test_the_defaults_are_the_machine_files_and_set_moves_only_the_live_ones(tmp_path, capsys):
+    # --set Cores (like an edit of Cores in the workbook) leaves the energies per flop and per
+    # memory byte as derived from the machine file (a property of the technology)
+    data = parameters(run_json(capsys, *XEON, "--set", "Cores=16"))
+    assert data["FlopEnergyPJ"]["value"] == pytest.approx(FLOP_PJ)
+    assert "derived_from" not in data["FlopEnergyPJ"]
+    # the cache-to-cache energies follow MemByteEnergyPJ: 500 / 10 = 50 pJ/B
+    data = parameters(run_json(capsys, *XEON, "--set", "MemByteEnergyPJ=500"))
+    assert data["L2ByteEnergyPJ"]["value"] == 50
+    assert data["L2ByteEnergyPJ"]["derived_from"] == ["MemByteEnergyPJ"]
+    # unless given: then it stays
+    data = parameters(run_json(capsys, *XEON, "--set", "MemByteEnergyPJ=500", "--set",
+                               "L2ByteEnergyPJ=20"))
+    assert data["L2ByteEnergyPJ"]["value"] == 20 and "derived_from" not in data["L2ByteEnergyPJ"]
     # values the machine file gives are used in deriving the others: 0.5 × (260 − 30) W
     # / 172.8 Gflop/s × 1000 = 665.5 pJ; memory given, a tenth of it between caches
     xml = (ROOT / "machines" / "xeon-e5-2680.xml").read_text()
@@ -347,7 +359,7 @@ def test_the_recalculated_workbook_agrees_with_the_cli(capsys, tmp_path):
     book = tmp_path / "base.xlsx"
     assert main([str(TRIAD), *XEON, "-q", "-o", str(book)]) == 0
     # values no default derives from (--set StaticPowerW would move FlopEnergyPJ too, a cell
-    # edit cannot)
+    # edit cannot; L1ByteEnergyPJ is a derived default, typed over as --set gives it)
     edits = {"FlopEnergyPJ": 100, "L1ByteEnergyPJ": 20, "Nodes": 3, "MemoryGiB": 256,
              "CoreAreaMM2": 7}
     values = recalculate_edited(book, edits, tmp_path / "edit")

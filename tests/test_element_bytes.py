@@ -83,7 +83,9 @@ def test_float_kernel_moves_twelve_bytes_an_iteration(capsys, tmp_path):
     # float: half a word of WordBytes = 8, a default (a formula in the workbook)
     assert {name: (p["value"], p["group"], p["unit"]) for name, p in sizes.items()} == {
         "Bytes_a": (4, "arrays", "B"), "Bytes_b": (4, "arrays", "B")}
-    assert sizes["Bytes_a"]["source"] == "default"
+    assert sizes["Bytes_a"]["source"] == ("derived from WordBytes: 0.5 x WordBytes, the size of "
+                                          "its declared type (float)")
+    assert sizes["Bytes_a"]["derived_from"] == ["WordBytes"]
     assert sizes["Bytes_a"]["label"] == "bytes of one element of array a (float: 0.5 x WordBytes)"
     # b read: 8 B per word x 4/8 = 4; a written: 16 x 4/8 = 8 (4 written, 4 read for
     # ownership): 12 B per iteration
@@ -167,8 +169,8 @@ end subroutine
 def test_the_compiled_evaluator_follows_the_default_formula(tmp_path):
     result = model(source(tmp_path, MIXED, "axpyi.c"))
     footprint = result.totals["Footprint_GiB"]
-    compiled = CompiledModel([footprint], result.defaults)
-    base = {p.name: float(p.value) for p in result.parameters if p.name not in result.defaults}
+    compiled = CompiledModel([footprint], result.defaults())
+    base = result.inputs()
     # WordBytes 8 and 16 in one call: the defaulted sizes follow it
     (bytes_,) = compiled({**base, "WordBytes": np.array([8.0, 16.0])})
     assert list(bytes_ * 2**30) == pytest.approx([1000 * 20, 1000 * 40])

@@ -27,6 +27,7 @@ from sat.model.expr import (
     Quantity,
     Ref,
     direct_refs,
+    params_in,
 )
 
 CHUNK = 16384  # configurations evaluated together
@@ -165,13 +166,13 @@ class CompiledModel:
 
     Call it with a mapping of every parameter name to a number or an array (arrays broadcast
     together: one element per configuration); it returns one array per quantity asked for.
-    A parameter with a default formula (``defaults``) may be left out: it follows its formula.
+    ``defaults``: parameter -> derived default (an expression over parameters alone): such a
+    parameter missing from the mapping is computed from it, so it follows what it derives
+    from; given in the mapping, it wins.
     """
 
     def __init__(self, quantities: Sequence[Quantity],
                  defaults: Mapping[str, Expr] | None = None):
-        # defaults: parameter -> the formula of its default (ModelResult.defaults): the
-        # parameter follows it in every configuration that does not give it a value
         self.quantities = list(quantities)
         defaults = defaults or {}
         order = _dependency_order(self.quantities)
@@ -183,19 +184,29 @@ class CompiledModel:
 
         printer = NumpyPrinter(param, lambda q: names[id(q)])
         body = [f"    {names[id(q)]} = {printer.doprint(q.expr)}" for q in order]
-        followed = [(name, variable, printer.doprint(defaults[name]))
-                    for name, variable in list(params.items()) if name in defaults]
+        # the derived defaults read, with those their own defaults read, in sheet order (each
+        # refers only to parameters before it)
+        needed: set[str] = set()
+        stack = [name for name in params if name in defaults]
+        while stack:
+            name = stack.pop()
+            if name not in needed:
+                needed.add(name)
+                stack.extend(n for n in params_in(defaults[name]) if n in defaults)
+        derived = []
+        for name in (n for n in defaults if n in needed):
+            variable = param(name)
+            derived.append(f"    {variable} = values[{name!r}] if {name!r} in values else "
+                           f"{printer.doprint(defaults[name])}")
         head = [f"    {variable} = values[{name!r}]" for name, variable in params.items()
-                if name not in defaults]
-        head += [f"    {variable} = values[{name!r}] if {name!r} in values else {formula}"
-                 for name, variable, formula in followed]
+                if name not in needed]
         result = ", ".join(names[id(q)] for q in self.quantities)
-        source = "\n".join(["def evaluate(values):", *head, *body,
+        source = "\n".join(["def evaluate(values):", *head, *derived, *body,
                             f"    return [{result}{',' if len(self.quantities) == 1 else ''}]"])
         self.source = source
         self._function = _compile(source)
-        self.parameters = [name for name in params if name not in defaults]
-        self.optional = [name for name in params if name in defaults]
+        self.parameters = [name for name in params if name not in needed]
+        self.optional = sorted(needed)  # derived defaults: read when given
         self.statements = len(order)
 
     def __getstate__(self) -> dict:
@@ -214,8 +225,8 @@ class CompiledModel:
 
     def __call__(self, values: Mapping[str, float | np.ndarray]) -> list[np.ndarray]:
         arrays = {name: np.asarray(values[name], dtype=float) for name in self.parameters}
-        arrays.update({name: np.asarray(values[name], dtype=float) for name in self.optional
-                       if name in values})
+        arrays.update((name, np.asarray(values[name], dtype=float)) for name in self.optional
+                      if name in values)
         size = max((a.size for a in arrays.values() if a.ndim), default=1)
         with np.errstate(all="ignore"):
             if size <= CHUNK:

@@ -82,11 +82,9 @@ class Evaluator:
         for _row, _axis, block, span in stencil_blocks(result):
             quantities.append(block)
             spans.append(span)
-        base = {p.name: float(p.value) for p in result.parameters
-                if p.name not in result.defaults}
         signs = np.array([1.0 if c.operator == "<=" else -1.0 for c in problem.constraints])
-        return cls([v.name for v in problem.variables], signs, problem.maximize, base,
-                   CompiledModel(quantities, result.defaults), spans)
+        return cls([v.name for v in problem.variables], signs, problem.maximize,
+                   result.inputs(), CompiledModel(quantities, result.defaults()), spans)
 
     @property
     def constraints(self) -> int:

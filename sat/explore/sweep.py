@@ -131,7 +131,9 @@ class Sweep:
     # (reason, stencil span) per block-narrower-than-stencil check; the block quantities are
     # the model's outputs after the results
     checks: list[tuple[str, int]]
-    base: dict[str, float]  # every parameter's value: the configuration the axes vary
+    # every input parameter's value: the configuration the axes vary (derived defaults follow
+    # them unless an axis sets them)
+    base: dict[str, float]
 
     @property
     def points(self) -> int:
@@ -148,10 +150,8 @@ def prepare(result: ModelResult, axes: list[Axis]) -> Sweep:
                        f"{axis.upper()} narrower than the stencil of {row.get('array')} "
                        f"({span})", span))
         quantities.append(block)
-    # a parameter following its default formula (an element size) is computed per point
-    base = {p.name: float(p.value) for p in result.parameters
-            if p.name not in result.defaults}
-    return Sweep(axes, results, CompiledModel(quantities, result.defaults), checks, base)
+    return Sweep(axes, results, CompiledModel(quantities, result.defaults()), checks,
+                 result.inputs())
 
 
 def _rule_problems(axes: list[Axis], columns: dict[str, np.ndarray]) -> list[np.ndarray]:

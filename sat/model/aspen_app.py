@@ -218,6 +218,11 @@ def build_aspen_model(app: AppModel, params: ParameterSet, machine: MachineModel
                       socket: str | None = None) -> ModelResult:
     """The model of ``app``; ``params`` holds satreport's machine and software parameters and
     receives the Aspen models' own (a value already there, from ``--set``, wins)."""
+    from sat.model.context import derive_formulas
+    from sat.model.hierarchy.levels import derive_machine_defaults
+
+    derive_machine_defaults(params)
+    derive_formulas(params)
     notes: list[Note] = []
     overrides = {name: p.value for name, p in params.parameters.items()
                  if p.source == "--set"}

@@ -13,7 +13,7 @@ from sat.ir import Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
 from sat.model.calls import array_callees, calls_summary, inline_calls
-from sat.model.context import ExpressionError, ModelContext
+from sat.model.context import ExpressionError, ModelContext, derive_formulas
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
 from sat.model.elements import declared_words
 from sat.model.exasat.blocking import (
@@ -48,7 +48,12 @@ from sat.model.exasat.memory import (
 from sat.model.exasat.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.exasat.registers import register_counts, registers_table
 from sat.model.hierarchy.aliasing import geometry, nest_checks
-from sat.model.hierarchy.levels import LEVEL_COLUMNS, Hierarchy, nest_levels
+from sat.model.hierarchy.levels import (
+    LEVEL_COLUMNS,
+    Hierarchy,
+    derive_machine_defaults,
+    nest_levels,
+)
 from sat.model.irregular.idioms import idiom_tables
 from sat.model.irregular.patterns import IdiomSet
 from sat.model.nests import (
@@ -495,6 +500,8 @@ def build_model(program: Program, params: ParameterSet,
     built-in ones, :mod:`sat.model.irregular.idioms`). ``fuse_all``: every legal fusion
     group's toggle is 1 unless ``--set`` gives it (:mod:`sat.model.fusion`).
     """
+    derive_machine_defaults(params)  # before anything reads CacheKB or GBsPerCore
+    derive_formulas(params)
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
@@ -713,7 +720,7 @@ def build_model(program: Program, params: ParameterSet,
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
-                       unmodelled=ctx.unmodelled, defaults=ctx.defaults,
+                       unmodelled=ctx.unmodelled,
                        fused=[FusedWork(g.candidate.parameter,
                                         [works[id(loop)] for loop in g.candidate.nests], g.work)
                               for g in groups if g.work is not None and g.toggle is not None])

@@ -23,6 +23,8 @@ from sat.parameter import (
     SELECTED_NAME,
     Parameter,
     ParameterSet,
+    derived_defaults,
+    input_values,
     symbol_to_name,
 )
 
@@ -69,6 +71,69 @@ def _default_value(name: str, role: Role) -> float:
     return {"lower": DEFAULT_LOWER, "upper": DEFAULT_UPPER}.get(role, DEFAULT_OTHER)
 
 
+def derive_default(params: ParameterSet, name: str, default: E.Expr, what: str = "") -> bool:
+    """Make parameter ``name``'s value its derived default ``default`` (an expression over
+    other parameters, quantities inlined), unless a value was given for it (a parameter
+    file, ``--set``): then the given value stays.  ``default`` may read only inputs and
+    parameters derived before this one, so a chain of derived defaults cannot come back
+    to where it started.  ``what`` says in words what the default is (the Source column).
+    True if the parameter takes the default."""
+    parameter = params[name]
+    if parameter.given:
+        return False
+    default = E.inlined(default)
+    order = {other: index for index, other in enumerate(params.parameters)}
+    names = tuple(sorted(set(E.params_in(default)), key=lambda n: order.get(n, len(order))))
+    for other in names:
+        if other not in params or other == name or (
+                params[other].derived and order[other] > order[name]):
+            raise ValueError(f"the default of {name} may not read {other}")
+    for other in params.parameters.values():  # nor may one before it read it (a loop)
+        if other.derived and name in other.derived_from and order[other.name] < order[name]:
+            raise ValueError(f"the default of {other.name} reads {name}")
+    env = E.Env(input_values(params.parameters.values()),
+                derived_defaults(params.parameters.values()))  # type: ignore[arg-type]
+    value = default.evaluate(env)
+    parameter.value = int(value) if value.is_integer() else value
+    parameter.default, parameter.derived_from = default, names
+    parameter.source = f"derived from {', '.join(names)}" + (f": {what}" if what else "")
+    parameter.defaulted = False
+    return True
+
+
+def formula_expr(text: str) -> E.Expr:
+    """A registry's formula over parameter names (``+ - * /``, ``MAX``, ``MIN``, numbers) as an
+    expression; names keep their case (they are parameter names, not code symbols)."""
+    operators = {ast.Add: E.add, ast.Mult: E.mul, ast.Div: E.div,
+                 ast.Sub: lambda a, b: E.add(a, E.mul(-1, b))}
+    functions = {"MAX": E.maximum, "MIN": E.minimum}
+
+    def node(tree: ast.AST) -> E.Expr:
+        if isinstance(tree, ast.Name):
+            return E.Param(tree.id)
+        if isinstance(tree, ast.Constant) and isinstance(tree.value, (int, float)):
+            return E.Num(float(tree.value))
+        if isinstance(tree, ast.BinOp) and type(tree.op) in operators:
+            return operators[type(tree.op)](node(tree.left), node(tree.right))
+        if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
+            return E.mul(-1, node(tree.operand))
+        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) \
+                and tree.func.id in functions and not tree.keywords:
+            return functions[tree.func.id](*map(node, tree.args))
+        raise ValueError(f"cannot read the formula {text!r}")
+
+    return node(ast.parse(text, mode="eval").body)
+
+
+def derive_formulas(params: ParameterSet) -> None:
+    """Make every default the registry derived from other parameters (its ``formula``) a
+    derived default, in sheet order, unless a value was given for it."""
+    for parameter in list(params.parameters.values()):
+        if parameter.formula and not parameter.derived:
+            derive_default(params, parameter.name, formula_expr(parameter.formula),
+                           parameter.source)
+
+
 class ExpressionError(ValueError):
     """Text that is not an arithmetic expression over symbols."""
 
@@ -95,10 +160,8 @@ class ModelContext:
         # nests the model does not work on, with why: the Notes and the JSON's unmodelled
         self.unmodelled: list[dict[str, str | int]] = []
         # array name (lower case) -> element sizes in words its declarations give
-        # (sat.model.elements); parameter name -> the formula of its default, for parameters
-        # the model made whose value nobody typed (the workbook's cell holds the formula)
+        # (sat.model.elements)
         self.array_words: dict[str, set[float]] = {}
-        self.defaults: dict[str, E.Expr] = {}
 
     # ------------------------------------------------------------ parameters
 

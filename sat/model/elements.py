@@ -4,7 +4,8 @@ Every traffic, working set, footprint, message and register formula that moves a
 an array multiplies by that array's parameter ``Bytes_<array>`` (bytes per element).  Its
 default is the declared type's size in words (:func:`sat.ir.element_words`: 1 for a double,
 0.5 for a float or an int, 2 for a double-precision complex) times ``WordBytes``, kept as a
-formula (:attr:`ModelContext.defaults`): the workbook's cell holds ``=WordBytes*0.5`` until
+derived default (:func:`sat.model.context.derive_default`): the workbook's cell holds
+``=0.5*WordBytes`` until
 the user types a number over it, so editing ``WordBytes`` still scales every array as in
 ExaSAT, where ``WordBytes`` is the size of every (double-precision) element.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from sat.ir import Program, element_words
 from sat.model import expr as E
-from sat.model.context import ModelContext
+from sat.model.context import ModelContext, derive_default
 from sat.parameter import Parameter, ParameterError, check_value, symbol_to_name
 from sat.parameters.registry import ELEMENT_BYTES_SPEC as SPEC
 
@@ -67,13 +68,15 @@ def element_bytes(ctx: ModelContext, procedure: str, array: str, datatype: str) 
         problem = check_value(SPEC, value)
         if problem:
             raise ParameterError(f"{name} = {value:g} ({source}) {problem}")
-    else:
-        word = ctx.param("WordBytes")
-        value = words * float(ctx.params[word.name].value)
-        source = "default"  # the declared type's, the label says so
-        ctx.defaults[name] = word if words == 1 else E.mul(words, word)
-    value = int(value) if float(value).is_integer() else value
-    ctx.params.add(Parameter(name, value, "B", "arrays", label, source, "number"))
+        value = int(value) if float(value).is_integer() else value
+        ctx.params.add(Parameter(name, value, "B", "arrays", label, source, "number",
+                                 given=True))
+        return E.Param(name)
+    word = ctx.param("WordBytes")
+    ctx.params.add(Parameter(name, 0, "B", "arrays", label, "default", "number"))
+    derive_default(ctx.params, name, word if words == 1 else E.mul(words, word),
+                   f"{words:g} x WordBytes, the size of its declared type "
+                   f"({datatype or 'double'})")
     return E.Param(name)
 
 

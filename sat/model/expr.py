@@ -60,19 +60,32 @@ ExprLike = Expr | int | float
 
 
 class Env:
-    """Parameter values plus a memo of evaluated quantities for one evaluation pass."""
+    """Parameter values plus a memo of evaluated quantities for one evaluation pass.
 
-    __slots__ = ("params", "memo")
+    ``defaults`` maps a parameter whose value is a derived default to its expression over
+    other parameters: a parameter missing from ``params`` takes its value from it, so that
+    changing what it derives from moves it, while a value in ``params`` (given) wins.
+    """
 
-    def __init__(self, params: Mapping[str, Number]):
+    __slots__ = ("params", "memo", "defaults", "derived")
+
+    def __init__(self, params: Mapping[str, Number],
+                 defaults: Mapping[str, Expr] | None = None):
         self.params = params
         self.memo: dict[int, float] = {}
+        self.defaults = defaults or {}
+        self.derived: dict[str, float] = {}
 
     def param(self, name: str) -> float:
         try:
             return float(self.params[name])
         except KeyError:
-            raise KeyError(f"no value for parameter {name!r}") from None
+            default = self.defaults.get(name)
+            if default is None:
+                raise KeyError(f"no value for parameter {name!r}") from None
+        if name not in self.derived:
+            self.derived[name] = default.evaluate(self)
+        return self.derived[name]
 
 
 
@@ -403,6 +416,9 @@ class _Sweep:
     def _param(self, node: Param, at: Sequence[int]) -> Values:
         if node.name == self.name:
             return [self.values[i] for i in at]
+        default = self.base.defaults.get(node.name)
+        if default is not None and node.name not in self.base.params:
+            return self.expr(default, at)  # a derived default moves with what it derives from
         return self.base.param(node.name)
 
     def _ref(self, node: Ref, at: Sequence[int]) -> Values:
@@ -490,6 +506,37 @@ _CHILDREN: dict[type, Callable[[Expr], tuple[Expr, ...]]] = {
     Div: lambda node: (node.num, node.den),
     Compare: lambda node: (node.left, node.right),
 }
+
+
+def params_in(expr: Expr) -> Iterator[str]:
+    """The parameter names an expression reads, looking through the quantities it refers to."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Param):
+            yield node.name
+        elif isinstance(node, Ref):
+            stack.append(node.quantity.expr)
+        else:
+            stack.extend(children(node))
+
+
+def inlined(expr: Expr) -> Expr:
+    """``expr`` with every reference to a quantity replaced by the quantity's expression: an
+    expression over parameters alone (a derived default's formula)."""
+    if isinstance(expr, Ref):
+        return inlined(expr.quantity.expr)
+    if isinstance(expr, Add):
+        return Add(tuple(inlined(t) for t in expr.terms))
+    if isinstance(expr, Mul):
+        return Mul(tuple(inlined(f) for f in expr.factors))
+    if isinstance(expr, Div):
+        return Div(inlined(expr.num), inlined(expr.den))
+    if isinstance(expr, Func):
+        return Func(expr.name, tuple(inlined(a) for a in expr.args))
+    if isinstance(expr, Compare):
+        return Compare(expr.op, inlined(expr.left), inlined(expr.right))
+    return expr
 
 
 def direct_refs(expr: Expr) -> Iterator[Quantity]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from sat.ir import Program
 from sat.model.expr import Env, Expr, Quantity
-from sat.parameter import Parameter
+from sat.parameter import Parameter, derived_defaults, input_values
 
 CellValue = Quantity | str | int | float | bool | None
 
@@ -139,22 +139,29 @@ class ModelResult:
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
     # nests the model does not work on: procedure, file, line and reason (also in the Notes)
     unmodelled: list[dict[str, str | int]] = field(default_factory=list)
-    # parameter -> the formula of its default over other parameters (an element size's
-    # words x WordBytes, sat.model.elements), while nobody typed a value over it
-    defaults: dict[str, Expr] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
-        """A fresh evaluation environment over the parameter values (plus overrides); a
-        parameter with a default formula follows it unless overridden itself."""
-        values = {p.name: float(p.value) for p in self.parameters}
-        values.update(overrides or {})
-        if self.defaults:  # evaluated again: the parameters they follow may have been changed
-            given = Env(dict(values))
-            for name, formula in self.defaults.items():
-                if name not in (overrides or {}):
-                    values[name] = formula.evaluate(given)
-        return Env(values)
+        """A fresh evaluation environment over the parameter values (plus overrides)."""
+        values = input_values(self.parameters)
+        if overrides:
+            values.update(overrides)
+        return Env(values, self.defaults())
 
-    def typed_over(self, name: str) -> None:
-        """``name`` was given a value: it no longer follows its default formula."""
-        self.defaults.pop(name, None)
+    def refresh_derived(self) -> None:
+        """Recompute the value of every parameter that takes its derived default (after an
+        input changed, e.g. a scenario's optimum): the JSON and the workbook show the value
+        used."""
+        env = self.env()
+        for parameter in self.parameters:
+            if parameter.derived:
+                value = env.param(parameter.name)
+                parameter.value = int(value) if value.is_integer() else value
+
+    def inputs(self) -> dict[str, float]:
+        """The values of the parameters that are inputs (derived defaults left out: an
+        evaluation computes them from these, :meth:`defaults`)."""
+        return input_values(self.parameters)
+
+    def defaults(self) -> dict[str, Expr]:
+        """Parameter -> its derived default expression, for those whose value it is."""
+        return derived_defaults(self.parameters)  # type: ignore[return-value]

@@ -21,10 +21,14 @@ Every machine gets all of them, after its level parameters (sheet order):
 A machine file gives any of them as ``<prop key=… val=… source=…/>``, and the thermal design
 power of one node's processors as ``TDPW`` (W, default 200 assumed), from which the defaults
 of the three energy parameters are derived; the rest are the assumptions their source says.
-A derived default is a plain value computed from the machine file's figures when the machine
-is read (its source shows the arithmetic), never again: ``--set Cores=…`` and an edit of
-``Cores`` in the workbook leave the energies per flop and per byte as they are, so the two
-always agree.
+The energies per cache-to-cache byte are derived defaults, ``MemByteEnergyPJ / 10`` (the model
+makes the formula live, :func:`sat.model.context.derive_formulas`): an edit of
+``MemByteEnergyPJ`` moves them until a value is given for them.  The energies per flop and per
+memory byte are plain values computed once from the machine file's figures: they are a
+property of the technology calibrated at the machine's own core count and peaks, so ``--set
+Cores=…`` and an edit of ``Cores`` leave them as they are (were they to follow ``Cores``, a
+node at both peaks would draw its TDP whatever its cores, and an architect's trade-off of cores
+against power would vanish).
 """
 
 from __future__ import annotations
@@ -78,25 +82,27 @@ def add_cost_parameters(paramset: ParameterSet, machine: Machine) -> None:
     for name in names:
         spec = cost_spec(name)
         assert spec is not None
+        formula = ""
         if name in machine.costs:
             value, source = machine.costs[name]
         elif name in _ASSUMED:
             value, source = spec.default, _ASSUMED[name]
         else:
-            value, source = derived[name]
+            value, source, formula = derived[name]
         paramset.add(Parameter(name, _whole(value), spec.unit, "machine", spec.label, source,
-                               spec.kind))
+                               spec.kind, formula=formula))
 
 
-def _derived_defaults(machine: Machine, levels: list[str]) -> dict[str, tuple[float, str]]:
+def _derived_defaults(machine: Machine, levels: list[str]) -> dict[str, tuple[float, str, str]]:
     """The energy parameters' defaults, from the machine file's TDP, cores and peaks (a value
-    the file gives is used in the others' derivation)."""
+    the file gives is used in the others' derivation): (value, source, formula over the other
+    parameters when the default stays live, else "")."""
     tdp, tdp_source = machine.costs.get("TDPW", (TDP.default, "assumed"))
     tdp_text = f"TDP {tdp:g} W ({tdp_source})" if tdp_source == "assumed" else f"TDP {tdp:g} W"
-    defaults: dict[str, tuple[float, str]] = {}
+    defaults: dict[str, tuple[float, str, str]] = {}
 
     def given_or(name: str, value: float, source: str) -> float:
-        defaults[name] = (value, source)
+        defaults[name] = (value, source, "")
         return machine.costs.get(name, (value, source))[0]
 
     static = given_or("StaticPowerW", STATIC_SHARE * tdp,
@@ -115,8 +121,8 @@ def _derived_defaults(machine: Machine, levels: list[str]) -> dict[str, tuple[fl
                           f"{cost_spec(name).unit}")
     for level in levels:
         defaults[level_energy_name(level)] = (
-            memory / ON_CHIP_FACTOR,
-            f"assumed: MemByteEnergyPJ / 10 = {memory / ON_CHIP_FACTOR:.4g} pJ/B: {_HOROWITZ}")
+            memory / ON_CHIP_FACTOR, f"assumed: MemByteEnergyPJ / 10: {_HOROWITZ}",
+            f"MemByteEnergyPJ / {float(ON_CHIP_FACTOR)!r}")
     return defaults
 
 

@@ -1,8 +1,9 @@
 """The parameters of a machine's memory hierarchy and core for the per-level model and ECM.
 
 A machine with two or more cache levels gets, besides ExaSAT's parameters (``CacheKB`` and
-``GBsPerCore`` keep their meaning), one capacity and one bandwidth per cache level and the
-core's clock and load/store throughput:
+``GBsPerCore`` keep their meaning; the model makes them derived defaults of the level
+parameters, :func:`sat.model.hierarchy.levels.derive_machine_defaults`), one capacity and one
+bandwidth per cache level and the core's clock and load/store throughput:
 
 - ``L1KB``, ``L2KB``, … — capacity per thread (KiB) when every core sharing an instance runs:
   one instance's size divided by the cores that share it;
@@ -145,17 +146,19 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
         attribute, unit, _ = CORE_KEYS[name]
         value = getattr(core, attribute)
         source = core.sources.get(attribute, machine.source)
+        formula = ""
         if value is None and name == "LoadsOverlap" and caches[0].transfers_overlap is not None:
             value = float(caches[0].transfers_overlap)
             source = f"{caches[0].name} transfers overlap: {caches[0].source or machine.source}"
         if value is None and name in derived:
-            value, source = derived[name]
+            value, source, formula = derived[name]
         if value is None:
             value, source = default, f"assumed: {machine.name} does not give it"
         if name in CORE_FLAGS:
             paramset.add(Parameter(name, int(value), "", "machine", label, source, "boolean"))
         else:
-            paramset.add(Parameter(name, value, unit, "machine", label, source))
+            paramset.add(Parameter(name, value, unit, "machine", label, source,
+                                   formula=formula))
     clock = paramset["ClockGHz"].value
     line = machine.value("LineBytes")
     for index, level in enumerate(caches):
@@ -177,12 +180,12 @@ def add_level_parameters(paramset: ParameterSet, machine: Machine) -> None:
                 f"Cores sharing one {level.name} instance: with fewer of them in use (Cores), "
                 f"each has a larger part of it ({level.name}KB × {shared_by} / MIN(Cores, "
                 f"{shared_by})).", level.source or machine.source))
-        value, source, shared = _link_bandwidth(outer, machine, clock, line)
+        value, source, shared, formula = _link_bandwidth(outer, machine, clock, line)
         paramset.add(Parameter(bandwidth, value, "GB/s", "machine",
                                f"Bandwidth of the {link_name} link"
                                + (" (one memory interface, shared by its cores)."
                                   if outer is None or outer.is_memory else " per core."),
-                               source))
+                               source, formula=formula))
         paramset.levels.append(LevelSpec(
             level.name, capacity, bandwidth, link_name, shared,
             adds_inner=index > 0 and level.policy in ("exclusive", "victim"),
@@ -248,11 +251,12 @@ def _add_level_benchmarks(paramset: ParameterSet, machine: Machine) -> None:
                 f"{benchmark.source}: {gbs:g} GB/s"))
 
 
-def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str]]:
+def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, str, str]]:
     """Port figures a machine file implies without giving them: ports from its flops per
     cycle (``AddFlopsPerCycle`` / elements per vector, …), load and store widths of a full
-    vector, address units for every load and store port."""
-    out: dict[str, tuple[float, str]] = {}
+    vector, address units for every load and store port.  Each is (value, source, formula):
+    the formula over the other core parameters when it derives from them ("" otherwise)."""
+    out: dict[str, tuple[float, str, str]] = {}
     vector = core.vector_bytes or ASSUMED_CORE["VectorBytes"][0]
     elements = vector / word
     for name, flops, per in (("AddPorts", core.add_flops_per_cycle, elements),
@@ -260,41 +264,46 @@ def _derived_core(core: CoreThroughput, word: float) -> dict[str, tuple[float, s
                              ("FMAPorts", core.fma_flops_per_cycle, 2 * elements)):
         if flops is not None:
             out[name] = (flops / per, f"{name[:-5]}FlopsPerCycle {flops:g} / {per:g} (flops "
-                         f"per {vector:g}-byte instruction)")
+                         f"per {vector:g}-byte instruction)", "")
     ports = [out[name][0] for name in ("AddPorts", "MulPorts", "FMAPorts") if name in out]
     if len(ports) == 3:
         fma = out["FMAPorts"][0]
         out["FPPorts"] = ((max(ports), "the largest of AddPorts, MulPorts, FMAPorts: the FMA "
-                           "units also add and multiply") if fma else
+                           "units also add and multiply", "MAX(AddPorts, MulPorts, FMAPorts)")
+                          if fma else
                           (ports[0] + ports[1], "AddPorts + MulPorts: separate add and "
-                           "multiply units, no FMA"))
+                           "multiply units, no FMA", "AddPorts + MulPorts"))
     for name in ("LoadBytes", "StoreBytes"):
-        out[name] = (vector, f"VectorBytes {vector:g}: full-width {name[:-5].lower()} ports "
-                     "(the machine file gives no width)")
+        out[name] = (vector, f"full-width {name[:-5].lower()} ports (the machine file gives no "
+                     "width)", "VectorBytes")
     if core.loads_per_cycle is not None and core.stores_per_cycle is not None:
         out["AGUsPerCycle"] = (core.loads_per_cycle + core.stores_per_cycle,
-                               "LoadsPerCycle + StoresPerCycle: an address unit per port")
+                               "LoadsPerCycle + StoresPerCycle: an address unit per port",
+                               "LoadsPerCycle + StoresPerCycle")
     return out
 
 
 def _link_bandwidth(outer: MemoryLevel | None, machine: Machine, clock: float,
-                    line: float) -> tuple[float, str, float]:
-    """(GB/s, source, cores sharing it) of the link delivering data from ``outer`` inwards."""
+                    line: float) -> tuple[float, str, float, str]:
+    """(GB/s, source, cores sharing it, formula) of the link delivering data from ``outer``
+    inwards; the formula over other parameters when the bandwidth derives from them."""
     if outer is None or outer.is_memory:
         shared = outer.shared_by_cores if outer is not None else machine.value("Cores")
         if outer is not None and outer.bandwidth_gbs is not None:
-            return outer.bandwidth_gbs, outer.source or machine.source, shared
+            return outer.bandwidth_gbs, outer.source or machine.source, shared, ""
         per_core = machine.value("GBsPerCore")
         return (per_core * shared, f"GBsPerCore {per_core:g} GB/s × {shared:g} cores "
-                "(the machine file gives no memory bandwidth)", shared)
+                "(the machine file gives no memory bandwidth)", shared,
+                f"GBsPerCore * {shared!r}")
     if outer.bandwidth_gbs is not None:
         return (outer.bandwidth_gbs / outer.shared_by_cores,
                 f"{outer.bandwidth_gbs:g} GB/s / {outer.shared_by_cores:g} cores: "
-                f"{outer.source}".rstrip(": "), 1.0)
+                f"{outer.source}".rstrip(": "), 1.0, "")
     if outer.cycles_per_line:
         return (line * clock / outer.cycles_per_line,
-                f"{line:g} B per {outer.cycles_per_line:g} cycles × {clock:g} GHz: "
-                f"{outer.source}".rstrip(": "), 1.0)
+                f"LineBytes per {outer.cycles_per_line:g} cycles × ClockGHz: "
+                f"{outer.source}".rstrip(": "), 1.0,
+                f"LineBytes * ClockGHz / {float(outer.cycles_per_line)!r}")
     return (ASSUMED_BYTES_PER_CYCLE * clock,
-            f"assumed: {ASSUMED_BYTES_PER_CYCLE:g} B/cycle × {clock:g} GHz ({machine.name} gives "
-            f"no bandwidth for {outer.name})", 1.0)
+            f"assumed: {ASSUMED_BYTES_PER_CYCLE:g} B/cycle × ClockGHz ({machine.name} gives "
+            f"no bandwidth for {outer.name})", 1.0, f"{ASSUMED_BYTES_PER_CYCLE!r} * ClockGHz")

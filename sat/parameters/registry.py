@@ -95,6 +95,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
             parameter = find_parameter(paramset, symbol)
             if parameter is not None:  # a params file may also set BlockX, CacheKB, …
                 parameter.value, parameter.source = _normalise(value), source
+                parameter.given = True
             else:
                 paramset.symbol_values[symbol] = (value, source)
     if block_params_file:
@@ -102,6 +103,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.block_bounds.update(blocks.bounds)
         for name, (size, source) in blocks.sizes.items():
             paramset[name].value, paramset[name].source = size, source
+            paramset[name].given = True
     if symsubs_file:
         paramset.symsubs.update(read_symsubs(symsubs_file))
     if conds_file:
@@ -164,6 +166,7 @@ def apply_set(paramset: ParameterSet, text: str) -> None:
         parameter.value = _normalise(parse_value(raw, parameter.kind, parameter.name))
         parameter.source = "--set"
         parameter.defaulted = False
+        parameter.given = True
         return
     # a switch the model creates per nest (Vectorised_<procedure>_<line>) takes TRUE/FALSE
     kind = "boolean" if name.lower().startswith(MODEL_SWITCHES) else "number"

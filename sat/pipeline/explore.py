@@ -122,7 +122,8 @@ def solve_scenario(run: Run, result, scenario) -> None:
                 parameter.value = int(value) if float(value).is_integer() else value
                 parameter.source = f"scenario optimum ({scenario.display})"
                 parameter.defaulted = False
-                result.typed_over(parameter.name)
+                parameter.given, parameter.default = True, None
+        result.refresh_derived()
         with quiet_arithmetic():
             area = region(problem, evaluate, optimum)
         if area is not None:

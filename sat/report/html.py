@@ -281,10 +281,10 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     set), with the best of a few cache blocks, with every legal fusion group fused, fused and
     blocked, and with the alternative block execution (all nests per block, the blocks as
     set). Each curve is the model evaluated at those parameters."""
-    values = {p.name: float(p.value) for p in result.parameters}
+    values = result.inputs()
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
-        base = Env({**values, **overrides})
+        base = result.env(overrides)
         return [v[0] for v in sweep([quantity], base, "CacheKB", sizes)]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
@@ -537,7 +537,8 @@ def _parameters(result: ModelResult, env: Env) -> tuple[list[dict], list[dict]]:
         rows.append({"name": p.name, "label": p.label or p.symbol, "unit": p.unit,
                      "group": p.group, "text": text, "value": _plain(float(value)),
                      "source": p.source + (" (assumed)" if p.defaulted else ""),
-                     "changed": not (p.source == "default" or p.defaulted or machine_default)})
+                     "changed": not (p.source == "default" or p.defaulted or machine_default
+                                     or p.derived)})
     return [r for r in rows if r["changed"]], rows
 
 

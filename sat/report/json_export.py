@@ -161,7 +161,8 @@ def to_json_data(
             {"name": p.name, "label": p.label, "unit": p.unit, "group": p.group,
              "value": bool(p.value) if p.kind == "boolean" else _number(env.param(p.name)),
              "source": p.source, "symbol": p.symbol, "defaulted": p.defaulted,
-             "cell": parameter_cell(p.name)}
+             "cell": parameter_cell(p.name),
+             **({"derived_from": list(p.derived_from)} if p.derived else {})}
             for p in result.parameters
         ],
         "loops": [_loop(row, per_nest, env, cell_of) for row in (loops.rows if loops else [])],

@@ -160,6 +160,8 @@ class _References:
 
 _INPUT = {"bg_color": "#FFF2CC", "font_color": "#0000FF", "border": 1, "border_color": "#BFBFBF"}
 _DEFAULTED = {**_INPUT, "bg_color": "#F8CBAD"}
+# an input whose cell holds the formula of its derived default until a value is typed over it
+_DERIVED = {**_INPUT, "italic": True}
 _HEADER = {"bold": True, "text_wrap": True, "valign": "top", "bg_color": "#D9D9D9",
            "bottom": 1}
 _BAND = {"bold": True, "align": "center", "bg_color": "#DDEBF7", "border": 1}
@@ -565,7 +567,10 @@ class _Writer:
         self._begin_sheet(ws.name)
         ws.write_string(0, 0, "Parameters", self._format(**_TITLE))
         ws.write_string(1, 0, "Yellow cells are inputs: edit them and the whole workbook "
-                              "recalculates. Orange cells are defaults nobody set.")
+                              "recalculates. Orange cells are defaults nobody set. Italic "
+                              "ones hold the formula of a default derived from other "
+                              "parameters (Source: derived from …): it follows them until a "
+                              "value is typed over it.")
         headers = ["Name", "Value", "Unit", "Description", "Source", "Defined name"]
         comments = [
             "Parameter name, as used by satreport --set NAME=VALUE and in the JSON output.",
@@ -582,6 +587,7 @@ class _Writer:
             ws.write_comment(3, col, comment, {"x_scale": 2})
         input_fmt = self._format(**_INPUT)
         default_fmt = self._format(**_DEFAULTED)
+        derived_fmt = self._format(**_DERIVED)
         group_fmt = self._format(**_GROUP)
         for row, item in self.parameter_rows:
             if isinstance(item, str):
@@ -596,10 +602,9 @@ class _Writer:
                 ws.data_validation(row, 1, row, 1, {
                     "validate": "list", "source": ["TRUE", "FALSE"],
                     "error_message": "Choose TRUE or FALSE."})
-            elif p.name in self.result.defaults:  # the formula of its default, an input still
-                ws.write_model_formula(row, 1, self._formula(self.result.defaults[p.name],
-                                                             f"parameter {p.name}"),
-                                       fmt, self.env.param(p.name))
+            elif p.derived:
+                ws.write_model_formula(row, 1, self._formula(p.default, f"parameter {p.name}"),
+                                       derived_fmt, self.env.param(p.name))
             else:
                 ws.write_number(row, 1, float(p.value), fmt)
             ws.write_string(row, 2, p.unit)

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
-from sat.model.context import ModelContext
+from sat.model.context import ModelContext, derive_default
 from sat.model.exasat.iteration import NestShape, NestSpace, elements_per_line
 from sat.model.exasat.memory import (
     CASES,
@@ -59,7 +59,7 @@ from sat.model.exasat.memory import (
 )
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
-from sat.parameter import LevelSpec
+from sat.parameter import LevelSpec, ParameterSet
 
 if TYPE_CHECKING:  # the irregular-access model is read only for a program with gathers
     from sat.model.irregular.gathers import GatherTraffic
@@ -145,12 +145,7 @@ class Hierarchy:
         for spec in specs:
             # an exclusive or victim cache holds what the level inside it does not: their
             # capacities add (as for CacheKB, sat.machine.levels.on_chip_kib_per_core)
-            own: E.Expr = ctx.param(spec.capacity)
-            if spec.shared_by:
-                # the instance's size over the cores in use that share it: one core running
-                # alone owns the whole shared cache
-                sharing = ctx.param(spec.shared_by)
-                own = E.mul(own, sharing) / E.maximum(1, E.minimum(cores, sharing))
+            own = own_capacity(spec)
             capacity = E.add(own, inner) if spec.adds_inner and inner is not None else own
             inner = self.capacity[spec.name] = E.Quantity(
                 ("level", spec.name, "size_kib"), capacity, "KiB",
@@ -161,6 +156,42 @@ class Hierarchy:
                 ("level", spec.name, "bandwidth_gbs"), E.mul(ctx.param(spec.bandwidth),
                                                              instances),
                 "GB/s", f"{spec.link} bandwidth of all cores")
+
+
+def own_capacity(spec: LevelSpec) -> E.Expr:
+    """A level's own capacity per thread: its parameter, or for a shared level the instance's
+    size over the cores in use that share it (one core running alone owns the whole cache)."""
+    own: E.Expr = E.Param(spec.capacity)
+    if spec.shared_by:
+        sharing = E.Param(spec.shared_by)
+        own = E.mul(own, sharing) / E.maximum(1, E.minimum(E.Param("Cores"), sharing))
+    return own
+
+
+def derive_machine_defaults(params: ParameterSet) -> None:
+    """On a machine with several cache levels, ExaSAT's ``CacheKB`` and ``GBsPerCore`` stand
+    for level parameters: ``CacheKB`` is the last cache level's capacity per thread (plus the
+    inner levels' while it is an exclusive or victim cache, as the Levels sheet counts it),
+    ``GBsPerCore`` the memory link's bandwidth over the cores sharing it.  Each becomes a
+    derived default of them, so one edit moves the ExaSAT model and the per-level ones alike
+    (a value given for it wins)."""
+    specs = params.levels
+    if not specs or "CacheKB" not in params or "GBsPerCore" not in params:
+        return
+    index = len(specs) - 1
+    capacity = own_capacity(specs[index])
+    while index > 0 and specs[index].adds_inner:
+        index -= 1
+        capacity = E.add(capacity, own_capacity(specs[index]))
+    derive_default(params, "CacheKB", capacity, f"the {specs[-1].name} capacity per thread"
+                   + (", plus the levels inside it (exclusive or victim)"
+                      if index < len(specs) - 1 else ""))
+    memory = specs[-1]
+    if params[memory.bandwidth].formula:  # the memory link's bandwidth derives from GBsPerCore
+        return
+    derive_default(params, "GBsPerCore", E.div(E.Param(memory.bandwidth), memory.link_shared_by),
+                   f"the {memory.link} link's bandwidth over the {memory.link_shared_by:g} cores "
+                   "sharing it")
 
 
 def executed_iterations(space: NestSpace) -> E.Expr:

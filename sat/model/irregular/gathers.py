@@ -7,8 +7,9 @@ Each gather or scatter instance (per nest and indexed array, as the Idioms sheet
 gets two problem parameters, ``--set``-able and live in the workbook:
 
 - ``RangeKB_<proc>_<line>_<array>``: the KiB the indices span. Default: the indexed array's
-  size from its declaration (evaluated with the problem parameters when the model is built),
-  else, with no declared extent, one element per reference.
+  size from its declaration, a derived default over the extents' symbols and ``WordBytes``
+  (:func:`sat.model.context.derive_default`: it follows them until a value is given), else,
+  with no declared extent, one element per reference.
 - ``ClusterElems_<proc>_<line>_<array>``: the locality of the indices, as the elements used
   per cache line fetched: consecutive references that fall on the line the previous one
   brought in. 1 (the default) is uniformly random indices; ``LineBytes/WordBytes`` (8 for
@@ -53,7 +54,7 @@ from dataclasses import dataclass
 
 from sat.ir import Body, Loop, Procedure
 from sat.model import expr as E
-from sat.model.context import ExpressionError, ModelContext
+from sat.model.context import ExpressionError, ModelContext, derive_default
 from sat.model.elements import element_bytes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
@@ -231,8 +232,10 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
     return list(found.values())
 
 
-def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: float
-                 ) -> float | None:
+def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: E.Expr
+                 ) -> E.Expr | None:
+    """The array's declared size in KiB as an expression over the problem parameters (its
+    extents' symbols) and its element size (``Bytes_``); None without a declared extent."""
     from sat.model.exasat.occupancy import _declared_size, _variables
 
     try:
@@ -241,11 +244,7 @@ def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: f
         return None
     if size is None:
         return None
-    env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
-    try:
-        return size.evaluate(env) * element / KIB
-    except (KeyError, ZeroDivisionError, ValueError):
-        return None
+    return E.mul(size, element) / KIB
 
 
 def _parameter(ctx: ModelContext, name: str, default: float, unit: str, label: str,
@@ -257,7 +256,7 @@ def _parameter(ctx: ModelContext, name: str, default: float, unit: str, label: s
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         ctx.params.add(Parameter(name, value, unit, "problem", label, where, "number", name,
-                                 given is None))
+                                 given is None, given=given is not None))
     return E.Param(name)
 
 
@@ -308,7 +307,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                              array_datatype(nest, instance.array))
         element = float(ctx.params[size.name].value)
         stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
-        declared = _declared_kb(procedure, instance.array, ctx, element)
+        declared = _declared_kb(procedure, instance.array, ctx, size)
         prefix = ("gather", shape.ident, instance.array)
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
@@ -318,8 +317,8 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         trips = E.mul(space.probability, *[trip_count(lp, ctx) for lp in chain])
         references = quantity("references", E.mul(instance.references, trips), "",
                               f"references to {instance.array} through {instance.index}")
-        if declared is not None:
-            default, source = declared, "default: the declared size of " + instance.array
+        if declared is not None:  # a derived default: it follows the extents' symbols
+            default, source = 0.0, ""
         else:  # no declared extent: the indices spread over one element per reference
             env = E.Env({name: float(p.value) for name, p in ctx.params.parameters.items()})
             default = references.value(env) * element / KIB
@@ -327,8 +326,13 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      "reference"
         where_text = f"{instance.array}({instance.index}(...)) in {procedure.name}, loop at " \
                      f"line {instance.loop_line}"
-        range_kb = _parameter(ctx, f"RangeKB_{stem}", round(default, 6), "KiB",
+        range_name = f"RangeKB_{stem}"
+        fresh = range_name not in ctx.params
+        range_kb = _parameter(ctx, range_name, round(default, 6), "KiB",
                               f"KiB the indices of {where_text} span", source)
+        if fresh and declared is not None:
+            derive_default(ctx.params, range_name, declared,
+                           f"the declared size of {instance.array}")
         cluster = _parameter(ctx, f"ClusterElems_{stem}", 1, "elements",
                              f"elements of {where_text} used per cache line fetched (1 "
                              "uniformly random indices, LineBytes/WordBytes unit stride)",
