@@ -232,7 +232,7 @@ def _totals(rows: list[dict[str, CellValue]], total_time: E.Quantity, what: str
     totals["speedup"] = E.Quantity(
         (*ident, "speedup"),
         E.div(E.Ref(total_time), E.Ref(total_time) - E.Ref(totals["gain_s"])),  # type: ignore
-        "x", f"program speedup with the offloaded {what} (Amdahl)")
+        "x", f"Program speedup with the offloaded {what} (Amdahl)")
     return totals
 
 
