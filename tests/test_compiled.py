@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -80,11 +79,7 @@ def _tie(quantity: E.Quantity, env) -> bool:
             # whole numbers (a count, a switch against 0) compare exactly in both
             if left == pytest.approx(right, rel=1e-12) and not float(left).is_integer():
                 return True
-        if not isinstance(node, E.Ref):
-            children = [getattr(node, f.name) for f in dataclasses.fields(node)]
-            stack.extend(v for v in children if isinstance(v, E.Expr))
-            stack.extend(a for v in children if isinstance(v, tuple)
-                         for a in v if isinstance(a, E.Expr))
+        stack.extend(E.children(node))  # a Ref's quantity is not looked into
     return False
 
 
