@@ -180,7 +180,7 @@ class ModelContext:
         + its name, 0 unless ``--set`` gives it."""
         name = f"CallFlops_{symbol_to_name(callee)}"
         if name not in self.params:
-            given = self._values.get(symbol_to_name(name), (name, None))[1]
+            given = self.given(name)
             value, source = given if given is not None else (0, "assumed: not in the sources")
             self.params.add(Parameter(name, value, "flops", "software",
                                       f"flops per call of {callee} (not in the sources; "
@@ -194,7 +194,7 @@ class ModelContext:
         FALSE): ``--set`` gives its value, else ``on`` (with ``source``, or ``off_source`` when
         off). The model chose it: it is no default a user is asked to set."""
         if name not in self.params:
-            given = self._values.get(symbol_to_name(name), (name, None))[1]
+            given = self.given(name)
             value, source = given if given is not None else (int(on), source if on else
                                                              off_source)
             value = int(value) if float(value).is_integer() else value

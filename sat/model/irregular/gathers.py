@@ -251,7 +251,7 @@ def _parameter(ctx: ModelContext, name: str, default: float, unit: str, label: s
                source: str) -> E.Param:
     """A problem parameter the model creates, with the value --set gives if any."""
     if name not in ctx.params:
-        given = ctx._values.get(symbol_to_name(name), (name, None))[1]  # noqa: SLF001
+        given = ctx.given(name)
         value, where = given if given is not None else (default, source)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
