@@ -228,6 +228,12 @@ def _at_cores(name: str, level: str, counts: list[int], ctx: ModelContext) -> E.
     return expr
 
 
+def _closest(ratios, ratio: E.Expr) -> E.Expr:
+    """The code (1, 2, …) of the benchmark whose read/write ratio (quantities) is nearest to
+    ``ratio``, the first of equals."""
+    return _first_smallest([E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio))) for r in ratios])
+
+
 def _ratio(reads: E.ExprLike, writes: E.ExprLike) -> E.Expr:
     """Reads over writes, NO_WRITES_RATIO when nothing is written."""
     return E.if_(E.compare(">", writes, 0), E.div(reads, writes), NO_WRITES_RATIO)
@@ -266,10 +272,8 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
     chosen: dict[str, CellValue] = {}
     if core.benchmark_ratio:
         ratio = _ratio(*memory_streams(memory, ctx))
-        distances = [E.func("ABS", E.add(E.Ref(r), E.mul(-1, ratio)))
-                     for r in core.benchmark_ratio.values()]
-        closest = quantity("memory_benchmark", _first_smallest(distances), "code",
-                           "memory benchmark closest in read/write ratio")
+        closest = quantity("memory_benchmark", _closest(core.benchmark_ratio.values(), ratio),
+                           "code", "memory benchmark closest in read/write ratio")
         bandwidth = quantity("memory_bandwidth_gbs",
                              _picked(closest, list(core.benchmark_gbs.values())), "GB/s",
                              "memory bandwidth of that benchmark")
@@ -317,10 +321,9 @@ def nest_ecm(shape: NestShape, space: NestSpace, memory: NestMemory, levels: Nes
             mix = quantity(f"roofline_ratio_{spec.link}", _ratio(
                 E.div(levels.bytes_per_iteration[spec.name], ctx.param("WordBytes")) - written,
                 written), "", f"read/write ratio of the streams over {spec.link}")
-            code = quantity(f"roofline_benchmark_{spec.link}", _first_smallest([
-                E.func("ABS", E.add(E.Ref(core.benchmark_ratio[name]), E.mul(-1, mix)))
-                for name in table]), "code", f"{spec.link} benchmark closest in read/write "
-                "ratio")
+            code = quantity(f"roofline_benchmark_{spec.link}", _closest(
+                [core.benchmark_ratio[name] for name in table], E.Ref(mix)), "code",
+                f"{spec.link} benchmark closest in read/write ratio")
             roof_gbs = quantity(f"roofline_gbs_{spec.link}", _picked(
                 code, [E.Ref(gbs) for gbs in table.values()]), "GB/s",
                 f"{spec.link} bandwidth of that benchmark at Cores cores")
