@@ -211,3 +211,15 @@ def quick_deflate() -> Iterator[None]:
         yield
     finally:
         xlsxwriter.workbook.ZipInfo = saved
+
+
+def sheet_name(name: str, taken: set[str]) -> str:
+    """A valid, unique worksheet name (at most 31 characters, none of ``[]:*?/\\``)."""
+    base = "".join("_" if ch in "[]:*?/\\" else ch for ch in name).strip("'") or "Sheet"
+    base = base[:31]
+    candidate, n = base, 1
+    while candidate.lower() in taken:
+        n += 1
+        candidate = f"{base[:28]} {n}"
+    taken.add(candidate.lower())
+    return candidate

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from functools import partial
-from operator import itemgetter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
-from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.utility import quote_sheetname, xl_col_to_name
 from xlsxwriter.workbook import Format
 
 from sat import collector
@@ -28,9 +25,19 @@ from sat.model.expr import Env, Quantity
 from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.parameter import Parameter
+from sat.report.cells import CellMap, References, Workings, address
+from sat.report.columns import (
+    Word,
+    auto_number_format,
+    column_width,
+    filled,
+    header_text,
+    numeric,
+    with_words,
+)
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
 from sat.report.names import NameTable
-from sat.report.sheet import ModelSheet, column_name, quick_deflate
+from sat.report.sheet import ModelSheet, quick_deflate, sheet_name
 
 
 class WorkbookError(OutputError):
@@ -59,103 +66,6 @@ class WorkbookMeta:
         return "satreport: performance model of " + ", ".join(self.sources)
 
 
-Location = tuple[str, int, int]  # sheet, row, column (0-based)
-
-
-def _address(location: Location, absolute: bool = True) -> str:
-    sheet, row, col = location
-    return f"{quote_sheetname(sheet)}!{xl_rowcol_to_cell(row, col, absolute, absolute)}"
-
-
-class CellMap:
-    """Where each quantity and parameter lives in the written workbook."""
-
-    def __init__(self) -> None:
-        self._homes: dict[int, Location] = {}
-        self._quantities: dict[int, Quantity] = {}  # keeps ids valid while the map lives
-        self._parameters: dict[str, Location] = {}
-        self.names: dict[str, str] = {}  # parameter or total name -> workbook defined name
-
-    def place(self, quantity: Quantity, location: Location) -> bool:
-        """Make ``location`` the quantity's home unless it already has one."""
-        if id(quantity) in self._homes:
-            return False
-        self._homes[id(quantity)] = location
-        self._quantities[id(quantity)] = quantity
-        return True
-
-    def home(self, quantity: Quantity) -> Location | None:
-        return self._homes.get(id(quantity))
-
-    def cell(self, quantity: Quantity) -> str | None:
-        """Absolute address (``Loops!$AT$38``) of the cell holding ``quantity``, if placed."""
-        location = self._homes.get(id(quantity))
-        return _address(location) if location else None
-
-    def parameter_cell(self, name: str) -> str:
-        """Absolute address of a parameter's value cell (``Parameters!$B$7``)."""
-        return _address(self._parameters[name])
-
-
-class _Workings:
-    """The Workings sheet's rows: quantities a formula refers to and no table shows.
-
-    Formulas refer to them by cell instead of repeating their expressions, which keeps every
-    formula short and lets a reader follow each step.  A row is made when a formula first
-    meets the quantity, so the sheet lists them in the order the workbook uses them.
-    """
-
-    def __init__(self, cells: CellMap) -> None:
-        self.cells = cells
-        self.sheet = "Workings"
-        self.quantities: list[Quantity] = []
-
-    def place(self, quantity: Quantity) -> None:
-        row = _WORKINGS_FIRST_ROW + len(self.quantities)
-        self.cells.place(quantity, (self.sheet, row, _WORKINGS_VALUE_COLUMN))
-        self.quantities.append(quantity)
-
-
-class _References:
-    """How a formula refers to a quantity: by the defined name of a total, else by its cell."""
-
-    def __init__(self, cells: CellMap, total_names: dict[int, str],
-                 place: Callable[[Quantity], None]) -> None:
-        self.cells = cells
-        self.total_names = total_names  # id(total) -> its defined name
-        self.place = place  # gives a quantity no table shows a home (a Workings row)
-        # A quantity is referred to from many formulas: its spellings are made once, as
-        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
-        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
-        self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
-
-    def on(self, sheet: str) -> Callable[[Quantity], str | None]:
-        """The reference to a quantity from a formula on ``sheet`` (None: not placed)."""
-        return partial(self._reference, sheet)
-
-    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
-        spellings = self._spellings.get(id(quantity))
-        if spellings is None:
-            spellings = self._spellings[id(quantity)] = self._spell(quantity)
-        sheet, here, elsewhere = spellings
-        return here if sheet == current_sheet else elsewhere
-
-    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
-        name = self.total_names.get(id(quantity))
-        if name:
-            return None, name, name
-        location = self.cells.home(quantity)
-        if location is None:
-            self.place(quantity)
-            location = self.cells.home(quantity)
-        sheet, row, col = location  # type: ignore[misc]
-        cell = column_name(col) + str(row + 1)
-        prefix = self._sheet_prefixes.get(sheet)
-        if prefix is None:
-            prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
-        return sheet, cell, prefix + cell
-
-
 # ------------------------------------------------------------------ styles
 
 _INPUT = {"bg_color": "#FFF2CC", "font_color": "#0000FF", "border": 1, "border_color": "#BFBFBF"}
@@ -174,9 +84,6 @@ _DRAM_BOUND = {"bg_color": "#CFE2F3"}
 _GROUPS = (("machine", "Machine"), ("problem", "Problem size (code symbols)"),
            ("arrays", "Array element sizes (a formula of WordBytes until a number is typed)"),
            ("software", "Software and optimisation"))
-
-# Where the Workings sheet's values go (title, description, header, then the rows).
-_WORKINGS_FIRST_ROW, _WORKINGS_VALUE_COLUMN = 3, 1
 
 # Texts shorter than this need no check against Excel's 32,767-character cell limit.
 _SHORT_TEXT = 16000
@@ -222,113 +129,6 @@ _SYSTEM_TOTALS = frozenset(("Price_USD", "Peak_GFlops", "Peak_Power_W", "Die_Are
                             "Rack_Units", "Memory_Bandwidth_GBs"))
 
 
-def _sheet_name(name: str, taken: set[str]) -> str:
-    """A valid, unique worksheet name (at most 31 characters, none of ``[]:*?/\\``)."""
-    base = "".join("_" if ch in "[]:*?/\\" else ch for ch in name).strip("'") or "Sheet"
-    base = base[:31]
-    candidate, n = base, 1
-    while candidate.lower() in taken:
-        n += 1
-        candidate = f"{base[:28]} {n}"
-    taken.add(candidate.lower())
-    return candidate
-
-
-def _auto_number_format(values: Iterable[Any]) -> str:
-    """A format showing meaningful digits for a column's numbers."""
-    numbers = [abs(float(v)) for v in values
-               if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-    if not numbers:
-        return "General"
-    if all(v.is_integer() for v in numbers) and max(numbers) < 1e12:
-        return "#,##0"
-    nonzero = [v for v in numbers if v]
-    if not nonzero:
-        return "0.00"
-    small, big = min(nonzero), max(nonzero)
-    if small >= 1 and big < 1e9:
-        return "#,##0.00"
-    if small >= 0.1 and big < 1e6:
-        return "0.000"
-    return "0.000E+00"
-
-
-def _filled(columns: list[Column],
-            rows: list[dict[str, CellValue]]) -> list[list[tuple[int, CellValue]]]:
-    """Per row: (column index, value) of the columns it has a value for, in column order."""
-    keys = [column.key for column in columns]
-    index = {key: col for col, key in enumerate(keys)}
-    unique = len(index) == len(keys)  # no key shared by two columns
-    filled = []
-    for row in rows:
-        if unique and 2 * len(row) < len(keys):  # a sparse row of a wide table: read its own
-            filled.append(sorted(((index[key], value) for key, value in row.items()
-                                  if value is not None and key in index), key=itemgetter(0)))
-        else:
-            filled.append([(col, value) for col, value in enumerate(map(row.get, keys))
-                           if value is not None])
-    return filled
-
-
-def _column_width(values: list[Any], header: str) -> float:
-    """Characters wide enough for the header's longest word and every text in the column."""
-    longest_word = max((len(w) for w in header.split()), default=4)
-    texts = [len(v) for v in values if isinstance(v, str)]
-    numbers = any(isinstance(v, (int, float)) for v in values)
-    width = max([longest_word + 2, 11 if numbers else 6] + [t + 1 for t in texts])
-    return float(min(width, 45))
-
-
-def _numeric(values: list[Any]) -> bool:
-    """A column of numbers only (the totals row's label aside)."""
-    numbers = [v for v in values if v != "Total"]
-    return bool(numbers) and all(isinstance(v, (int, float)) for v in numbers)
-
-
-def _header_text(column: Column) -> str:
-    return f"{column.header} ({column.unit})" if column.unit else column.header
-
-
-@dataclass(frozen=True)
-class _Word:
-    """The word a code means, written as ``=CHOOSE(code cell, "planes", …)``: it follows the
-    code when an edit changes it."""
-
-    code: Quantity
-    words: tuple[str, ...]
-    first_code: int = 1
-
-    def text(self, env: Env) -> str:
-        index = self.code.value(env) - self.first_code
-        inside = math.isfinite(index) and index.is_integer() and 0 <= index < len(self.words)
-        return self.words[int(index)] if inside else ""
-
-
-def _with_words(table: Table) -> Table:
-    """``table`` with, after each column of codes, a column of the words they mean."""
-    if not any(column.words for column in table.columns):
-        return table
-    columns: list[Column] = []
-    rows = [dict(row) for row in table.rows]
-    for column in table.columns:
-        columns.append(column)
-        if not column.words:
-            continue
-        meaning = ", ".join(f"{k} {word}" for k, word in enumerate(column.words,
-                                                                   start=column.first_code))
-        key = f"{column.key}_word"
-        columns.append(Column(key, column.header, "", f"What the code beside it means: "
-                              f"{meaning}.", band=column.band))
-        for row in rows:
-            code = row.get(column.key)
-            if isinstance(code, Quantity):
-                row[key] = _Word(code, column.words, column.first_code)
-            elif isinstance(code, (int, float)) and \
-                    0 <= code - column.first_code < len(column.words):
-                row[key] = column.words[int(code - column.first_code)]
-    return replace(table, columns=columns, rows=rows)
-
-
 @dataclass
 class _TableLayout:
     sheet: str
@@ -361,8 +161,8 @@ class _Writer:
         self.current_sheet = ""
         self.total_names: dict[int, str] = {}
         self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
-        self.workings = _Workings(self.cells)
-        self.references = _References(self.cells, self.total_names, self.workings.place)
+        self.workings = Workings(self.cells)
+        self.references = References(self.cells, self.total_names, self.workings.place)
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self.tables: list[_TableLayout] = []
@@ -386,20 +186,20 @@ class _Writer:
         for key, table in result.tables.items():
             if self.meta.machine_only and key not in _MACHINE_SHEETS:
                 continue  # an application sheet with no application
-            self._layout_table(_sheet_name(key, taken), table)
-        self.notes_sheet = _sheet_name("Notes", taken - {"notes"})
+            self._layout_table(sheet_name(key, taken), table)
+        self.notes_sheet = sheet_name("Notes", taken - {"notes"})
         self._layout_summary()
-        self.workings.sheet = _sheet_name("Workings", taken)
+        self.workings.sheet = sheet_name("Workings", taken)
 
     def _layout_table(self, sheet: str, table: Table) -> None:
-        table = _with_words(table)
+        table = with_words(table)
         has_band = any(c.band for c in table.columns)
         header_row = 3 if has_band else 2
         first = header_row + 1
         totals_row = first + len(table.rows) if table.totals is not None else None
         layout = _TableLayout(sheet, table, 2 if has_band else None, header_row, first,
-                              totals_row, _filled(table.columns, table.rows),
-                              _filled(table.columns, [table.totals or {}])[0])
+                              totals_row, filled(table.columns, table.rows),
+                              filled(table.columns, [table.totals or {}])[0])
         self.tables.append(layout)
         for r, cells in enumerate(layout.cells, start=first):
             self._place_row(sheet, r, cells)
@@ -519,7 +319,7 @@ class _Writer:
                 ws.write_table_number(row, col, value, fmt)
         elif isinstance(value, str):
             ws.write_table_string(row, col, value, fmt)
-        elif isinstance(value, _Word):
+        elif isinstance(value, Word):
             code = self._formula(E.Ref(value.code), what)[1:]
             if value.first_code != 1:  # CHOOSE counts from 1
                 code = f"{code}{1 - value.first_code:+d}"
@@ -556,7 +356,7 @@ class _Writer:
         for name, quantity in self.result.totals.items():
             location = self.cells.home(quantity)
             if location is not None:  # always: unplaced totals live on the Summary
-                self.book.define_name(self.names.name(name), "=" + _address(location))
+                self.book.define_name(self.names.name(name), "=" + address(location))
         summary.activate()
         with quick_deflate():
             self.book.close()
@@ -620,7 +420,7 @@ class _Writer:
                            "Derived quantities (symbol substitutions): formulas, not inputs",
                            group_fmt)
             values = [q.value(self.env) for _, q in self.derived_rows]
-            number = self._format(num_format=_auto_number_format(values))
+            number = self._format(num_format=auto_number_format(values))
             for row, q in self.derived_rows:
                 name = self._derived_name(q)
                 ws.write_string(row, 0, name)
@@ -664,13 +464,13 @@ class _Writer:
         widths = []
         values = self._column_values(layout)
         for col, column in enumerate(columns):
-            text = _header_text(column)
+            text = header_text(column)
             ws.write_string(layout.header_row, col, text,
-                            number_header if _numeric(values[col]) else header)
+                            number_header if numeric(values[col]) else header)
             if column.comment:
                 ws.write_comment(layout.header_row, col, column.comment,
                                  {"x_scale": 2, "y_scale": 1 + len(column.comment) // 120})
-            widths.append(_column_width(values[col], text))
+            widths.append(column_width(values[col], text))
         formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
@@ -685,7 +485,7 @@ class _Writer:
                                   formats[col][1], f"{layout.sheet} total {column.header}")
         for col, width in enumerate(widths):
             ws.set_column(col, col, width)
-        lines = max(math.ceil(len(_header_text(c)) / max(w - 2, 1)) for c, w in
+        lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
                     zip(columns, widths, strict=True))
         ws.set_row(layout.header_row, 15 * min(lines, 6))
         if table.rows:
@@ -756,7 +556,7 @@ class _Writer:
             for col, value in cells:
                 if isinstance(value, Quantity):
                     value = self._value(value)
-                elif isinstance(value, _Word):
+                elif isinstance(value, Word):
                     value = value.text(self.env)
                 values[col].append(value)
         return values
@@ -765,7 +565,7 @@ class _Writer:
         """(data format, totals format) for one column."""
         number = column.number_format
         if number == "General":
-            number = _auto_number_format(values)
+            number = auto_number_format(values)
         return self._format(num_format=number), self._format(num_format=number, **_TOTAL)
 
     def _mark_bottlenecks(self, ws: ModelSheet, layout: _TableLayout) -> None:
@@ -790,7 +590,7 @@ class _Writer:
         sheet = quote_sheetname(layout.sheet)
         first, last = layout.first_row, layout.last_row
         chart.add_series({
-            "name": _header_text(table.columns[accesses]),
+            "name": header_text(table.columns[accesses]),
             "categories": f"={sheet}!${xl_col_to_name(0)}${first + 1}:"
                           f"${xl_col_to_name(0)}${last + 1}",
             "values": f"={sheet}!${xl_col_to_name(accesses)}${first + 1}:"
@@ -874,7 +674,7 @@ class _Writer:
             label, unit = _TOTAL_LABELS.get(name, (quantity.label or name, quantity.unit))
             ws.write_string(row, 0, label)
             value = self._value(quantity)
-            number_format = "0.0%" if unit == "fraction" else _auto_number_format([value])
+            number_format = "0.0%" if unit == "fraction" else auto_number_format([value])
             fmt = self._format(num_format=number_format, bold=True)
             self._write_quantity(ws, row, 1, quantity, fmt, f"total {name}")
             ws.write_string(row, 2, unit)
@@ -917,7 +717,7 @@ class _Writer:
         ws.write_string(row, 2, "DRAM time (s)", header)
         times = [self._value(r[k]) for r in loops.table.rows for k in ("time_cpu_s", "time_dram_s")
                  if isinstance(r.get(k), Quantity)]
-        number = self._format(num_format=_auto_number_format(times))
+        number = self._format(num_format=auto_number_format(times))
         first = row + 1
         for i, values in enumerate(loops.table.rows):
             r = first + i
