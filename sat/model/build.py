@@ -248,9 +248,14 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         probability = 1.0
         for branch in enclosing_branches(procedure, loop) or []:
             probability *= branch_probability(branch, ctx, file)
+        # a sibling inside arms of a repetition loop runs on a pass with their probability:
+        # its sweeps count with it (its flops already do, through the arms it keeps)
+        runs = probability
+        for branch in getattr(loop, "guards", ()):
+            runs *= branch_probability(branch, ctx, file)
         try:
             shape = analyse_nest(procedure, loop)
-            space = nest_space(shape, ctx, probability)
+            space = nest_space(shape, ctx, runs)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops
             perfect = all(len(a) <= 1 for a in shape.axis_loops) and not shape.copy_loops \
