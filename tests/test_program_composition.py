@@ -454,5 +454,13 @@ def test_an_else_excludes_the_earlier_arms_when_each_is_one_sided():
     two_sided = [Branch(condition="k == 3", arm=0, arms=2), Branch(condition="else", arm=1,
                                                                    arms=2)]
     assert arm_range(two_sided[1], two_sided, loop) is None  # k /= 3 is no range
+    # but k /= 1 (the first pass) and k /= nt (the last) are
+    first_pass = [Branch(condition="k == 1", arm=0, arms=2), Branch(condition="else", arm=1,
+                                                                    arms=2)]
+    assert arm_range(first_pass[0], first_pass, loop) == ("max(1, (1))", "min(nt, (1))")
+    assert arm_range(first_pass[1], first_pass, loop) == ("max(1, (1) + 1)", "nt")
+    last_pass = [Branch(condition="k .eq. nt", arm=0, arms=2), Branch(condition="else", arm=1,
+                                                                      arms=2)]
+    assert arm_range(last_pass[1], last_pass, loop) == ("1", "min(nt, (nt) - 1)")
     assert arm_range(first, chain, Loop(loopvar="k", lower="1", upper="nt", stride="2")) \
         is None

@@ -9,7 +9,8 @@ read like any other bound, so that they follow ``itmax`` live.
 A condition is taken when it compares the variable with an expression that does not use it
 (``v > e``, ``e <= v``, ``v == e``; Fortran's ``.gt.`` forms too) and the loop steps by 1.
 An ``else`` or ``else if`` arm excludes the earlier arms of its chain: it is taken when
-each of those is one-sided (``v > e`` excludes to ``v <= e``).  Anything else (``mod(v, 10)
+each of those is one-sided (``v > e`` excludes to ``v <= e``) or tests the first or last pass
+(``v == 1`` in ``do v = 1, nt`` excludes to ``v >= 2``).  Anything else (``mod(v, 10)
 == 0``, a condition on another variable) is None: the arm keeps its probability.
 """
 
@@ -67,8 +68,16 @@ def condition_bounds(condition: str, var: str) -> list[Bound] | None:
             "==": [("lo", f"({right})"), ("hi", f"({right})")]}[op]
 
 
-def _excluded(bounds: list[Bound]) -> list[Bound] | None:
-    """The passes a one-sided condition does not hold on (None: two-sided, no range)."""
+def _excluded(bounds: list[Bound], loop: Loop) -> list[Bound] | None:
+    """The passes a condition does not hold on: the other side of a one-sided one; for
+    ``v == e`` with ``e`` the loop's first or last value as written, the passes after or
+    before it (None: no range)."""
+    if len(bounds) == 2 and bounds[0][1] == bounds[1][1]:
+        value = _strip(bounds[0][1]).replace(" ", "").lower()
+        if value == _strip(loop.lower).replace(" ", "").lower():
+            return [("lo", f"{bounds[0][1]} + 1")]
+        if value == _strip(loop.upper).replace(" ", "").lower():
+            return [("hi", f"{bounds[0][1]} - 1")]
     if len(bounds) != 1:
         return None
     side, text = bounds[0]
@@ -87,7 +96,7 @@ def arm_range(arm: Branch, chain: list[Branch], loop: Loop) -> tuple[str, str] |
         if earlier is arm:
             break
         found = condition_bounds(earlier.condition, var)
-        excluded = _excluded(found) if found is not None else None
+        excluded = _excluded(found, loop) if found is not None else None
         if excluded is None:
             return None
         bounds.extend(excluded)
