@@ -464,3 +464,24 @@ def test_an_else_excludes_the_earlier_arms_when_each_is_one_sided():
     assert arm_range(last_pass[1], last_pass, loop) == ("1", "min(nt, (nt) - 1)")
     assert arm_range(first, chain, Loop(loopvar="k", lower="1", upper="nt", stride="2")) \
         is None
+
+
+@pytest.mark.libreoffice
+def test_the_passes_of_an_arm_recalculate_in_the_workbook(tmp_path, capsys):
+    """itmax edited to 10 on the Parameters sheet: LibreOffice's recalculation gives the
+    sweeps and traffic of a run with --set itmax=10 (10, 9 and 1 passes; 24 B x 1e6 x 20
+    passes = 0.48 GB)."""
+    from libreoffice import recalculate_edited, value_at
+
+    source = tmp_path / "cycle.f90"
+    source.write_text(CYCLE)
+    book = tmp_path / "cycle.xlsx"
+    out = tmp_path / "cycle.json"
+    assert main([str(source), "-q", "-o", str(book), "--json", str(out), "--set", "n=1000",
+                 "--set", "itmax=100"]) == 0, capsys.readouterr().err
+    cells = json.loads(out.read_text())
+    edited = recalculate_edited(book, {"itmax": 10}, tmp_path / "edit")
+    sweeps = [value_at(edited, row["cells"]["sweeps"]) for row in cells["loops"]]
+    assert sweeps == [10, 9, 1]
+    total = value_at(edited, cells["totals"]["cells"]["traffic_gb"])
+    assert total == pytest.approx(24 * 1e6 * 20 / 1e9, rel=1e-12)
