@@ -485,3 +485,67 @@ def test_the_passes_of_an_arm_recalculate_in_the_workbook(tmp_path, capsys):
     assert sweeps == [10, 9, 1]
     total = value_at(edited, cells["totals"]["cells"]["traffic_gb"])
     assert total == pytest.approx(24 * 1e6 * 20 / 1e9, rel=1e-12)
+
+
+def test_kernels_called_in_a_do_while_are_a_row_each(tmp_path, capsys):
+    """Variant: a DO WHILE time loop (no variable; one pass counted, warned) repeats its
+    kernels like a counted one: a row each, not one sweep over all of them."""
+    text = STREAM_F.replace("""program main
+  use kern
+  integer :: k
+  do k = 1, 100
+    call copy()
+    call mul(0.4d0)
+    call add()
+  end do""", """program main
+  use kern
+  real(8) :: time
+  time = 0
+  do while (time < 10)
+    call copy()
+    call add()
+    time = time + 1
+  end do""")
+    data = run(tmp_path, capsys, {"stream.f90": text})
+    # one pass: copy 24 B, add 32 B per element; add 1 flop per element (mul, called
+    # nowhere, is a row of its own: 24 B, 1 flop)
+    assert rows_of(data) == approx_rows([
+        (14, 1, N, 1, N / 1e9, 24 * N / 1e9),
+        (7, 1, N, 1, 0, 24 * N / 1e9),           # 0.805306368 GB
+        (20, 1, N, 1, N / 1e9, 32 * N / 1e9),    # 1.073741824 GB
+    ])
+
+
+def test_one_kernel_called_twice_with_other_arrays(tmp_path, capsys):
+    """Variant: a procedure of two loops called twice per pass with other arguments: four
+    rows (two per call), each listing the call."""
+    text = """module m
+  integer, parameter :: n = 1000
+  real(8) :: u(n), v(n), w(n)
+contains
+  subroutine step(x, y)
+    real(8) :: x(n), y(n)
+    integer :: i
+    do i = 1, n
+      y(i) = 2.d0 * x(i)
+    end do
+    do i = 1, n
+      x(i) = x(i) + y(i)
+    end do
+  end subroutine
+end module
+subroutine run(nt)
+  use m
+  integer :: nt, t
+  do t = 1, nt
+    call step(u, v)
+    call step(v, w)
+  end do
+end subroutine
+"""
+    data = run(tmp_path, capsys, {"step.f90": text}, "--set", "nt=10")
+    # each loop: 1 flop, 8 B read + 16 B written (or 16 + 8) per element, 1000 x 10 passes:
+    # 1e-5 Gflop, 24 x 1e4 = 2.4e-4 GB
+    assert rows_of(data) == approx_rows([(8, 10, 1000, 1, 1e-5, 2.4e-4),
+                                         (11, 10, 1000, 1, 1e-5, 2.4e-4)] * 2)
+    assert [r["calls_summary"] for r in data["loops"]] == ["step ×1"] * 4

@@ -1,17 +1,18 @@
 """Loop nests: the unit the model reports on (one row per outermost loop of a procedure).
 
-A repetition loop (a time loop: its variable subscripts no array and bounds no loop inside it)
-around several sibling loops runs each of them in turn: each sibling, with the repetition
-loops that enclose it, is a nest of its own (:class:`NestPart`, its row at the sibling's
-line), whose sweeps are the loops around *it*; the repetition loop's own statements count
-with its first sibling.  The siblings are found through the arms between the repetition loop
-and them as well: a kernel called in the loop (the callee's work written in,
-:mod:`sat.model.calls`) and a nest inside an ``if`` or ``else`` are siblings like the loops
-written in the loop itself, each its own nest, which keeps the arms on its way (a call's
-work is still the callee's; an arm's statements count with its first sibling).  An arm whose
-condition is on the repetition loop's own variable (``if (ncycle > 1)``) is no probability:
-its nest is the repetition loop over the passes it runs on (:mod:`sat.model.conditions`); any
-other arm keeps its probability (:attr:`NestPart.guards`).
+A repetition loop (a time loop: its variable subscripts no array and bounds no loop inside it;
+a DO WHILE, which has no variable) around several sibling loops runs each of them in turn:
+each sibling, with the repetition loops that enclose it, is a nest of its own
+(:class:`NestPart`, its row at the sibling's line), whose sweeps are the loops around *it*;
+the repetition loop's own statements count with its first sibling.  The siblings are found
+through the arms between the repetition loop and them as well: a kernel called in the loop
+(the callee's work written in, :mod:`sat.model.calls`) and a nest inside an ``if`` or
+``else`` are siblings like the loops written in the loop itself, each its own nest, which
+keeps the arms on its way (a call's work is still the callee's; an arm's statements count
+with its first sibling).  An arm whose condition is on the repetition loop's own variable
+(``if (ncycle > 1)``) is no probability: its nest is the repetition loop over the passes it
+runs on (:mod:`sat.model.conditions`); any other arm keeps its probability
+(:attr:`NestPart.guards`).
 
 A nest is *reported* (a row of the Loops sheet) unless it is fixed setup work: every bound
 of every loop in it is a literal number (so its cost does not grow with any problem
@@ -119,14 +120,15 @@ def _call_arm(body: Body, call: Call) -> InlinedCall | None:
 
 
 def _with_only(body: Body, keep_own: bool, loops: list[Loop], branches: list[Branch],
-               arm: Branch | None = None, arm_new: bool = False) -> Body:
+               arm: Branch | None = None) -> Body:
     """A copy of ``body`` holding ``loops`` and ``branches`` below it (through its ``arm``),
     with its own statements and loop-free arms when ``keep_own`` (else none of its work).
-    A call whose work has loops goes with the parts below its arm (the first of them)."""
+    A call whose work has loops is listed by every part below its arm (its work is in the
+    arm, counted there)."""
     def kept(call: Call) -> bool:
         holder = _call_arm(body, call)
         if holder is not None and _has_loops(holder):
-            return holder is arm and arm_new
+            return holder is arm
         return keep_own
 
     own = [b for b in body.branches if not _has_loops(b)] if keep_own else []
@@ -148,8 +150,7 @@ def _part(loop: Loop, path: tuple[Branch, ...], inner: Loop, first: bool,
     for depth in range(len(path) - 1, -1, -1):
         arm = path[depth]
         inner_arm = path[depth + 1] if depth + 1 < len(path) else None
-        copy = _with_only(arm, new[id(arm)], below.loops, below.branches, inner_arm,
-                          inner_arm is not None and new[id(inner_arm)])
+        copy = _with_only(arm, new[id(arm)], below.loops, below.branches, inner_arm)
         passes = None if depth or isinstance(arm, InlinedCall) else \
             arm_range(arm, _chains(loop)[id(arm)], loop)
         if passes is not None:  # the arm is the passes it runs on: no branch, no probability
@@ -159,8 +160,7 @@ def _part(loop: Loop, path: tuple[Branch, ...], inner: Loop, first: bool,
             kept.insert(0, copy)
         below = Body(branches=[copy])
     fields = {f.name: getattr(loop, f.name) for f in dataclasses.fields(Loop)}
-    level = _with_only(loop, first, [], [], path[0] if path else None,
-                       bool(path) and new[id(path[0])])
+    level = _with_only(loop, first, [], [], path[0] if path else None)
     for name in _OWN_WORK:  # the repetition loop's own work and a lifted arm's
         fields[name] = getattr(level, name) + getattr(below, name)
     return NestPart(**{**fields, "loops": below.loops,
@@ -175,7 +175,9 @@ def nest_parts(loop: Loop) -> list[Loop]:
     """``loop``, or one :class:`NestPart` per sibling loop when it repeats several (through
     the arms between them too: see the module docstring)."""
     siblings = _siblings(loop)
-    if len(siblings) < 2 or not loop.loopvar or _uses(loop.loopvar.lower(), loop):
+    # a DO WHILE has no variable: it repeats what it holds
+    repeats = _uses(loop.loopvar.lower(), loop) is False if loop.loopvar else loop.kind == "while"
+    if len(siblings) < 2 or not repeats:
         return [loop]
     parts: list[Loop] = []
     counted: set[int] = set()
