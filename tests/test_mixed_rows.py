@@ -108,3 +108,39 @@ def test_the_workbook_of_a_mixed_program(tmp_path: Path, capsys):
     # the maximum of the one row carrying it: that row's cell (sheet row = its index + 1)
     sweep_row = rows.index(body[2]) + 1
     assert totals[col] == f"={get_column_letter(col + 1)}{sweep_row}"
+
+
+CORRELATION = """#define M 1200
+#define N 1400
+double data[N][M], mean[M], corr[M][M];
+void kernel_correlation(double float_n) {
+  for (int j = 0; j < M; j++) {
+    mean[j] = 0.0;
+    for (int i = 0; i < N; i++)
+      mean[j] += data[i][j];
+    mean[j] /= float_n;
+  }
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      data[i][j] -= mean[j];
+  for (int i = 0; i < M - 1; i++)
+    for (int j = i + 1; j < M; j++) {
+      corr[i][j] = 0.0;
+      for (int k = 0; k < N; k++)
+        corr[i][j] += data[k][i] * data[k][j];
+    }
+}
+"""
+
+
+def test_a_correlation_kernel_in_c(tmp_path: Path, capsys):
+    """PolyBench's correlation: the column means (j, the unit stride, outside i) come first,
+    then nests in C's loop order."""
+    source = tmp_path / "correlation.c"
+    source.write_text(CORRELATION)
+    out = tmp_path / "out.json"
+    assert main([str(source), "-q", "--json", str(out)]) == 0, capsys.readouterr().err
+    data = json.loads(out.read_text())
+    swept = [r["ws_sweep_kb"] for r in data["loops"] if r.get("ws_sweep_kb") is not None]
+    assert swept and data["loops"][0].get("ws_sweep_kb") is not None
+    assert data["totals"]["ws_sweep_kb"] == pytest.approx(max(swept))
