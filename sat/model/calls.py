@@ -254,7 +254,8 @@ class _Mapper:
             target.loops.append(self.body(loop, ir.Loop(
                 line=loop.line, loopvar=self.rename(loop.loopvar) if loop.loopvar else "",
                 lower=self.rename_text(loop.lower), upper=self.rename_text(loop.upper),
-                stride=self.rename_text(loop.stride), kind=loop.kind, file=loop.file)))
+                stride=self.rename_text(loop.stride), kind=loop.kind, file=loop.file,
+                tile=self.rename_text(loop.tile) if loop.tile else "", sized=loop.sized)))
         return target
 
     def scalar(self, scalar: ir.Scalar, target: ir.Body) -> None:

@@ -1,10 +1,18 @@
 """Loop nests: the unit the model reports on (one row per outermost loop of a procedure).
 
-A repetition loop (a time loop: its variable subscripts no array and bounds no loop inside it)
-around several sibling loops runs each of them in turn: each sibling, with the repetition
-loops that enclose it, is a nest of its own (:class:`NestPart`, its row at the sibling's
-line), whose sweeps are the loops around *it*; the repetition loop's own statements count
-with its first sibling.
+A repetition loop (a time loop: its variable subscripts no array and bounds no loop inside it;
+a DO WHILE, which has no variable) around several sibling loops runs each of them in turn:
+each sibling, with the repetition loops that enclose it, is a nest of its own
+(:class:`NestPart`, its row at the sibling's line), whose sweeps are the loops around *it*;
+the repetition loop's own statements count with its first sibling.  The siblings are found
+through the arms between the repetition loop and them as well: a kernel called in the loop
+(the callee's work written in, :mod:`sat.model.calls`) and a nest inside an ``if`` or
+``else`` are siblings like the loops written in the loop itself, each its own nest, which
+keeps the arms on its way (a call's work is still the callee's; an arm's statements count
+with its first sibling).  An arm whose condition is on the repetition loop's own variable
+(``if (ncycle > 1)``) is no probability: its nest is the repetition loop over the passes it
+runs on (:mod:`sat.model.conditions`); any other arm keeps its probability
+(:attr:`NestPart.guards`).
 
 A nest is *reported* (a row of the Loops sheet) unless it is fixed setup work: every bound
 of every loop in it is a literal number (so its cost does not grow with any problem
@@ -20,7 +28,8 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
-from sat.ir import Body, Branch, Loop, Procedure, Program
+from sat.ir import Body, Branch, Call, InlinedCall, Loop, Procedure, Program
+from sat.model.conditions import arm_range
 
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
 
@@ -35,10 +44,12 @@ def outermost_loops(body: Body) -> Iterator[Loop]:
 @dataclasses.dataclass
 class NestPart(Loop):
     """A repetition loop around one of its sibling loops: a nest of its own (its ``line`` is
-    the sibling's). ``whole`` is the repetition loop of the source."""
+    the sibling's). ``whole`` is the repetition loop of the source; ``guards``, the conditional
+    arms between the repetition loop and the sibling that the part keeps (their probability
+    is the chance the sibling runs on a pass)."""
 
     whole: Loop | None = None
-
+    guards: tuple[Branch, ...] = ()
 
 def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
     """Every (procedure, nest) pair of the program in program order: the outermost loops, a
@@ -71,19 +82,108 @@ def _uses(name: str, loop: Loop) -> bool:
     return False
 
 
+_OWN_WORK = ("adds", "multiplies", "divides", "specials", "scalars", "arrays", "calls")
+
+
+def _has_loops(body: Body) -> bool:
+    return bool(body.loops) or any(_has_loops(branch) for branch in body.branches)
+
+
+def _siblings(body: Body) -> list[tuple[tuple[Branch, ...], Loop]]:
+    """The outermost loops below ``body`` with the arms on the way to each, in program order
+    (a loop inside an arm at the place of the arm)."""
+    found: list[tuple[int, tuple[tuple[Branch, ...], Loop]]] = \
+        [(loop.line, ((), loop)) for loop in body.loops]
+    found.extend((branch.line, ((branch, *path), loop)) for branch in body.branches
+                 for path, loop in _siblings(branch))
+    return [item for _, item in sorted(found, key=lambda pair: pair[0])]
+
+
+def _chains(body: Body) -> dict[int, list[Branch]]:
+    """The if/else-if/else chain of each arm of ``body``, by ``id`` of the arm."""
+    chains: dict[int, list[Branch]] = {}
+    chain: list[Branch] = []
+    for branch in body.branches:
+        if branch.arm == 0 or isinstance(branch, InlinedCall) or not chain:
+            chain = []
+        chain.append(branch)
+        chains[id(branch)] = chain
+    return chains
+
+
+def _call_arm(body: Body, call: Call) -> InlinedCall | None:
+    """The arm of ``body`` holding the work of its followed ``call`` (identical calls share
+    the first one's arm)."""
+    arms = [b for b in body.branches if isinstance(b, InlinedCall)
+            and b.callee.lower() == call.name.lower() and b.line <= call.line]
+    return max(arms, key=lambda arm: arm.line) if call.followed and arms else None
+
+
+def _with_only(body: Body, keep_own: bool, loops: list[Loop], branches: list[Branch],
+               arm: Branch | None = None) -> Body:
+    """A copy of ``body`` holding ``loops`` and ``branches`` below it (through its ``arm``),
+    with its own statements and loop-free arms when ``keep_own`` (else none of its work).
+    A call whose work has loops is listed by every part below its arm (its work is in the
+    arm, counted there)."""
+    def kept(call: Call) -> bool:
+        holder = _call_arm(body, call)
+        if holder is not None and _has_loops(holder):
+            return holder is arm
+        return keep_own
+
+    own = [b for b in body.branches if not _has_loops(b)] if keep_own else []
+    fields = {} if keep_own else {name: type(getattr(body, name))() for name in _OWN_WORK}
+    fields["calls"] = [call for call in body.calls if kept(call)]
+    return dataclasses.replace(body, **fields, loops=loops, branches=[*own, *branches])
+
+
+def _part(loop: Loop, path: tuple[Branch, ...], inner: Loop, first: bool,
+          counted: set[int]) -> NestPart:
+    """The nest of the repetition ``loop`` around its sibling ``inner``, reached through the
+    arms ``path``; ``first``: the part counts the repetition loop's own statements;
+    ``counted``: the arms whose own statements a part counts already (updated)."""
+    lower, upper = loop.lower, loop.upper
+    below: Body = Body(loops=[inner])  # what the part holds below the repetition loop
+    kept: list[Branch] = []
+    new = {id(arm): id(arm) not in counted for arm in path}
+    counted.update(new)
+    for depth in range(len(path) - 1, -1, -1):
+        arm = path[depth]
+        inner_arm = path[depth + 1] if depth + 1 < len(path) else None
+        copy = _with_only(arm, new[id(arm)], below.loops, below.branches, inner_arm)
+        passes = None if depth or isinstance(arm, InlinedCall) else \
+            arm_range(arm, _chains(loop)[id(arm)], loop)
+        if passes is not None:  # the arm is the passes it runs on: no branch, no probability
+            (lower, upper), below = passes, copy
+            continue
+        if not isinstance(arm, InlinedCall):
+            kept.insert(0, copy)
+        below = Body(branches=[copy])
+    fields = {f.name: getattr(loop, f.name) for f in dataclasses.fields(Loop)}
+    level = _with_only(loop, first, [], [], path[0] if path else None)
+    for name in _OWN_WORK:  # the repetition loop's own work and a lifted arm's
+        fields[name] = getattr(level, name) + getattr(below, name)
+    return NestPart(**{**fields, "loops": below.loops,
+                       "branches": [*level.branches, *below.branches],
+                       "line": inner.line, "file": inner.file or loop.file,
+                       "lower": lower, "upper": upper,
+                       "whole": getattr(loop, "whole", None) or loop,
+                       "guards": (*getattr(loop, "guards", ()), *kept)})
+
+
 def nest_parts(loop: Loop) -> list[Loop]:
-    """``loop``, or one :class:`NestPart` per sibling loop when it repeats several."""
-    if len(loop.loops) < 2 or not loop.loopvar or _uses(loop.loopvar.lower(), loop):
+    """``loop``, or one :class:`NestPart` per sibling loop when it repeats several (through
+    the arms between them too: see the module docstring)."""
+    siblings = _siblings(loop)
+    # a DO WHILE has no variable: it repeats what it holds
+    repeats = _uses(loop.loopvar.lower(), loop) is False if loop.loopvar else loop.kind == "while"
+    if len(siblings) < 2 or not repeats:
         return [loop]
     parts: list[Loop] = []
-    for index, child in enumerate(loop.loops):
+    counted: set[int] = set()
+    for path, child in siblings:
         for inner in nest_parts(child):
-            own = {} if index == 0 else {  # the repetition loop's own work counts once
-                "adds": 0, "multiplies": 0, "divides": 0, "specials": 0, "scalars": [],
-                "arrays": [], "calls": [], "branches": []}
-            fields = {f.name: getattr(loop, f.name) for f in dataclasses.fields(Loop)}
-            parts.append(NestPart(**{**fields, **own, "loops": [inner], "line": inner.line,
-                                     "whole": getattr(loop, "whole", None) or loop}))
+            parts.append(_part(loop, path, inner, not parts, counted))
     return parts
 
 
