@@ -402,20 +402,25 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
-    for key, value in rows[0].items():
-        if not isinstance(value, E.Quantity):
+    # rows of different kinds of nest carry different columns (WS/sweep only for a nest whose
+    # X loop encloses others): each column's total is over the rows that carry it
+    for key in dict.fromkeys(k for row in rows for k in row):
+        having = [r for r in rows if isinstance(r.get(key), E.Quantity)]
+        if not having:
             continue
-        values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
+        value = having[0][key]
+        values = [E.Ref(r[key]) for r in having]  # type: ignore[arg-type]
         if key.startswith("ws_"):
             if groups:
-                values = fusion.max_values(key, rows, groups, view)  # type: ignore[assignment]
-            expr, unit = E.maximum(*values), value.unit
+                values = fusion.max_values(key, having, groups, view)  # type: ignore
+            expr, unit = E.maximum(*values), value.unit  # type: ignore[union-attr]
         elif "gb" in key or "gflops" in key or key.startswith("time_"):
             expr, unit = E.add(*values, *fusion.sum_terms(key, groups, view)), value.unit
         else:
             continue
-        totals[key] = E.Quantity((table, "total", key), expr, unit, f"total {value.label}")
-    if "cpu_bound" in rows[0]:
+        totals[key] = E.Quantity((table, "total", key), expr, unit,
+                                 f"total {value.label}")  # type: ignore[union-attr]
+    if all("cpu_bound" in r for r in rows):
         time = E.Ref(totals["time_s"])  # type: ignore[arg-type]
         bound_time = E.add(*(E.mul(r["cpu_bound"], r["time_s"]) for r in rows),
                            *fusion.bound_terms(groups))
