@@ -156,12 +156,13 @@ def test_iterations_beyond_the_trip_counts_are_reported(tmp_path):
     assert "bytes_per_iteration" not in found
 
 
+@pytest.mark.parametrize("machine", [None, "xeon-8480plus"])  # one level; L1, L2, L3, memory
 @pytest.mark.parametrize("example", sorted(
     str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*")
     if p.suffix in (".f90", ".F90", ".f", ".c")))
-def test_no_bundled_example_breaks_a_bound(example):
+def test_no_bundled_example_breaks_a_bound(example, machine):
     result = build_model(read_sources([str(EXAMPLES / example)]),
-                         build_parameters(load_machine(None)))
+                         build_parameters(load_machine(machine)))
     assert result.bounds, "no nest checked"
     assert violations(result, result.env()) == []
 

@@ -237,6 +237,9 @@ def nest_bounds(shape: NestShape, space: NestSpace, row: dict[str, CellValue],
 
 # ------------------------------------------------------------------ checking them
 
+# numbers that are changes, of either sign: a level's traffic of the gathers less the streams
+# they replace
+_SIGNED = frozenset({"gathers_gb"})
 # the Loops row's traffic in every reuse case, and the one the nest takes
 _TRAFFIC = ("traffic_blocks_gb", "traffic_planes_gb", "traffic_pencils_gb", "traffic_within_gb",
             "traffic_none_gb", "traffic_gb")
@@ -265,7 +268,8 @@ def _nest_violations(nest: NestBounds, env: E.Env) -> list[Violation]:
     for level, array, row in rows:
         for key, cell in row.items():
             value = _value(cell, env)
-            if value is not None and not (math.isfinite(value) and value >= 0):
+            if value is not None and not math.isfinite(value) or \
+                    value is not None and value < 0 and key not in _SIGNED:
                 found.append(Violation(nest.procedure, nest.file, nest.line, key, value, 0.0,
                                        "finite" if not math.isfinite(value) else "lower",
                                        "every number >= 0", level, array))
