@@ -200,3 +200,50 @@ def test_the_json_lists_violations_and_the_run_goes_on(tmp_path, capsys, monkeyp
     errors = [n for n in data["notes"] if n["kind"] == "error"]
     assert len(errors) == len(data["bounds_violations"])
     assert f"satreport: error: {path}:4: traffic_gb of the nest of triad is 3.2e-05" in err
+
+
+TRIANGLE = """\
+subroutine tri(a, n)
+  integer :: n, i, j
+  real(8) :: a(n, n)
+  do j = 1, n
+    do i = 1, j
+      a(i,j) = 2*a(i,j)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_triangular_nest(tmp_path):
+    """i runs 1..j: its mean over j = 1..100 is 50.5 trips (the model's count, 5,050 runs in
+    all). The most runs take a moving loop at twice its mean plus one: 100*(2*50.5 + 1) =
+    10,200 (the exact count, 5,050, lies below). Bytes: a read and written (two references to
+    a written array, 4 lines): 64*4*10,200 = 2,611,200 B. Compulsory: a steps through j and
+    the one moving loop i: 100*50.5 = 5,050 elements, exact, 40,400 B."""
+    result, env, nest = model(tmp_path, TRIANGLE, "n=100")
+    assert nest.iterations.value(env) == 5050
+    assert numbers(nest, env) == (10_200, 2_611_200, 40_400)
+    assert violations(result, env) == []
+
+
+def test_two_moving_loops_count_no_compulsory_element(tmp_path):
+    """k 1..n, j k..n, i 1..k: a(i,j,k) steps through two moving loops, whose product of means
+    (n*(n+1)/2*(n+1)/2) may exceed the elements touched; b(k) is under moving loops it does
+    not step through, which may run no trip at some k: neither counts. c(k), read beside the
+    moving loops, counts n = 50 elements: 400 B."""
+    _, env, nest = model(tmp_path, """\
+subroutine two(a, b, c, n)
+  integer :: n, i, j, k
+  real(8) :: a(n, n, n), b(n), c(n)
+  do k = 1, n
+    c(k) = 0
+    do j = k, n
+      do i = 1, k
+        a(i,j,k) = b(k) + c(k)
+      end do
+    end do
+  end do
+end subroutine
+""", "n=50")
+    assert nest.compulsory_bytes.value(env) == 400

@@ -18,12 +18,15 @@ could produce:
   bandwidth)``.
 
 Compulsory traffic, reference by reference: an affine reference touches as many elements as
-the product of the trip counts of the distinct loop variables its subscripts hold (``b(j)``
-in an ``i, j`` nest: the trips of ``j``; ``a(2*i)``: those of ``i``). An indirect or
-irregular subscript counts one element (a gather may hit one element again and again), and a
-reference inside a conditional arm counts nothing (the arm may never run); an array counts
-its reference that touches the most. Each bound is thus one that the true traffic can never
-break, whatever the cache.
+the product of the trip counts of the distinct loops its subscripts step through (``b(j)``
+in an ``i, j`` nest: the trips of ``j``; ``a(2*i)``: those of ``i``). A reference with no
+such subscript (``a(1)``: a register; ``x(col(k))``: a gather may hit one element again and
+again), one inside a conditional arm (the arm may never run) or under a loop that may run no
+trip counts nothing; an array counts its reference that touches the most. Loops whose range
+moves with an enclosing loop are counted at their mean by the model: the upper bounds take
+twice the mean plus one, the most an affine range runs; a reference counts one such loop it
+steps through (exact), no more. Each bound is thus one the true traffic can never break,
+whatever the cache (docs/physical-bounds.md).
 
 A violation is a bug in satreport, not a property of the code: the run reports it (stderr,
 the Notes at error level, the JSON's ``bounds_violations``) and leaves every number as the
@@ -117,6 +120,10 @@ class _Walk:
     touched: dict[str, list[E.Expr]] = field(default_factory=dict)
     sizes: dict[str, E.Expr] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
+    # loops whose range moves with an enclosing loop (counted at their mean), by id
+    moving: set[int] = field(default_factory=set)
+    # the most trips of each loop, by id: a moving loop's at most twice its mean, plus one
+    most_trips: dict[int, E.Expr] = field(default_factory=dict)
 
 
 def _written_arrays(loop: Loop) -> set[str]:
@@ -149,20 +156,27 @@ def _affine_loop(access, d: int, chain: tuple[Loop, ...]) -> Loop | None:
     return next((lp for lp in reversed(chain) if lp.loopvar.lower() == var.lower()), None)
 
 
-def _distinct_elements(access, chain: tuple[Loop, ...], trips: dict[int, E.Expr]) -> E.Expr:
+def _distinct_elements(access, chain: tuple[Loop, ...], trips: dict[int, E.Expr],
+                       moving: set[int]) -> E.Expr:
     """Elements one reference surely touches over a run of the nest: the trips of each
     distinct loop its affine subscripts step through, nothing when none does (an element at
     a fixed place stays in a register, a gather's are its own model's), nothing either when
-    a loop around it runs no trip."""
+    a loop around it runs no trip. A loop whose range moves with an enclosing loop
+    (``moving``, counted at its mean) counts when it is the only one the reference steps
+    through: its mean is exact over its enclosing loops. Otherwise the reference counts
+    nothing: a product of means may exceed the sum of products, and a moving loop it does not
+    step through may run no trip at some places."""
     stepping: list[Loop] = []
     for d in range(len(access.loopvars)):
         loop = _affine_loop(access, d, chain)
         if loop is not None and all(loop is not found for found in stepping):
             stepping.append(loop)
-    if not stepping:
+    others = [lp for lp in chain if all(lp is not s for s in stepping)]
+    if not stepping or sum(id(lp) in moving for lp in stepping) > 1 or \
+            any(id(lp) in moving for lp in others):
         return E.Num(0)
-    others = [E.minimum(1, trips[id(lp)]) for lp in chain if all(lp is not s for s in stepping)]
-    return E.mul(*[trips[id(lp)] for lp in stepping], *others)
+    return E.mul(*[trips[id(lp)] for lp in stepping],
+                 *[E.minimum(1, trips[id(lp)]) for lp in others])
 
 
 def _walk(body: Body, runs: E.Expr, chain: tuple[Loop, ...], conditional: bool,
@@ -180,11 +194,11 @@ def _walk(body: Body, runs: E.Expr, chain: tuple[Loop, ...], conditional: bool,
         refs.append(E.mul(factor * count, per_ref))
         if not conditional:
             out.touched.setdefault(array.key, []).extend(
-                _distinct_elements(a, chain, trips) for a in array.accesses)
+                _distinct_elements(a, chain, trips, out.moving) for a in array.accesses)
     if refs:
         out.most_bytes.append(E.mul(runs, E.add(*refs)))
     for loop in body.loops:
-        inner = E.mul(runs, trips[id(loop)])
+        inner = E.mul(runs, out.most_trips[id(loop)])
         if not any(True for _ in loop.all_loops()):
             out.innermost.append(inner)
         _walk(loop, inner, (*chain, loop), conditional, ctx, procedure, trips, out)
@@ -212,7 +226,10 @@ def nest_bounds(shape: NestShape, space: NestSpace, row: dict[str, CellValue],
     for tile, inner, axis in shape.tiles:  # a tile loop and its element loop: the extent
         trips[id(tile)] = E.Num(1)
         trips[id(inner)] = E.Ref(space.extent[axis])
-    out = _Walk(written=_written_arrays(loop))
+    moving = {id(lp) for lp in (loop, *loop.all_loops()) if id(lp) in ctx.averaged_loops}
+    most = {key: E.add(E.mul(2, count), 1) if key in moving else count
+            for key, count in trips.items()}
+    out = _Walk(written=_written_arrays(loop), moving=moving, most_trips=most)
     procedure = shape.procedure.name
     _walk(Branch(loops=[loop]), E.Num(1), (), False, ctx, procedure, trips, out)
 

@@ -88,7 +88,6 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                              f"modelled: {first['reason']}{more}")
         raise UsageError(f"{args.sources[0]}:1: nothing to model: no loop nest in "
                          f"{', '.join(args.sources)}")
-    _check_bounds(run, result, env)
     result.notes.extend(Note(message, "warning", file, line)
                         for message, file, line in empty_nests(result, env))
     result.notes.extend(Note(message, "warning", file, line)
@@ -105,15 +104,3 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
     return write_reports(run, program, result, env, workbook, machine, scenario)
 
-
-def _check_bounds(run: Run, result, env) -> None:
-    """Every nest held to its physical bounds: each violation on stderr, in the Notes (error
-    level) and the JSON; the numbers stay as computed and the exit status 0."""
-    from sat.model.bounds import violations
-    from sat.model.tables import Note
-
-    found = violations(result, env)
-    result.bounds_violations = [v.as_dict() for v in found]
-    result.notes[:0] = [Note(v.message, "error", v.file, v.line) for v in found]
-    for violation in found:
-        run.error(f"{violation.file}:{violation.line}: {violation.message}")
