@@ -12,6 +12,7 @@ from __future__ import annotations
 from sat.ir import Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
+from sat.model.bounds import NestBounds, nest_bounds
 from sat.model.calls import array_callees, calls_summary, inline_calls
 from sat.model.context import ExpressionError, ModelContext, derive_formulas
 from sat.model.costs import ENERGY_NOTE, cost_totals, costs_table, nest_costs
@@ -552,6 +553,7 @@ def build_model(program: Program, params: ParameterSet,
                   if (known := geometry(spec.ways, spec.sets)) is not None]
     alias_checks: list = []
     nests: list[NestWork] = []
+    bounds: list[NestBounds] = []  # each nest's physical bounds (sat.model.bounds)
     gather_rows: list[dict[str, CellValue]] = []
     offload_rows: list[dict[str, CellValue]] = []
     idiom_offload_rows: list[dict[str, CellValue]] = []
@@ -592,6 +594,7 @@ def build_model(program: Program, params: ParameterSet,
                  "traffic_gb": q["traffic_gb"]}, own, idioms, ctx))
         per_level, cost_row, ecm_nest = hierarchy_rows(shape, space, row, memory, models)
         level_rows.extend(per_level.rows)
+        first_array = len(array_rows)
         if cost_row is not None:
             cost_rows.append(cost_row)
             views["costs"][id(row)] = cost_row
@@ -614,6 +617,8 @@ def build_model(program: Program, params: ParameterSet,
                 "reuse_cells": c.reuse_cells, "span_x": array.spans[0],
                 "span_y": array.spans[1], "span_z": array.spans[2], **array.q,
             })
+        bounds.append(nest_bounds(shape, space, row, per_level.rows, array_rows[first_array:],
+                                  ctx))
         flops = {k: row[k] for k in KINDS}
         by_procedure.setdefault(shape.procedure.name, []).append(
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
@@ -730,7 +735,7 @@ def build_model(program: Program, params: ParameterSet,
     return ModelResult(list(params.parameters.values()), tables, result_totals, ctx.notes,
                        [q for q in ctx.derived.values() if q is not None], program, level_rows,
                        alias_checks, nests=nests, data_bytes=data_bytes(program, ctx),
-                       unmodelled=ctx.unmodelled,
+                       unmodelled=ctx.unmodelled, bounds=bounds,
                        fused=[FusedWork(g.candidate.parameter,
                                         [works[id(loop)] for loop in g.candidate.nests], g.work)
                               for g in groups if g.work is not None and g.toggle is not None])

@@ -139,6 +139,11 @@ class ModelResult:
     data_bytes: dict[str, Quantity] = field(default_factory=dict)
     # nests the model does not work on: procedure, file, line and reason (also in the Notes)
     unmodelled: list[dict[str, str | int]] = field(default_factory=list)
+    # each modelled nest's physical bounds (sat.model.bounds.NestBounds), in the Loops order
+    bounds: list = field(default_factory=list)
+    # the bounds the run's values break (sat.model.bounds.Violation.as_dict): the JSON's
+    # bounds_violations
+    bounds_violations: list[dict] = field(default_factory=list)
 
     def env(self, overrides: dict[str, float] | None = None) -> Env:
         """A fresh evaluation environment over the parameter values (plus overrides)."""

@@ -103,3 +103,4 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     run.warn_all([(n.message, n.file, n.line) for n in result.notes
                   if n.kind == "warning" and (n.message, n.file, n.line) not in shown])
     return write_reports(run, program, result, env, workbook, machine, scenario)
+

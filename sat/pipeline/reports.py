@@ -20,6 +20,7 @@ def write_reports(run: Run, program, result, env, workbook: str | None, machine:
     if scenario is not None:
         solve_scenario(run, result, scenario)
         env = result.env()  # the model at the optimum
+    _check_bounds(run, result, env)  # on the numbers the outputs show
     sweep_rows = sweep(run, result) if args.sweeps else None
 
     drawings = None
@@ -82,6 +83,21 @@ def _today() -> str:
     import datetime  # only for the outputs that carry it: start-up time of small runs
 
     return datetime.date.today().isoformat()
+
+
+def _check_bounds(run: Run, result, env) -> None:
+    """Every nest held to its physical bounds: each violation on stderr, in the Notes (error
+    level, first) and the JSON; the numbers stay as computed and the exit status 0."""
+    if not result.bounds:  # an Aspen model: no loop nest of its own (start-up time)
+        return
+    from sat.model.bounds import violations
+    from sat.model.tables import Note
+
+    found = violations(result, env)
+    result.bounds_violations = [v.as_dict() for v in found]
+    result.notes[:0] = [Note(v.message, "error", v.file, v.line) for v in found]
+    for violation in found:
+        run.error(f"{violation.file}:{violation.line}: {violation.message}")
 
 
 def _write_aspen(run: Run, program, result, env, machine: Machine) -> None:

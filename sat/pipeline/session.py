@@ -72,6 +72,10 @@ class Run:
         if not self.args.quiet:
             self.shown.write(one_line(f"satreport: warning: {message}"))
 
+    def error(self, message: str) -> None:
+        """An error of satreport itself that does not stop the run: shown even with -q."""
+        self.shown.write(one_line(f"satreport: error: {message}"))
+
     def warn_all(self, diagnostics: list[tuple[str, str, int]]) -> None:
         """(message, file, line) warnings, grouped so that what matters stays visible.
 

@@ -652,11 +652,12 @@ def _offload(result: ModelResult, env: Env) -> dict[str, Any] | None:
 
 
 def _notes(result: ModelResult) -> list[dict[str, Any]]:
-    groups = {"warning": [], "default": [], "assumption": []}
+    groups = {"error": [], "warning": [], "default": [], "assumption": []}
     for n in result.notes:
         groups.setdefault(n.kind, []).append({"where": _where(n.file, n.line),
                                               "message": n.message})
-    titles = {"warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions"}
+    titles = {"error": "Errors of satreport (numbers outside their physical bounds)",
+              "warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions"}
     return [{"kind": k, "title": titles.get(k, k.title()), "entries": items}
             for k, items in groups.items() if items]
 

@@ -176,6 +176,7 @@ def to_json_data(
                   for n in result.notes],
         "unmodelled": [dict(entry) for entry in result.unmodelled],
         "warnings": warnings,
+        "bounds_violations": [dict(entry) for entry in result.bounds_violations],
         **({"aspen": aspen} if aspen is not None else {}),
     }
 
