@@ -41,10 +41,6 @@ ENTRIES = json.loads((CORPUS / "manifest.json").read_text())["files"] if CORPUS 
 # Entries satreport gets wrong today, with what goes wrong: each must fail (a fix makes its
 # test pass, and then it leaves this table).
 KNOWN: dict[str, str] = {
-    "npb_cg": "cg.f:256, 325: traffic 0.060 and 0.90 GB above every reference missing at every "
-              "run (0.0045, 0.068 GB): X is the largest extent of the sibling loops of "
-              "conj_grad written into the nest (naa+1 = 129, naa defaulted) while firstcol and "
-              "lastcol (defaulted to 1) give the others one trip",
     "npb_mg": "mg.f:248, 469, 482: iterations 2.4e27, 6.6e16, 7.4e58 above the runs of the "
               "innermost statements (8.3e11, 7.7e8, 5.7e9); traffic 4.5e20, 3.7e9, 1.4e52 GB",
     "npb_ft_fft3d": "fft3d.f:113, 138, 153: iterations 4.4e12, 4.4e12, 5.6e14 above the runs of "
