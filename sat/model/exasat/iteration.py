@@ -40,6 +40,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.nests import literal_trips
+from sat.model.sums import summed_trip_count
 
 AXES = ("x", "y", "z")
 # A literal loop of at most this many trips over the unit-stride dimension of a grid array
@@ -501,7 +502,13 @@ _SPAN = re.compile(r"^\s*([A-Za-z_]\w*)\s*([+-].*)$")
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
-    for a loop whose bounds move with an enclosing loop, its average over that loop."""
+    for a loop whose bounds move with an enclosing loop, its average over that loop (an
+    exact nested sum when several loops of its path move, :mod:`sat.model.sums`)."""
+    path = ctx.summed_paths.get(id(loop))
+    summed = None if path is None else summed_trip_count(path, ctx,
+                                                         lambda lp: trip_count(lp, ctx))
+    if summed is not None:
+        return summed
     averaged = id(loop) in ctx.averaged_loops
     if averaged:
         loop, enclosing = ctx.averaged_loops[id(loop)]
