@@ -121,3 +121,112 @@ def test_editing_the_size_in_libreoffice_recounts_the_triangle(capsys, tmp_path)
     values = recalculate_edited(book, {"n": 10}, tmp_path / "edit")
     # by hand at n = 10: 2 x 285 = 570 flops
     assert math.isclose(float(named_value(values, "Total_GFlops")) * 1e9, 570, rel_tol=1e-9)
+
+
+# ------------------------------------------------------------ accesses at the row level
+
+CSR = """\
+void spmv(int nrows, const int *rowptr, const int *col, const double *val, const double *x,
+          double *y)
+{
+  for (int row = 0; row < nrows; row++) {
+    double temp = 0;
+    for (int k = rowptr[row]; k < rowptr[row+1]; k++)
+      temp += val[k]*x[col[k]];
+    y[row] += temp;
+  }
+}
+"""
+
+CSR_F = """\
+subroutine csr(n, rowptr, col, val, x, y)
+  integer, intent(in) :: n, rowptr(n+1), col(*)
+  real(8), intent(in) :: val(*), x(n)
+  real(8), intent(inout) :: y(n)
+  real(8) :: temp
+  integer :: row, k
+  do row = 1, n
+    temp = 0
+    do k = rowptr(row), rowptr(row+1) - 1
+      temp = temp + val(k) * x(col(k))
+    end do
+    y(row) = y(row) + temp
+  end do
+end subroutine
+"""
+
+# a norm per block: norm(b) written once per block of bs elements
+BLOCKS = """\
+subroutine blocknorm(nb, bs, x, norm)
+  integer, intent(in) :: nb, bs
+  real(8), intent(in) :: x(bs, nb)
+  real(8), intent(out) :: norm(nb)
+  real(8) :: s
+  integer :: b, i
+  do b = 1, nb
+    s = 0
+    do i = 1, bs
+      s = s + x(i, b) * x(i, b)
+    end do
+    norm(b) = s
+  end do
+end subroutine
+"""
+
+# a sum over species per cell: t(i) read and written once per cell, y once per species
+SPECIES = """\
+subroutine species(n, ns, y, t)
+  integer, intent(in) :: n, ns
+  real(8), intent(in) :: y(ns, n)
+  real(8), intent(inout) :: t(n)
+  real(8) :: s
+  integer :: i, m
+  do i = 1, n
+    s = 0
+    do m = 1, ns
+      s = s + y(m, i)
+    end do
+    t(i) = t(i) + s
+  end do
+end subroutine
+"""
+
+# ten nonzeros per row: k runs rowptr(row) .. rowptr(row+1) - 1 = 1 .. 10
+ROWS = ["--set", "rowptr(row)=1", "--set", "rowptr_row_1=11"]
+
+
+def test_csr_row_costs_y_once_per_row(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, CSR, "csr.c"), "--set", "nrows=1000", *ROWS)
+    (loop,) = result["loops"]
+    # by hand, per row: val 10 x 8 B + col 10 x 4 B (int) + y read and written 16 B +
+    # rowptr 4 B (rowptr[row+1] is the next row's rowptr[row]) = 140 B; 1000 rows: 140,000 B
+    # (x[col[k]] is a gather: the Gathers sheet's)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(140_000)
+    # 2 flops per nonzero and the add into y: 1000 x (2 x 10 + 1)
+    assert loop["gflops"] * 1e9 == pytest.approx(21_000)
+
+
+def test_fortran_csr_row_costs_y_once_per_row(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, CSR_F, "csr.f90"), "--set", "n=1000", *ROWS)
+    (loop,) = result["loops"]
+    # by hand, per row: val 80 B + col 40 B (default integer, 4 B) + x(col(k)) 80 B (in this
+    # column an indirect read counts as a stream) + y 16 B + rowptr 4 B = 220 B; 220,000 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(220_000)
+
+
+def test_a_value_per_block_costs_once_per_block(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, BLOCKS, "blocks.f90"), "--set", "nb=1000",
+                 "--set", "bs=64")
+    (loop,) = result["loops"]
+    # by hand: x 64 x 1000 x 8 B = 512,000 B; norm written once per block, 16 B x 1000
+    #        = 16,000 B; together 528,000 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(528_000)
+
+
+def test_a_value_per_cell_beside_a_species_loop_costs_once_per_cell(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, SPECIES, "species.f90"), "--set", "n=1000",
+                 "--set", "ns=9")
+    (loop,) = result["loops"]
+    # by hand: y 9 x 1000 x 8 B = 72,000 B; t read and written once per cell, 16 B x 1000
+    #        = 16,000 B; together 88,000 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(88_000)
