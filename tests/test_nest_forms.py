@@ -230,3 +230,198 @@ def test_a_value_per_cell_beside_a_species_loop_costs_once_per_cell(capsys, tmp_
     # by hand: y 9 x 1000 x 8 B = 72,000 B; t read and written once per cell, 16 B x 1000
     #        = 16,000 B; together 88,000 B
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(88_000)
+
+
+# ------------------------------------------------------------ tiles with a scratch copy
+
+TILED = """\
+subroutine mm(order, ts, a, b, c)
+  integer, intent(in) :: order, ts
+  real(8), intent(in) :: a(order,order), b(order,order)
+  real(8), intent(inout) :: c(order,order)
+  real(8) :: t(ts,ts)
+  integer :: i, j, k, it, jt, kt
+  do jt = 1, order, ts
+    do kt = 1, order, ts
+      do it = 1, order, ts
+        do k = kt, min(order, kt+ts-1)
+          do j = jt, min(order, jt+ts-1)
+            t(j-jt+1, k-kt+1) = b(k, j)
+          end do
+        end do
+        do j = jt, min(order, jt+ts-1)
+          do k = kt, min(order, kt+ts-1)
+            do i = it, min(order, it+ts-1)
+              c(i,j) = c(i,j) + a(i,k) * t(j-jt+1, k-kt+1)
+            end do
+          end do
+        end do
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+# a transpose in tiles of the source, no copy: one nest
+TILED_TRANSPOSE = """\
+subroutine tr(n, ts, a, b)
+  integer, intent(in) :: n, ts
+  real(8), intent(in) :: a(n,n)
+  real(8), intent(out) :: b(n,n)
+  integer :: i, j, it, jt
+  do jt = 1, n, ts
+    do it = 1, n, ts
+      do j = jt, min(n, jt+ts-1)
+        do i = it, min(n, it+ts-1)
+          b(j,i) = a(i,j)
+        end do
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+# the copy hoisted to the level of its own tiles (outside do it): repeated by no tile loop
+HOISTED = TILED.replace("""      do it = 1, order, ts
+        do k = kt, min(order, kt+ts-1)
+          do j = jt, min(order, jt+ts-1)
+            t(j-jt+1, k-kt+1) = b(k, j)
+          end do
+        end do
+""", """      do k = kt, min(order, kt+ts-1)
+        do j = jt, min(order, jt+ts-1)
+          t(j-jt+1, k-kt+1) = b(k, j)
+        end do
+      end do
+      do it = 1, order, ts
+""")
+
+
+def test_tiled_product_with_a_scratch_copy(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, TILED, "mm.f90"), "--set", "order=1000",
+                 "--set", "ts=32")
+    copy, product = result["loops"]  # the copy is a nest of its own
+    # by hand: the product runs order^3 = 10^9 iterations of 2 flops, in 32^3 blocks
+    assert iterations(product) == pytest.approx(1e9)
+    assert product["gflops"] == pytest.approx(2)
+    assert [product[f"block_{a}"] for a in "xyz"] == [32, 32, 32]
+    # the copy runs order^2 once per tile of it: ceil(1000/32) = 32 tiles, 32 x 10^6
+    assert iterations(copy) == pytest.approx(32e6)
+    # compulsory, by hand: a 10^6 x 8 B = 8 MB, c read and written 10^6 x 16 B = 16 MB, b 8 MB;
+    # the scratch tile t once: 32 x 32 x 8 B read (8,192 B) and x 16 B written (16,384 B)
+    #   product: 8,000,000 + 16,000,000 + 8,192 = 24,008,192 B
+    #   copy:    8,000,000 + 16,384 = 8,016,384 B
+    assert product["traffic_blocks_gb"] * 1e9 == pytest.approx(24_008_192)
+    assert copy["traffic_blocks_gb"] * 1e9 == pytest.approx(8_016_384)
+
+
+def test_the_tile_size_is_the_block_and_stays_live(capsys, tmp_path):
+    path = source(tmp_path, TILED, "mm.f90")
+    result = run(capsys, path, "--set", "order=1000", "--set", "ts=50")
+    copy, product = result["loops"]
+    # by hand: blocks of 50; the copy repeats once per tile of it: 1000/50 = 20 tiles
+    assert [product[f"block_{a}"] for a in "xyz"] == [50, 50, 50]
+    assert iterations(copy) == pytest.approx(20e6)
+    # t: 50 x 50 x (8 + 16) B = 60,000 B beside 32 MB of a, b, c
+    total = copy["traffic_blocks_gb"] + product["traffic_blocks_gb"]
+    assert total * 1e9 == pytest.approx(32_000_000 + 60_000)
+
+
+def test_a_tiled_transpose_is_one_nest_of_n_squared(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, TILED_TRANSPOSE, "tr.f90"), "--set", "n=1000",
+                 "--set", "ts=64")
+    (loop,) = result["loops"]
+    # by hand: 10^6 iterations; a read 8 MB, b written 16 MB
+    assert iterations(loop) == pytest.approx(1e6)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(24e6)
+
+
+def test_a_copy_hoisted_out_of_the_inner_tile_runs_once(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, HOISTED, "mm.f90"), "--set", "order=1000",
+                 "--set", "ts=32")
+    copy, product = result["loops"]
+    # by hand: outside do it, the copy covers b once: 10^6 iterations
+    assert iterations(copy) == pytest.approx(1e6)
+    assert iterations(product) == pytest.approx(1e9)
+    assert copy["traffic_blocks_gb"] * 1e9 == pytest.approx(8_016_384)
+
+
+# ------------------------------------------------------------ reuse in nests four deep
+
+DEEP = """\
+subroutine deep(np, nq, nr, a, c4)
+  integer, intent(in) :: np, nq, nr
+  real(8), intent(inout) :: a(np,nq,nr)
+  real(8), intent(in) :: c4(np,np)
+  real(8) :: s(np)
+  integer :: p, q, r, k
+  do r = 1, nr
+    do q = 1, nq
+      do p = 1, np
+        s(p) = 0
+        do k = 1, np
+          s(p) = s(p) + a(k,q,r)*c4(p,k)
+        end do
+      end do
+      do p = 1, np
+        a(p,q,r) = s(p)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+# a product over a fourth index with the operator per r: c4(p,k,r)
+DEEP_PER_R = DEEP.replace("c4(np,np)", "c4(np,np,nr)").replace("c4(p,k)", "c4(p,k,r)")
+
+# the same with a time loop around it: every element once per step
+DEEP_TIMED = DEEP.replace("  do r = 1, nr\n", "  do it = 1, nt\n  do r = 1, nr\n").replace(
+    "  end do\nend subroutine", "  end do\n  end do\nend subroutine").replace(
+    "integer :: p, q, r, k", "integer :: p, q, r, k, it\n  integer, intent(in) :: nt").replace(
+    "subroutine deep(np, nq, nr, a, c4)", "subroutine deep(np, nq, nr, nt, a, c4)")
+
+SIZES = ["--set", "np=128", "--set", "nq=128", "--set", "nr=128"]
+
+
+def test_a_four_deep_nest_reads_each_element_once(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, DEEP, "deep.f90"), *SIZES)
+    (loop,) = result["loops"]
+    # by hand: np^2 nq nr = 128^4 = 268,435,456 innermost iterations
+    assert iterations(loop) == pytest.approx(128 ** 4)
+    # compulsory: a read and written once, 16 B x 128^3 = 33,554,432 B; c4 read once,
+    # 8 B x 128^2 = 131,072 B; the scratch s(p) 16 B x 128 = 2,048 B: 33,687,552 B,
+    # 0.1255 B per iteration (16/np + 8/(nq nr) + 16/(np nq nr)), not 16
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(33_687_552)
+    assert loop["traffic_blocks_gb"] * 1e9 / iterations(loop) < 0.13
+
+
+def test_a_fourth_index_on_the_operator_reads_it_per_r(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, DEEP_PER_R, "deep.f90"), *SIZES)
+    (loop,) = result["loops"]
+    # by hand: a 33,554,432 B as before; c4(p,k,r) 8 B x 128^3 = 16,777,216 B; s 2,048 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(33_554_432 + 16_777_216 + 2_048)
+
+
+def test_a_time_loop_around_a_four_deep_nest_repeats_it(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, DEEP_TIMED, "deep.f90"), *SIZES, "--set", "nt=10")
+    (loop,) = result["loops"]
+    # by hand: ten steps of the four-deep nest, every element once per step: 10 x 33,687,552
+    assert iterations(loop) == pytest.approx(10 * 128 ** 4)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(10 * 33_687_552)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_tile_size_in_libreoffice_equals_set(capsys, tmp_path):
+    from libreoffice import recalculate_edited, value_at
+
+    path = source(tmp_path, TILED, "mm.f90")
+    book = tmp_path / "mm.xlsx"
+    assert main([path, "--json", "-", "-q", *MACHINE, "--set", "order=1000", "--set", "ts=32",
+                 "-o", str(book)]) == 0
+    cells = json.loads(capsys.readouterr().out)["totals"]["cells"]
+    values = recalculate_edited(book, {"ts": 50}, tmp_path / "edit")
+    want = run(capsys, path, "--set", "order=1000", "--set", "ts=50")["totals"]
+    for key in ("traffic_blocks_gb", "traffic_gb", "gflops"):
+        assert math.isclose(float(value_at(values, cells[key])), want[key], rel_tol=1e-9), key
+    # by hand (above): 32 MB of a, b, c and 60,000 B of the scratch tile
+    assert want["traffic_blocks_gb"] * 1e9 == pytest.approx(32_060_000)

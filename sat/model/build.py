@@ -403,10 +403,13 @@ def _totals(rows: list[dict[str, CellValue]], table: str,
     totals: dict[str, CellValue] = {"procedure": "Total/Max"}
     if not rows:
         return totals
-    for key, value in rows[0].items():
+    # a column only some nests have (ws_sweep_kb) totals over those that have it
+    columns = {key: value for row in rows[::-1] for key, value in row.items()}
+    for key in dict.fromkeys(key for row in rows for key in row):
+        value = columns[key]
         if not isinstance(value, E.Quantity):
             continue
-        values = [E.Ref(r[key]) for r in rows]  # type: ignore[arg-type]
+        values = [E.Ref(r[key]) for r in rows if key in r]  # type: ignore[arg-type]
         if key.startswith("ws_"):
             if groups:
                 values = fusion.max_values(key, rows, groups, view)  # type: ignore[assignment]

@@ -39,6 +39,7 @@ from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
+from sat.model.exasat import compulsory
 from sat.model.nests import literal_trips
 from sat.model.sums import summed_trip_count
 
@@ -69,6 +70,11 @@ class Pattern:
     # elements per iteration of stepped axis loops (i += 4 with a[i..i+3]: 4), see _stepped
     step_copies: int = 1
     array: str = ""  # the array's name (the key without its component)
+    # compulsory traffic (sat.model.exasat.compulsory): axes along which it is a scratch tile
+    # (one tile's elements), and the sweeps (indexes into NestShape.sweep_loops) that bring it
+    # new elements (None: every sweep)
+    local: frozenset[int] = frozenset()
+    new_sweeps: tuple[int, ...] | None = None
 
     @property
     def kind(self) -> str:
@@ -327,6 +333,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
     split = _split_arrays(accesses, stepping, streamed)
+    items: dict[str, list[compulsory.Item]] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
@@ -335,6 +342,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         key = array.key if array.key not in split else \
             f"{array.key}@{''.join(AXES[a] for a in sorted(axes))}"
         stepped.setdefault(key, set()).update(axes)
+        items.setdefault(key, []).append((access, chain))
         if lowered:
             unit_var = lowered[-1 if row_major else 0]
             units.setdefault(key, set()).add(
@@ -362,13 +370,19 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # (only when X steps some array along its contiguous dimension: with that index fixed, as
     # on a boundary plane, every access is a line of its own in either loop order)
     inside_x = _inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
+    tile_vars = {lp.loopvar.lower() for lp in loops if lp.kind == "tile" and lp.loopvar}
+    tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
+    subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
-                                                         residues.get(key, {})}), first[key][2])
+                                                         residues.get(key, {})}), first[key][2],
+                        compulsory.local_axes(items[key], stepping, tile_vars),
+                        compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
+                                                      subscripting, tiled))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats)

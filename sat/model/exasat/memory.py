@@ -41,6 +41,7 @@ from sat.model.exasat.iteration import (
     elements_per_line,
     pattern_bytes,
     round_to_lines,
+    trip_count,
 )
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
@@ -461,8 +462,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "reused data for reuse within pencils"),
             # every element of the block once, not rounded to cache lines: a lower bound of
             # every other case, so never more than the traffic chosen
-            ("traffic_blocks_gb", _prod(1, unit, _volume(sizes.x, sizes.h_planes,
-                                                         sizes.i_planes, ghi)), "GB",
+            ("traffic_blocks_gb", _compulsory(shape, space, pattern, ctx, write_cost,
+                                              copies, size) or
+             _prod(1, unit, _volume(sizes.x, sizes.h_planes, sizes.i_planes, ghi)), "GB",
              "traffic per sweep with reuse between blocks"),
             ("traffic_planes_gb", _prod(1, unit, block), "GB",
              "traffic per sweep with reuse between planes"),
@@ -531,6 +533,28 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
            "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
     fits = E.compare("<", q["ws_sweep_kb"], ctx.param("CacheKB")) if shape.inside_x else None
     return NestMemory(arrays, numbers, q, sweeps, variants, fits)
+
+
+def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: ModelContext,
+                write_cost: E.Expr, copies: E.Expr, size: E.Expr) -> E.Expr | None:
+    """Every element of the pattern once per sweep of the nest, reused across blocks along
+    the axes it is invariant along, one tile along those it is a scratch tile on, and only
+    over the sweeps that bring it new elements (:mod:`sat.model.exasat.compulsory`); None
+    when that is the block count times the block (the pattern steps along every axis with
+    loops and every sweep repeats it)."""
+    every = tuple(range(len(shape.sweep_loops)))
+    new_sweeps = every if pattern.new_sweeps is None else pattern.new_sweeps
+    if not pattern.invariant and not pattern.local and new_sweeps == every:
+        return None
+    factors = [E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
+               for a in range(3) if a not in pattern.invariant]
+    if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
+        factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
+                                     for n in new_sweeps]),
+                             E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])))
+    cost = array_cost(pattern.kind, ctx, write_cost)
+    per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
+    return E.mul(copies, per_element, *factors)
 
 
 def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, counts: Counts,
