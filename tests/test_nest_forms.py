@@ -315,6 +315,19 @@ def test_tiled_product_with_a_scratch_copy(capsys, tmp_path):
     assert copy["traffic_blocks_gb"] * 1e9 == pytest.approx(8_016_384)
 
 
+def test_tiled_product_moves_a_and_c_once_per_tile_and_keeps_the_scratch_tile(capsys,
+                                                                            tmp_path):
+    result = run(capsys, source(tmp_path, TILED, "mm.f90"), "--set", "order=1000",
+                 "--set", "ts=32", "--set", "CacheKB=64")
+    _, product = result["loops"]
+    # a block's working set: a, c and t tiles of 32 x 32 x 8 B, 24 KiB: fits 64 KiB, reuse
+    # between planes. By hand: (1000/32)^3 blocks; a's 32 x 32 tile read per block,
+    # 10^9/32 x 8 B = 250,000,000 B; c's read and written, x 16 B = 500,000,000 B; the
+    # scratch tile t stays, read once: 8,192 B. 750,008,192 B (the nest read whole: 9,250 GB)
+    assert product["reuse"] == 1
+    assert product["traffic_gb"] * 1e9 == pytest.approx(750_008_192)
+
+
 def test_the_tile_size_is_the_block_and_stays_live(capsys, tmp_path):
     path = source(tmp_path, TILED, "mm.f90")
     result = run(capsys, path, "--set", "order=1000", "--set", "ts=50")

@@ -429,6 +429,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         if copies != E.Num(1):  # every count holds once per copy, as in the original sheet
             unit, kb = E.mul(copies, unit), E.mul(copies, kb)
         prefix = ("array", shape.ident, pattern.key)
+        once = _compulsory(shape, space, pattern, ctx, write_cost, copies, size)
         q: dict[str, E.Quantity] = {}
         for name, expr, qunit, label in (
             ("access_x", E.add(sizes.x, sx), "elements", "block access space X"),
@@ -462,12 +463,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "reused data for reuse within pencils"),
             # every element of the block once, not rounded to cache lines: a lower bound of
             # every other case, so never more than the traffic chosen
-            ("traffic_blocks_gb", _compulsory(shape, space, pattern, ctx, write_cost,
-                                              copies, size) or
+            ("traffic_blocks_gb", once or
              _prod(1, unit, _volume(sizes.x, sizes.h_planes, sizes.i_planes, ghi)), "GB",
              "traffic per sweep with reuse between blocks"),
-            ("traffic_planes_gb", _prod(1, unit, block), "GB",
-             "traffic per sweep with reuse between planes"),
+            # a scratch tile is in the block's working set and touched by every block: when
+            # that fits (this case), it stays, moved once
+            ("traffic_planes_gb", once if pattern.local and once is not None else
+             _prod(1, unit, block), "GB", "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
              "traffic per sweep with reuse between pencils"),
             ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, sizes.h_within,
