@@ -438,3 +438,34 @@ def test_editing_the_tile_size_in_libreoffice_equals_set(capsys, tmp_path):
         assert math.isclose(float(value_at(values, cells[key])), want[key], rel_tol=1e-9), key
     # by hand (above): 32 MB of a, b, c and 60,000 B of the scratch tile
     assert want["traffic_blocks_gb"] * 1e9 == pytest.approx(32_060_000)
+
+
+TILED_C = """\
+#define MIN(a,b) ((a) < (b) ? (a) : (b))
+void mm(int n, int ts, double a[n][n], double b[n][n], double c[n][n], double t[ts][ts])
+{
+  for (int jt = 0; jt < n; jt += ts)
+    for (int kt = 0; kt < n; kt += ts)
+      for (int it = 0; it < n; it += ts) {
+        for (int k = kt; k < MIN(n, kt+ts); k++)
+          for (int j = jt; j < MIN(n, jt+ts); j++)
+            t[k-kt][j-jt] = b[j][k];
+        for (int j = jt; j < MIN(n, jt+ts); j++)
+          for (int k = kt; k < MIN(n, kt+ts); k++)
+            for (int i = it; i < MIN(n, it+ts); i++)
+              c[j][i] += a[k][i] * t[k-kt][j-jt];
+      }
+}
+"""
+
+
+def test_the_tiled_product_in_c_reads_the_same(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, TILED_C, "mm.c"), "--set", "n=1000",
+                 "--set", "ts=32")
+    copy, product = result["loops"]
+    # by hand, as the Fortran: 10^9 and 32 x 10^6 iterations, compulsory 24,008,192 B and
+    # 8,016,384 B (t is an argument here: its 32 x 32 tile all the same)
+    assert iterations(product) == pytest.approx(1e9)
+    assert iterations(copy) == pytest.approx(32e6)
+    assert product["traffic_blocks_gb"] * 1e9 == pytest.approx(24_008_192)
+    assert copy["traffic_blocks_gb"] * 1e9 == pytest.approx(8_016_384)
