@@ -469,3 +469,30 @@ def test_the_tiled_product_in_c_reads_the_same(capsys, tmp_path):
     assert iterations(copy) == pytest.approx(32e6)
     assert product["traffic_blocks_gb"] * 1e9 == pytest.approx(24_008_192)
     assert copy["traffic_blocks_gb"] * 1e9 == pytest.approx(8_016_384)
+
+
+# a time loop reading a per-step table: its variable subscripts an array, yet it repeats
+# the whole grid
+STEPPED = """\
+subroutine stepped(n, nt, u, f)
+  integer, intent(in) :: n, nt
+  real(8), intent(inout) :: u(n,n)
+  real(8), intent(in) :: f(nt)
+  integer :: i, j, t
+  do t = 1, nt
+    do j = 1, n
+      do i = 1, n
+        u(i,j) = u(i,j) + f(t)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_time_loop_reading_a_table_per_step_still_repeats_the_grid(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, STEPPED, "stepped.f90"), "--set", "n=100",
+                 "--set", "nt=10")
+    (loop,) = result["loops"]
+    # by hand: u read and written once per step, 16 B x 100 x 100 x 10 = 1,600,000 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(1_600_000)

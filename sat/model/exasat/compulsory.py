@@ -8,8 +8,11 @@ only when it brings new ones:
   again, as in the original tool, unless it runs inside a tile loop of the source: then it
   repeats one tile, which the code's own blocking keeps (the copy into a scratch tile inside
   ``do it``, which tiles only the product beside it);
-* a loop beyond the three axes whose variable subscripts arrays (``do p`` around ``do k`` in
-  ``s(p) = s(p) + a(k,q,r)*c4(p,k)``) brings new elements of the patterns it subscripts
+* so does a loop around the whole grid (a time loop reading a per-step table, ``fict(t)``;
+  a loop over a fourth index, ``u(i,j,k,n)``), as in the original tool;
+* a loop beyond the three axes inside a loop of the grid, whose variable subscripts arrays
+  (``do p`` around ``do k`` inside ``do q`` and ``do r``, in ``s(p) = s(p) +
+  a(k,q,r)*c4(p,k)``) brings new elements of the patterns it subscripts
   (``c4``) and none of the others (``a(k,q,r)`` is read again for every ``p``), nor of a
   pattern whose other accesses run over the same dimension with a loop of an axis
   (``s(p)`` also written in ``do p`` of axis X: the same ``np`` elements).
@@ -49,14 +52,16 @@ def local_axes(items: Sequence[Item], stepping: list[set[str]],
 
 
 def new_element_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], grid: set[int],
-                       subscripting: set[str], tiled: set[int]) -> tuple[int, ...]:
+                       subscripting: set[str], tiled: set[int], in_grid: set[int]
+                       ) -> tuple[int, ...]:
     """Indexes into ``sweeps`` of the sweep loops that bring the pattern new elements (see
     the module); ``grid``: ids of the axis loops, ``subscripting``: the variables that
-    subscript some array of the nest, ``tiled``: ids of the loops inside a tile loop."""
+    subscript some array of the nest, ``tiled`` and ``in_grid``: ids of the loops inside a
+    tile loop, inside an axis loop."""
     found = []
     for n, sweep in enumerate(sweeps):
         var = sweep.loopvar.lower()
-        if var not in subscripting:
+        if var not in subscripting or id(sweep) not in in_grid:
             if id(sweep) not in tiled:
                 found.append(n)
             continue

@@ -373,6 +373,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     tile_vars = {lp.loopvar.lower() for lp in loops if lp.kind == "tile" and lp.loopvar}
     tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
     subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
+    in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
@@ -382,7 +383,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled))
+                                                      subscripting, tiled, in_grid))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats)
