@@ -319,7 +319,11 @@ def test_tiled_product_moves_a_and_c_once_per_tile_and_keeps_the_scratch_tile(ca
                                                                             tmp_path):
     result = run(capsys, source(tmp_path, TILED, "mm.f90"), "--set", "order=1000",
                  "--set", "ts=32", "--set", "CacheKB=64")
-    _, product = result["loops"]
+    copy, product = result["loops"]
+    # the copy's block (b's and t's 32 x 32 tiles, 16 KiB) fits: it stays while do it repeats
+    # it, b is read once, 8,000,000 B, t written once, 16,384 B
+    assert copy["reuse"] == 1
+    assert copy["traffic_gb"] * 1e9 == pytest.approx(8_016_384)
     # a block's working set: a, c and t tiles of 32 x 32 x 8 B, 24 KiB: fits 64 KiB, reuse
     # between planes. By hand: (1000/32)^3 blocks; a's 32 x 32 tile read per block,
     # 10^9/32 x 8 B = 250,000,000 B; c's read and written, x 16 B = 500,000,000 B; the

@@ -19,6 +19,9 @@ only when it brings new ones:
 
 A pattern subscripted relative to a tile loop's variable (``t(j-jt+1, k-kt+1)``) is a
 scratch tile: along those axes it holds one tile's elements, reused by every tile.
+
+A repetition inside tile loops repeats one block: when the block's working set fits (reuse
+between planes) its data stays from one repetition to the next as well.
 """
 
 from __future__ import annotations
@@ -83,3 +86,11 @@ def _dims(access: Access, chain: tuple[Loop, ...], wanted: set[int]) -> list[int
         if loop is not None and id(loop) in wanted:
             found.append(d)
     return found
+
+
+def tile_repeats(sweeps: Sequence[Loop], subscripting: set[str], tiled: set[int]
+                 ) -> tuple[int, ...]:
+    """Indexes into ``sweeps`` of the repetitions (variables that subscript no array) inside
+    a tile loop: each repeats one tile of the nest."""
+    return tuple(n for n, sweep in enumerate(sweeps) if id(sweep) in tiled
+                 and sweep.loopvar.lower() not in subscripting)

@@ -100,6 +100,9 @@ class NestShape:
     # identical calls written in once around grid loops (sat.model.calls): each repeats the
     # grid sweep InlinedCall.count times, as a loop of that many trips around it would
     repeats: list[InlinedCall] = field(default_factory=list)
+    # sweeps (indexes into sweep_loops) that repeat one tile of the source's tile loops
+    # around them (sat.model.exasat.compulsory.tile_repeats)
+    tile_repeats: tuple[int, ...] = ()
 
     @property
     def file(self) -> str:
@@ -386,7 +389,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
                                                       subscripting, tiled, in_grid))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
-                     inside_x, repeats)
+                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
 
 
 def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:

@@ -469,7 +469,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             # a scratch tile is in the block's working set and touched by every block: when
             # that fits (this case), it stays, moved once
             ("traffic_planes_gb", once if pattern.local and once is not None else
-             _prod(1, unit, block), "GB", "traffic per sweep with reuse between planes"),
+             _per_tile(shape, ctx, _prod(1, unit, block)), "GB",
+             "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
              "traffic per sweep with reuse between pencils"),
             ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, sizes.h_within,
@@ -557,6 +558,15 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def _per_tile(shape: NestShape, ctx: ModelContext, traffic: E.Expr) -> E.Expr:
+    """``traffic`` once over the repetitions inside the source's tile loops: the block they
+    repeat stays in cache when it fits (:func:`sat.model.exasat.compulsory.tile_repeats`)."""
+    if not shape.tile_repeats:
+        return traffic
+    return E.div(traffic, E.mul(*[trip_count(shape.sweep_loops[n], ctx)
+                                  for n in shape.tile_repeats]))
 
 
 def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, counts: Counts,
