@@ -77,13 +77,15 @@ def summed_trip_count(path: tuple[Loop, ...], ctx: ModelContext,
     import sympy  # only programs with such nests pay for it
 
     symbols: dict[str, tuple[sympy.Symbol, E.Expr]] = {}
-    inner, outer = (_executions(part, ctx, trips, symbols)
-                                 for part in (path, path[:-1]))
+    inner, outer = (_executions(part, ctx, trips, symbols) for part in (path, path[:-1]))
     result = None
     if inner is not None and outer is not None:
         ratio = sympy.factor(sympy.cancel(inner / outer)) if outer != 0 else inner
         values = {symbol: value for symbol, value in symbols.values()}
-        result = _to_expr(ratio, values)
+        try:
+            result = _to_expr(ratio, values)
+        except ValueError:  # not a quotient of polynomials: the mean of the range stays
+            result = None
     ctx.summed_counts[key] = result
     return result
 
