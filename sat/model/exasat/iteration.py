@@ -139,9 +139,9 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
     STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension. A loop
-    whose variable bounds a loop inside it (a CSR row, ``y[row]`` beside ``for (k =
-    rowptr[row]; …)``) steps along its arrays with that loop: its accesses cost at their
-    level, over the loops around them.
+    whose variable indexes the bounds of a loop inside it (a CSR row, ``y[row]`` beside
+    ``for (k = rowptr[row]; …)``) steps along its arrays with that loop: its accesses cost
+    at their level, over the loops around them.
     """
     # the innermost loops around the accesses subscripted by each variable, in one pass
     # over the accesses (not one per loop: nests of many loops have many accesses too)
@@ -160,9 +160,11 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
 
 def _bounds_inner(loop: Loop) -> bool:
-    """Whether ``loop``'s variable appears in a bound of a loop inside it."""
-    word = re.compile(rf"\b{re.escape(loop.loopvar)}\b", re.I)
-    return any(word.search(f"{lp.lower} {lp.upper}") for lp in loop.all_loops())
+    """Whether ``loop``'s variable indexes an array in a bound of a loop inside it (a CSR
+    row: ``rowptr[row]``)."""
+    reference = re.compile(rf"[A-Za-z_]\w*\s*[(\[][^()\[\]]*\b{re.escape(loop.loopvar)}\b",
+                           re.I)
+    return any(reference.search(f"{lp.lower} {lp.upper}") for lp in loop.all_loops())
 
 
 def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
