@@ -549,8 +549,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     new_sweeps = every if pattern.new_sweeps is None else pattern.new_sweeps
     if not pattern.invariant and not pattern.local and new_sweeps == every:
         return None
-    factors = [E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
-               for a in range(3) if a not in pattern.invariant]
+    # along an invariant axis, one element per other index: none when the axis runs no
+    # iteration (then neither does the nest)
+    factors = [E.minimum(1, E.Ref(space.extent[a])) if a in pattern.invariant else
+               E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
+               for a in range(3) if a not in pattern.invariant or shape.axis_loops[a]]
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
         factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
                                      for n in new_sweeps]),
