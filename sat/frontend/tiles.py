@@ -45,6 +45,12 @@ def _linear(text: str) -> Linear | None:
     return {texts.get(name, name): coeff for name, coeff in form.items()}
 
 
+def linear_form(text: str) -> Linear | None:
+    """``text`` as a linear form with integer coefficients, keyed by each term's text in lower
+    case (``""``: the constant), or None when it is not one."""
+    return _linear(text)
+
+
 def _form(node: ast.AST) -> Linear | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return {"": node.value} if node.value else {}

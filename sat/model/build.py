@@ -65,6 +65,7 @@ from sat.model.nests import (
     program_nests,
     setup_reason,
 )
+from sat.model.sums import summed_paths
 from sat.model.tables import CellValue, Column, FusedWork, ModelResult, NestWork, Note, Table
 from sat.model.tables import column as _c
 from sat.parameter import DEFAULT_SETUP_ITERATIONS, ParameterSet, symbol_to_name
@@ -522,6 +523,7 @@ def build_model(program: Program, params: ParameterSet,
     inlined = inline_calls(program)
     program = inlined.program
     ctx.averaged_loops = averaged_bounds(program)
+    ctx.summed_paths = summed_paths(program, ctx.averaged_loops)
     ctx.array_words = declared_words(program)
     ctx.notes.extend(Note(d.message, "warning", d.file, d.line) for d in inlined.notes)
     ctx.notes.extend(Note(d.message, "assumption", d.file, d.line)

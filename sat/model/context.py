@@ -157,6 +157,10 @@ class ModelContext:
         # loops whose bounds move with an enclosing loop's variable, by id, with that
         # variable at its mean, and those enclosing loops (sat.model.nests.averaged_bounds)
         self.averaged_loops: dict[int, tuple[Loop, tuple[Loop, ...]]] = {}
+        # loops whose exact mean count is a nested sum, by id, with the loops from their
+        # nest's outermost one down to them, and the counts made (sat.model.sums)
+        self.summed_paths: dict[int, tuple[Loop, ...]] = {}
+        self.summed_counts: dict[tuple, E.Expr | None] = {}
         # nests the model does not work on, with why: the Notes and the JSON's unmodelled
         self.unmodelled: list[dict[str, str | int]] = []
         # array name (lower case) -> element sizes in words its declarations give

@@ -57,7 +57,7 @@ def program_nests(program: Program) -> Iterator[tuple[Procedure, Loop]]:
     for procedure in program.procedures:
         for loop in sorted(outermost_loops(procedure), key=lambda lp: lp.line):
             for part in nest_parts(loop):
-                yield procedure, part
+                yield procedure, _repeat_unused_tiles(part)
 
 
 def _uses(name: str, loop: Loop) -> bool:
@@ -173,18 +173,54 @@ def _part(loop: Loop, path: tuple[Branch, ...], inner: Loop, first: bool,
 
 def nest_parts(loop: Loop) -> list[Loop]:
     """``loop``, or one :class:`NestPart` per sibling loop when it repeats several (through
-    the arms between them too: see the module docstring)."""
+    the arms between them too: see the module docstring).
+
+    A tile loop (``kind="tile"``, :mod:`sat.frontend.tiles`) around several loops (a copy
+    into a scratch tile, then the product over the tile) is split the same way: each sibling
+    is a nest of its own inside the tile loops (:func:`_repeat_unused_tiles`)."""
     siblings = _siblings(loop)
-    # a DO WHILE has no variable: it repeats what it holds
-    repeats = _uses(loop.loopvar.lower(), loop) is False if loop.loopvar else loop.kind == "while"
-    if len(siblings) < 2 or not repeats:
-        return [loop]
+    if loop.kind == "tile":
+        if len(siblings) < 2 and all(not path and nest_parts(child) == [child]
+                                     for path, child in siblings):
+            return [loop]
+    else:
+        # a DO WHILE has no variable: it repeats what it holds
+        repeats = not _uses(loop.loopvar.lower(), loop) if loop.loopvar \
+            else loop.kind == "while"
+        if len(siblings) < 2 or not repeats:
+            return [loop]
     parts: list[Loop] = []
     counted: set[int] = set()
     for path, child in siblings:
         for inner in nest_parts(child):
             parts.append(_part(loop, path, inner, not parts, counted))
     return parts
+
+
+def _repeat_unused_tiles(part: Loop) -> Loop:
+    """A part split from tile loops, with the tile loops none of its loops are elements of
+    made plain loops: the copy into a scratch tile inside ``do it`` (which tiles only the
+    product beside it) runs once per tile of ``it``.
+
+    Element loops are matched to the tile loops of the same range and step, outermost tile
+    first (the front end gives each element loop its tile loop's range: the pairs themselves
+    are not recorded)."""
+    chain: list[Loop] = []
+    body = part
+    while isinstance(body, NestPart) and body.kind == "tile" and len(body.loops) == 1:
+        chain.append(body)
+        body = body.loops[0]
+    if not chain:
+        return part
+    elements = [lp for lp in (body, *body.all_loops()) if lp.tile]
+    for tile in chain:
+        match = next((lp for lp in elements if lp.tile == tile.stride
+                      and (lp.lower, lp.upper) == (tile.lower, tile.upper)), None)
+        if match is None:
+            tile.kind = "do"  # a NestPart of this part alone
+        else:
+            elements.remove(match)
+    return part
 
 
 def literal_trips(loop: Loop) -> int | None:

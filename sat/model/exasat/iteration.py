@@ -39,7 +39,9 @@ from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
+from sat.model.exasat import compulsory
 from sat.model.nests import literal_trips
+from sat.model.sums import summed_trip_count
 
 AXES = ("x", "y", "z")
 # A literal loop of at most this many trips over the unit-stride dimension of a grid array
@@ -68,6 +70,11 @@ class Pattern:
     # elements per iteration of stepped axis loops (i += 4 with a[i..i+3]: 4), see _stepped
     step_copies: int = 1
     array: str = ""  # the array's name (the key without its component)
+    # compulsory traffic (sat.model.exasat.compulsory): axes along which it is a scratch tile
+    # (one tile's elements), and the sweeps (indexes into NestShape.sweep_loops) that bring it
+    # new elements (None: every sweep)
+    local: frozenset[int] = frozenset()
+    new_sweeps: tuple[int, ...] | None = None
 
     @property
     def kind(self) -> str:
@@ -93,6 +100,9 @@ class NestShape:
     # identical calls written in once around grid loops (sat.model.calls): each repeats the
     # grid sweep InlinedCall.count times, as a loop of that many trips around it would
     repeats: list[InlinedCall] = field(default_factory=list)
+    # sweeps (indexes into sweep_loops) that repeat one tile of the source's tile loops
+    # around them (sat.model.exasat.compulsory.tile_repeats)
+    tile_repeats: tuple[int, ...] = ()
 
     @property
     def file(self) -> str:
@@ -128,7 +138,10 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
     """Variables of loops around other loops that subscript arrays only at their own level.
 
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
-    STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension.
+    STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension. A loop
+    whose variable indexes the bounds of a loop inside it (a CSR row, ``y[row]`` beside
+    ``for (k = rowptr[row]; …)``) steps along its arrays with that loop: its accesses cost
+    at their level, over the loops around them.
     """
     # the innermost loops around the accesses subscripted by each variable, in one pass
     # over the accesses (not one per loop: nests of many loops have many accesses too)
@@ -140,9 +153,18 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
     found = set()
     for lp in loops:
         var = lp.loopvar.lower()
-        if var and users.get(var) == {id(lp)} and any(True for _ in lp.all_loops()):
+        if var and users.get(var) == {id(lp)} and any(True for _ in lp.all_loops()) \
+                and not _bounds_inner(lp):
             found.add(var)
     return found
+
+
+def _bounds_inner(loop: Loop) -> bool:
+    """Whether ``loop``'s variable indexes an array in a bound of a loop inside it (a CSR
+    row: ``rowptr[row]``)."""
+    reference = re.compile(rf"[A-Za-z_]\w*\s*[(\[][^()\[\]]*\b{re.escape(loop.loopvar)}\b",
+                           re.I)
+    return any(reference.search(f"{lp.lower} {lp.upper}") for lp in loop.all_loops())
 
 
 def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
@@ -316,6 +338,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
     split = _split_arrays(accesses, stepping, streamed)
+    items: dict[str, list[compulsory.Item]] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
@@ -324,6 +347,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         key = array.key if array.key not in split else \
             f"{array.key}@{''.join(AXES[a] for a in sorted(axes))}"
         stepped.setdefault(key, set()).update(axes)
+        items.setdefault(key, []).append((access, chain))
         if lowered:
             unit_var = lowered[-1 if row_major else 0]
             units.setdefault(key, set()).add(
@@ -351,16 +375,23 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     # (only when X steps some array along its contiguous dimension: with that index fixed, as
     # on a boundary plane, every access is a line of its own in either loop order)
     inside_x = _inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
+    tile_vars = {lp.loopvar.lower() for lp in loops if lp.kind == "tile" and lp.loopvar}
+    tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
+    subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
+    in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
-                                                         residues.get(key, {})}), first[key][2])
+                                                         residues.get(key, {})}), first[key][2],
+                        compulsory.local_axes(items[key], stepping, tile_vars),
+                        compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
+                                                      subscripting, tiled, in_grid))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
-                     inside_x, repeats)
+                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
 
 
 def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:
@@ -501,7 +532,13 @@ _SPAN = re.compile(r"^\s*([A-Za-z_]\w*)\s*([+-].*)$")
 
 def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
-    for a loop whose bounds move with an enclosing loop, its average over that loop."""
+    for a loop whose bounds move with an enclosing loop, its average over that loop (an
+    exact nested sum when several loops of its path move, :mod:`sat.model.sums`)."""
+    path = ctx.summed_paths.get(id(loop))
+    summed = None if path is None else summed_trip_count(path, ctx,
+                                                         lambda lp: trip_count(lp, ctx))
+    if summed is not None:
+        return summed
     averaged = id(loop) in ctx.averaged_loops
     if averaged:
         loop, enclosing = ctx.averaged_loops[id(loop)]

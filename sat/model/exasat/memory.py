@@ -41,6 +41,7 @@ from sat.model.exasat.iteration import (
     elements_per_line,
     pattern_bytes,
     round_to_lines,
+    trip_count,
 )
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
@@ -428,6 +429,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         if copies != E.Num(1):  # every count holds once per copy, as in the original sheet
             unit, kb = E.mul(copies, unit), E.mul(copies, kb)
         prefix = ("array", shape.ident, pattern.key)
+        once = _compulsory(shape, space, pattern, ctx, write_cost, copies, size)
         q: dict[str, E.Quantity] = {}
         for name, expr, qunit, label in (
             ("access_x", E.add(sizes.x, sx), "elements", "block access space X"),
@@ -461,10 +463,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "reused data for reuse within pencils"),
             # every element of the block once, not rounded to cache lines: a lower bound of
             # every other case, so never more than the traffic chosen
-            ("traffic_blocks_gb", _prod(1, unit, _volume(sizes.x, sizes.h_planes,
-                                                         sizes.i_planes, ghi)), "GB",
+            ("traffic_blocks_gb", once or
+             _prod(1, unit, _volume(sizes.x, sizes.h_planes, sizes.i_planes, ghi)), "GB",
              "traffic per sweep with reuse between blocks"),
-            ("traffic_planes_gb", _prod(1, unit, block), "GB",
+            # a scratch tile is in the block's working set and touched by every block: when
+            # that fits (this case), it stays, moved once
+            ("traffic_planes_gb", once if pattern.local and once is not None else
+             _per_tile(shape, ctx, _prod(1, unit, block)), "GB",
              "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
              "traffic per sweep with reuse between pencils"),
@@ -531,6 +536,40 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
            "reuse level: 1 planes, 2 pencils, 3 within pencils, 4 none (the case taken)")
     fits = E.compare("<", q["ws_sweep_kb"], ctx.param("CacheKB")) if shape.inside_x else None
     return NestMemory(arrays, numbers, q, sweeps, variants, fits)
+
+
+def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: ModelContext,
+                write_cost: E.Expr, copies: E.Expr, size: E.Expr) -> E.Expr | None:
+    """Every element of the pattern once per sweep of the nest, reused across blocks along
+    the axes it is invariant along, one tile along those it is a scratch tile on, and only
+    over the sweeps that bring it new elements (:mod:`sat.model.exasat.compulsory`); None
+    when that is the block count times the block (the pattern steps along every axis with
+    loops and every sweep repeats it)."""
+    every = tuple(range(len(shape.sweep_loops)))
+    new_sweeps = every if pattern.new_sweeps is None else pattern.new_sweeps
+    if not pattern.invariant and not pattern.local and new_sweeps == every:
+        return None
+    # along an invariant axis, one element per other index: none when the axis runs no
+    # iteration (then neither does the nest)
+    factors = [E.minimum(1, E.Ref(space.extent[a])) if a in pattern.invariant else
+               E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
+               for a in range(3) if a not in pattern.invariant or shape.axis_loops[a]]
+    if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
+        factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
+                                     for n in new_sweeps]),
+                             E.mul(*[trip_count(lp, ctx) for lp in shape.sweep_loops])))
+    cost = array_cost(pattern.kind, ctx, write_cost)
+    per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
+    return E.mul(copies, per_element, *factors)
+
+
+def _per_tile(shape: NestShape, ctx: ModelContext, traffic: E.Expr) -> E.Expr:
+    """``traffic`` once over the repetitions inside the source's tile loops: the block they
+    repeat stays in cache when it fits (:func:`sat.model.exasat.compulsory.tile_repeats`)."""
+    if not shape.tile_repeats:
+        return traffic
+    return E.div(traffic, E.mul(*[trip_count(shape.sweep_loops[n], ctx)
+                                  for n in shape.tile_repeats]))
 
 
 def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, counts: Counts,

@@ -1,0 +1,96 @@
+"""The elements a pattern touches once per nest: compulsory traffic ("reuse between blocks").
+
+ExaSAT's grid has three axes; the other loops of a nest are sweeps that repeat it. For the
+compulsory count (every element once, a lower bound) a sweep repeats a pattern's elements
+only when it brings new ones:
+
+* a repetition loop (its variable subscripts no array: a time loop) streams every array
+  again, as in the original tool, unless it runs inside a tile loop of the source: then it
+  repeats one tile, which the code's own blocking keeps (the copy into a scratch tile inside
+  ``do it``, which tiles only the product beside it);
+* so does a loop around the whole grid (a time loop reading a per-step table, ``fict(t)``;
+  a loop over a fourth index, ``u(i,j,k,n)``), as in the original tool;
+* a loop beyond the three axes inside a loop of the grid, whose variable subscripts arrays
+  (``do p`` around ``do k`` inside ``do q`` and ``do r``, in ``s(p) = s(p) +
+  a(k,q,r)*c4(p,k)``) brings new elements of the patterns it subscripts
+  (``c4``) and none of the others (``a(k,q,r)`` is read again for every ``p``), nor of a
+  pattern whose other accesses run over the same dimension with a loop of an axis
+  (``s(p)`` also written in ``do p`` of axis X: the same ``np`` elements).
+
+A pattern subscripted relative to a tile loop's variable (``t(j-jt+1, k-kt+1)``) is a
+scratch tile: along those axes it holds one tile's elements, reused by every tile.
+
+A repetition inside tile loops repeats one block: when the block's working set fits (reuse
+between planes) its data stays from one repetition to the next as well.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sat.ir import Access, Loop
+
+# (access, enclosing loops inside the nest, outermost first) of one pattern
+Item = tuple[Access, tuple[Loop, ...]]
+
+
+def local_axes(items: Sequence[Item], stepping: list[set[str]],
+               tile_vars: set[str]) -> frozenset[int]:
+    """Axes along which every access of the pattern is offset by a tile loop's variable:
+    it holds one tile there."""
+    if not tile_vars:
+        return frozenset()
+    words = re.compile(r"\b(" + "|".join(map(re.escape, sorted(tile_vars))) + r")\b", re.I)
+    local: set[int] = set()
+    plain: set[int] = set()
+    for access, _ in items:
+        for d, var in enumerate(access.loopvars):
+            axis = next((a for a in range(3) if var and var.lower() in stepping[a]), None)
+            if axis is None:
+                continue
+            offset = access.offsets[d] if d < len(access.offsets) else 0
+            (local if isinstance(offset, str) and words.search(offset) else plain).add(axis)
+    return frozenset(local - plain)
+
+
+def new_element_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], grid: set[int],
+                       subscripting: set[str], tiled: set[int], in_grid: set[int]
+                       ) -> tuple[int, ...]:
+    """Indexes into ``sweeps`` of the sweep loops that bring the pattern new elements (see
+    the module); ``grid``: ids of the axis loops, ``subscripting``: the variables that
+    subscript some array of the nest, ``tiled`` and ``in_grid``: ids of the loops inside a
+    tile loop, inside an axis loop."""
+    found = []
+    for n, sweep in enumerate(sweeps):
+        var = sweep.loopvar.lower()
+        if var not in subscripting or id(sweep) not in in_grid:
+            if id(sweep) not in tiled:
+                found.append(n)
+            continue
+        own = {d for access, chain in items for d in _dims(access, chain, {id(sweep)})}
+        on_axes = {d for access, chain in items for d in _dims(access, chain, grid)}
+        if own - on_axes:
+            found.append(n)
+    return tuple(found)
+
+
+def _dims(access: Access, chain: tuple[Loop, ...], wanted: set[int]) -> list[int]:
+    """Dimensions of ``access`` whose variable is that of a loop whose id is in ``wanted``
+    (the innermost loop of that variable around the access)."""
+    found = []
+    for d, var in enumerate(access.loopvars):
+        if not var:
+            continue
+        loop = next((lp for lp in reversed(chain) if lp.loopvar.lower() == var.lower()), None)
+        if loop is not None and id(loop) in wanted:
+            found.append(d)
+    return found
+
+
+def tile_repeats(sweeps: Sequence[Loop], subscripting: set[str], tiled: set[int]
+                 ) -> tuple[int, ...]:
+    """Indexes into ``sweeps`` of the repetitions (variables that subscript no array) inside
+    a tile loop: each repeats one tile of the nest."""
+    return tuple(n for n, sweep in enumerate(sweeps) if id(sweep) in tiled
+                 and sweep.loopvar.lower() not in subscripting)

@@ -1,0 +1,207 @@
+"""Exact trip counts of loops whose ranges move with enclosing loops nested several deep.
+
+A loop whose bound uses one enclosing loop's variable (``do i = k + 1, n`` inside ``do k``)
+runs, on average over that loop, its count at the variable's mean
+(:func:`sat.model.nests.averaged_bounds`): exact, because the count is affine in ``k``.  Two
+such loops on one path (LU's ``do k; do j = k+1, n; do i = k+1, n``) run ``(n-k)**2`` times
+together: the product of the two means (``n**3/4``) is not the mean of the product
+(``n**3/3``).  Nor is a loop whose range moves with a loop whose range moves itself (``do i;
+do j = 1, i; do k = 1, j``): the mean of ``j`` over the executions of ``k``'s loop is not the
+midpoint of ``j``'s range.
+
+For such a loop the model takes, as its trip count, the number of executions of its body
+over the number of executions of its parent's body: both nested sums of polynomials in the
+enclosing variables, summed in closed form (sympy's Faulhaber sums, exact for affine bounds)
+over the bounds' own expressions.  The counts of the loops on a path then multiply to the
+exact number of iterations of its innermost body, whatever the depth, and every count stays
+a formula over the problem's parameters.  A range clipped at zero (a loop whose bounds
+cross for some values of the enclosing variables) is summed as if negative counts were
+allowed: the sums are exact when every range is empty or forward, as in LU and triangular
+solves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from sat.frontend.tiles import linear_form
+from sat.ir import Body, Loop, Program
+from sat.model import expr as E
+
+if TYPE_CHECKING:
+    import sympy
+
+    from sat.model.context import ModelContext
+
+# the bounds of a loop on a summed path: (coefficient per enclosing variable, the rest's text)
+_Bound = tuple[dict[str, int], str]
+
+
+def summed_paths(program: Program, averaged: dict[int, tuple[Loop, tuple[Loop, ...]]]
+                 ) -> dict[int, tuple[Loop, ...]]:
+    """Each loop whose count needs an exact nested sum, by ``id``: the loops from its nest's
+    outermost loop down to it (it last).
+
+    Those are the loops in ``averaged`` (their ranges move with an enclosing loop) with
+    another such loop above them on their path; the first one's mean is already exact.
+    """
+    found: dict[int, tuple[Loop, ...]] = {}
+    for procedure in program.procedures:
+        for path in _paths(procedure, ()):
+            moving = [lp for lp in path if id(lp) in averaged]
+            if len(moving) > 1 and path[-1] is not moving[0] and id(path[-1]) in averaged:
+                found[id(path[-1])] = path
+    return found
+
+
+def _paths(body: Body, above: tuple[Loop, ...]) -> Iterator[tuple[Loop, ...]]:
+    for branch in body.branches:
+        yield from _paths(branch, above)
+    for loop in body.loops:
+        path = (*above, loop)
+        yield path
+        yield from _paths(loop, path)
+
+
+def summed_trip_count(path: tuple[Loop, ...], ctx: ModelContext,
+                      trips: Callable[[Loop], E.Expr]) -> E.Expr | None:
+    """The mean trip count of ``path[-1]`` per execution of its parent's body: the executions
+    of the innermost body over those of the one around it, or None when a bound is not
+    affine in the enclosing variables (the caller keeps the mean of the range). ``trips``
+    counts a loop of the path that no other's range depends on."""
+    key = tuple((lp.loopvar, lp.lower, lp.upper, lp.stride, lp.kind) for lp in path)
+    if key in ctx.summed_counts:
+        return ctx.summed_counts[key]
+    import sympy  # only programs with such nests pay for it
+
+    symbols: dict[str, tuple[sympy.Symbol, E.Expr]] = {}
+    inner, outer = (_executions(part, ctx, trips, symbols) for part in (path, path[:-1]))
+    result = None
+    if inner is not None and outer is not None:
+        ratio = sympy.factor(sympy.cancel(inner / outer)) if outer != 0 else inner
+        values = {symbol: value for symbol, value in symbols.values()}
+        try:
+            result = _to_expr(ratio, values)
+        except ValueError:  # not a quotient of polynomials: the mean of the range stays
+            result = None
+    ctx.summed_counts[key] = result
+    return result
+
+
+def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop], E.Expr],
+                symbols: dict[str, tuple[sympy.Symbol, E.Expr]]) -> sympy.Expr | None:
+    """Executions of the innermost body of ``path``, summed over every enclosing variable."""
+    import sympy
+
+    variables = {lp.loopvar.lower(): sympy.Symbol(f"_v{n}") for n, lp in enumerate(path)
+                 if lp.loopvar}
+    counts: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr, sympy.Expr]] = []
+    names = [lp.loopvar for lp in path if lp.loopvar]
+    for n, lp in enumerate(path):
+        var = variables.get(lp.loopvar.lower()) if lp.loopvar else None
+        if not _mentions(lp, names[:n]) and not _used_below(lp, path):
+            # a loop of its own count, independent of the others: a factor of the sum
+            counts.append((None, sympy.Integer(0), sympy.Integer(0),
+                           _symbol(f"trips:{lp.lower}:{lp.upper}:{lp.stride}:{lp.kind}",
+                                   trips(lp), symbols)))
+            continue
+        bounds = _bounds(lp, set(variables))
+        stride = lp.stride.strip()
+        if bounds is None or stride not in ("", "1", "-1") or lp.kind == "tile":
+            return None
+        lower, upper = (_symbolic(b, role, variables, ctx, symbols)
+                        for b, role in zip(bounds, ("lower", "upper"), strict=True))
+        if stride == "-1":
+            lower, upper = upper, lower
+        counts.append((var, lower, upper, upper - lower + 1))
+    total: sympy.Expr = sympy.Integer(1)
+    for var, lower, upper, count in reversed(counts):
+        if var is not None and total.has(var):
+            total = sympy.expand(sympy.summation(total, (var, lower, upper)))
+        else:
+            total = sympy.expand(total * count)
+    return total
+
+
+def _mentions(loop: Loop, names: list[str]) -> bool:
+    """Whether a bound of ``loop`` names one of ``names`` (enclosing loops' variables)."""
+    return any(re.search(rf"\b{re.escape(name)}\b", f"{loop.lower} {loop.upper}", re.I)
+               for name in names)
+
+
+def _used_below(loop: Loop, path: tuple[Loop, ...]) -> bool:
+    """Whether a loop below ``loop`` on ``path`` names its variable in a bound."""
+    if not loop.loopvar:
+        return False
+    word = re.compile(rf"\b{re.escape(loop.loopvar)}\b", re.I)
+    index = next(n for n, lp in enumerate(path) if lp is loop)
+    return any(word.search(f"{lp.lower} {lp.upper}") for lp in path[index + 1:])
+
+
+def _bounds(loop: Loop, variables: set[str]) -> tuple[_Bound, _Bound] | None:
+    """Each bound as (its coefficients of the path's variables, the text of the rest)."""
+    found = []
+    for text in (loop.lower, loop.upper):
+        form = linear_form(text)
+        if form is None:
+            return None
+        terms = {name.lower(): coeff for name, coeff in form.items() if name}
+        if any(re.search(rf"\b{re.escape(v)}\b", name) for name in terms
+               for v in variables if name != v):
+            return None  # a variable inside a term (rowptr(i)): not affine in it
+        word = re.compile(r"\b(" + "|".join(map(re.escape, variables)) + r")\b", re.I) \
+            if variables else None
+        rest = word.sub("0", text) if word else text
+        found.append(({v: terms[v] for v in variables if v in terms}, rest))
+    return found[0], found[1]
+
+
+def _symbolic(bound: _Bound, role: str, variables: dict[str, sympy.Symbol],
+              ctx: ModelContext, symbols: dict[str, tuple[sympy.Symbol, E.Expr]]
+              ) -> sympy.Expr:
+    import sympy
+
+    coefficients, rest = bound
+    value = ctx.expr(rest, role)  # type: ignore[arg-type]
+    term = sympy.Integer(int(value.value)) if isinstance(value, E.Num) and float(
+        value.value).is_integer() else _symbol(f"{role}:{rest}", value, symbols)
+    return term + sum((coeff * variables[v] for v, coeff in coefficients.items()),
+                      sympy.Integer(0))
+
+
+def _symbol(key: str, value: E.Expr, symbols: dict[str, tuple[sympy.Symbol, E.Expr]]
+            ) -> sympy.Symbol:
+    import sympy
+
+    if key not in symbols:
+        symbols[key] = (sympy.Symbol(f"_s{len(symbols)}"), value)
+    return symbols[key][0]
+
+
+def _to_expr(node: sympy.Expr, values: dict[sympy.Symbol, E.Expr]) -> E.Expr:
+    """A polynomial (or a quotient of them) of sympy's as a model expression: a rational
+    coefficient ``p/q`` as a product by ``p`` over ``q``, so the workbook reads whole numbers."""
+    import sympy
+
+    if node.is_Symbol:
+        return values[node]
+    if node.is_Rational:
+        return E.div(E.Num(int(node.p)), E.Num(int(node.q)))
+    if node.is_Add:
+        return E.add(*[_to_expr(arg, values) for arg in node.args])
+    if node.is_Mul:
+        coeff, rest = node.as_coeff_Mul()
+        numerator = [_to_expr(arg, values) for arg in sympy.Mul.make_args(rest)
+                     if not (arg.is_Pow and arg.exp.is_negative)]
+        denominator = [_to_expr(1 / arg, values) for arg in sympy.Mul.make_args(rest)
+                       if arg.is_Pow and arg.exp.is_negative]
+        product = E.mul(int(sympy.Rational(coeff).p), *numerator)
+        over = E.mul(int(sympy.Rational(coeff).q), *denominator)
+        return E.div(product, over)
+    if node.is_Pow and node.exp.is_Integer:
+        if node.exp > 0:
+            return E.mul(*[_to_expr(node.base, values)] * int(node.exp))
+        return E.div(1, _to_expr(1 / node, values))
+    raise ValueError(f"not a polynomial quotient: {node}")
