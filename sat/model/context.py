@@ -17,6 +17,7 @@ from typing import Literal
 
 from sat.ir import Constant, Loop
 from sat.model import expr as E
+from sat.model.opaque import opaque_name, opaque_terms
 from sat.model.tables import Note
 from sat.parameter import (
     MEMBER_SELECTOR,
@@ -52,6 +53,31 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
+
+
+def _readable(node: ast.AST) -> bool:
+    """Whether a parsed expression has only what the model reads: numbers, names, ``+ - * /``,
+    whole powers up to 8, ``min``, ``max`` and ``abs``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd)) and _readable(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        power = node.right
+        return (isinstance(power, ast.Constant) and isinstance(power.value, (int, float))
+                and float(power.value).is_integer() and 0 <= power.value <= 8
+                and _readable(node.left))
+    if isinstance(node, ast.BinOp):
+        return (isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
+                and _readable(node.left) and _readable(node.right))
+    if isinstance(node, ast.Call):
+        return (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+                and not node.keywords and len(node.args) >= 1
+                and (node.func.id != "abs" or len(node.args) == 1)
+                and all(_readable(a) for a in node.args))
+    return False
 
 
 def _default_value(name: str, role: Role) -> float:
@@ -136,6 +162,10 @@ def derive_formulas(params: ParameterSet) -> None:
 
 class ExpressionError(ValueError):
     """Text that is not an arithmetic expression over symbols."""
+
+
+class _SelfReference(ExpressionError):
+    """A symbol defined, through others, from itself: no parameter can stand for it."""
 
 
 class ModelContext:
@@ -228,17 +258,21 @@ class ModelContext:
         self.note(f"{procedure}: the nest at line {line} is not modelled: {reason}", kind, file,
                   line)
 
-    def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
-        """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""
-        name = symbol_to_name(symbol)
+    def symbol(self, symbol: str, role: Role = "other", opaque: bool = False) -> E.Expr:
+        """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity;
+        ``opaque``: source text the model cannot read, one parameter all the same."""
+        name = opaque_name(symbol) if opaque else symbol_to_name(symbol)
         if name in self._symsubs:
             return self._derived(name)
         if name in self.params:
             return E.Param(name)
-        given = self._values.get(name, (symbol, None))[1]
+        given = self._values.get(name, self._values.get(symbol_to_name(symbol),
+                                                         (symbol, None)))[1]
         original = symbol  # the code's spelling, whichever spelling --set used
-        constant = self._constants.get(name)
+        constant = None if opaque else self._constants.get(name)
         label = f"code symbol {original}"
+        if opaque:
+            label = f"expression {original} (the model cannot read it: one parameter)"
         if given is not None:
             value, source = given
             defaulted = False
@@ -255,6 +289,12 @@ class ModelContext:
                 label = f"dummy argument {original}, passed a constant"
             else:
                 source, label = f"named constant{where}", f"named constant {original}"
+        elif opaque:
+            value = _default_value(name, role)
+            source, defaulted = "default", True
+            self.note(f"expression {original} cannot be modelled: parameter {name} stands "
+                      f"for it, assumed {value:g} (give it with --set '{name}=VALUE')",
+                      "default")
         else:
             value = _default_value(name, role)
             source, defaulted = "default", True
@@ -275,7 +315,7 @@ class ModelContext:
                 f"named constant {constant.name} = {constant.expression}{where}")
         quantity = self.derived[name]
         if quantity is None:
-            raise ExpressionError(f"named constant {name} is defined from itself")
+            raise _SelfReference(f"named constant {name} is defined from itself")
         return E.Ref(quantity)
 
     def _derived(self, name: str) -> E.Expr:
@@ -286,7 +326,7 @@ class ModelContext:
             self.derived[name] = quantity
         quantity = self.derived[name]
         if quantity is None:
-            raise ExpressionError(f"symbol substitution for {name} refers to itself")
+            raise _SelfReference(f"symbol substitution for {name} refers to itself")
         return E.Ref(quantity)
 
     # ------------------------------------------------------------ expressions
@@ -299,6 +339,24 @@ class ModelContext:
         return self._cache[key]
 
     def _convert(self, text: str, role: Role) -> E.Expr:
+        # An expression the model cannot read never drops its nest: first each reference
+        # nested too deep becomes a parameter of its own, else the whole text becomes one.
+        try:
+            return self._read(text, role=role)
+        except _SelfReference:
+            raise
+        except ExpressionError:
+            pass
+        found = opaque_terms(text, frozenset(_FUNCTIONS))
+        if found is not None:
+            try:
+                return self._read(*found, role=role, whole=text)
+            except ExpressionError:
+                pass
+        return self.symbol(text, role, opaque=True)
+
+    def _read(self, text: str, opaque: dict[str, str] | None = None, role: Role = "other",
+              whole: str = "") -> E.Expr:
         symbols: dict[str, str] = {}
 
         def rename(match: re.Match[str]) -> str:
@@ -333,17 +391,24 @@ class ModelContext:
             raise ExpressionError(f"cannot read expression {text!r}") from None
         # Only a bound that is a single symbol says what that symbol is: in ``hi(1)+ng`` the
         # role "upper" belongs to hi(1), not to ng.
+        if not _readable(tree):  # checked first: no parameter is made of a part of it
+            raise ExpressionError(f"cannot model expression {text!r}")
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        return self._node(tree, symbols, role if len(names) == 1 else "other", text)
+        symbols.update((name, (term,)) for name, term in (opaque or {}).items())
+        return self._node(tree, symbols, role if len(names) == 1 else "other", whole or text)
 
-    def _node(self, node: ast.AST, symbols: dict[str, str], role: Role, text: str) -> E.Expr:
+    def _node(self, node: ast.AST, symbols: dict[str, str | tuple[str]], role: Role,
+              text: str) -> E.Expr:
         def rec(n: ast.AST) -> E.Expr:
             return self._node(n, symbols, role, text)
 
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return E.Num(node.value)
         if isinstance(node, ast.Name):
-            return self.symbol(symbols.get(node.id, node.id), role)
+            symbol = symbols.get(node.id, node.id)
+            if isinstance(symbol, tuple):  # an opaque term
+                return self.symbol(symbol[0], role, opaque=True)
+            return self.symbol(symbol, role)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = rec(node.operand)
             return -operand if isinstance(node.op, ast.USub) else operand

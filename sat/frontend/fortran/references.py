@@ -9,7 +9,7 @@ from sat.frontend import subscripts
 from sat.frontend.affine import Linear
 from sat.frontend.fortran.symbols import Symbol
 from sat.frontend.fortran.tree import subscript_list
-from sat.frontend.kinds import Part, decide, mentioned
+from sat.frontend.kinds import Part, decide, is_whole_number, mentioned
 
 
 class ReferenceAnalysis:
@@ -115,8 +115,10 @@ class ReferenceAnalysis:
             offset, var = subscripts.classify(sub, active)
             offsets.append(offset)
             loopvars.append(var)
-            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
             kinds_.append(self._subscript_kind(sub, active))
+            # a name, or a whole number however written (z(i,3-1), z(i,2)): a component
+            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant))
+                          or (not var and is_whole_number(kinds_[-1].text)))
         if ctx is not None:
             ctx.position = 0
         component = _component(offsets, loopvars, simple)
