@@ -52,32 +52,45 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
+_SHIFTED = re.compile(r"(.*\S)\s*([+-])\s*(\d+)")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 
-def _readable(node: ast.AST) -> bool:
-    """Whether a parsed expression has only what the model reads: numbers, names, ``+ - * /``,
-    whole powers up to 8, ``min``, ``max`` and ``abs``."""
+def _known_operation(node: ast.AST) -> bool:
+    """Whether the model reads a parsed node's own operation (its operands aside): a number,
+    a name, ``+ - * /``, a whole power up to 8, ``min``, ``max`` or ``abs``."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
     if isinstance(node, ast.Name):
         return True
     if isinstance(node, ast.UnaryOp):
-        return isinstance(node.op, (ast.USub, ast.UAdd)) and _readable(node.operand)
+        return isinstance(node.op, (ast.USub, ast.UAdd))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         power = node.right
         return (isinstance(power, ast.Constant) and isinstance(power.value, (int, float))
-                and float(power.value).is_integer() and 0 <= power.value <= 8
-                and _readable(node.left))
+                and float(power.value).is_integer() and 0 <= power.value <= 8)
     if isinstance(node, ast.BinOp):
-        return (isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
-                and _readable(node.left) and _readable(node.right))
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
     if isinstance(node, ast.Call):
         return (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
                 and not node.keywords and len(node.args) >= 1
-                and (node.func.id != "abs" or len(node.args) == 1)
-                and all(_readable(a) for a in node.args))
+                and (node.func.id != "abs" or len(node.args) == 1))
     return False
+
+
+def _symbols_in(node: ast.AST) -> set[str]:
+    """The names a parsed expression reads, a part the model does not read counting as one
+    (its text): the symbols that would become parameters."""
+    if not _known_operation(node):
+        return {ast.unparse(node)}
+    if isinstance(node, ast.Name):
+        return {node.id}
+    found: set[str] = set()
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr) and not (isinstance(node, ast.Call)
+                                                and child is node.func):
+            found |= _symbols_in(child)
+    return found
 
 
 def _default_value(name: str, role: Role) -> float:
@@ -353,6 +366,12 @@ class ModelContext:
                 return self._read(*found, role=role, whole=text)
             except ExpressionError:
                 pass
+        # a C bound's "- 1" (i < e is upper bound e - 1) stays arithmetic
+        shifted = _SHIFTED.fullmatch(text.strip())
+        if shifted:
+            part = self.symbol(shifted.group(1), role, opaque=True)
+            number = E.Num(int(shifted.group(3)))
+            return part + number if shifted.group(2) == "+" else part - number
         return self.symbol(text, role, opaque=True)
 
     def _read(self, text: str, opaque: dict[str, str] | None = None, role: Role = "other",
@@ -391,9 +410,7 @@ class ModelContext:
             raise ExpressionError(f"cannot read expression {text!r}") from None
         # Only a bound that is a single symbol says what that symbol is: in ``hi(1)+ng`` the
         # role "upper" belongs to hi(1), not to ng.
-        if not _readable(tree):  # checked first: no parameter is made of a part of it
-            raise ExpressionError(f"cannot model expression {text!r}")
-        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names = _symbols_in(tree)
         symbols.update((name, (term,)) for name, term in (opaque or {}).items())
         return self._node(tree, symbols, role if len(names) == 1 else "other", whole or text)
 
@@ -402,6 +419,15 @@ class ModelContext:
         def rec(n: ast.AST) -> E.Expr:
             return self._node(n, symbols, role, text)
 
+        if not _known_operation(node):
+            # ``n % 4`` in ``(n % 4) - 1``: that part is one parameter, the rest arithmetic
+            # (checked before its operands are read: no parameter is made of a part of it)
+            def original(match: re.Match[str]) -> str:
+                symbol = symbols.get(match.group(0), match.group(0))
+                return symbol[0] if isinstance(symbol, tuple) else symbol
+
+            part = re.sub(r"\b[A-Za-z_]\w*\b", original, ast.unparse(node))
+            return self.symbol(part, role, opaque=True)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return E.Num(node.value)
         if isinstance(node, ast.Name):
