@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from sat.cli import main
+from sat.frontend import read_sources
+from sat.model.nests import averaged_bounds
 
 
 def run(tmp_path: Path, name: str, source: str, *options: str) -> dict:
@@ -134,6 +136,16 @@ subroutine levels(nl, m1, x)
   end do
 end subroutine
 """
+
+
+def test_a_loop_variable_mean_never_enters_a_subscript(tmp_path):
+    (tmp_path / "blocks.c").write_text(BLOCKS_C)
+    (tmp_path / "levels.f90").write_text(LEVELS_F90)
+    # b is a subscript of the second reference of a chain: the bound keeps its text
+    assert averaged_bounds(read_sources([str(tmp_path / "blocks.c")])) == {}
+    # lt outside m1(lt) is at its mean (1 + nl)/2, inside it stays the level's own
+    (loop, used), = averaged_bounds(read_sources([str(tmp_path / "levels.f90")])).values()
+    assert loop.upper == "-(((1) + (nl))*0.5) + m1(lt)" and [u.loopvar for u in used] == ["lt"]
 
 
 def test_a_level_size_bound_moves_with_its_level_outside_the_reference(tmp_path):
