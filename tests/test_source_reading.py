@@ -115,7 +115,11 @@ def test_a_reference_nested_too_deep_is_one_parameter_with_a_note(tmp_path):
     assert parameters(result)[name] == 128
     assert any(f"cannot be modelled: parameter {name} stands for it" in n["message"]
                for n in result["notes"])
+    # given by its name or by the code's own spelling
     result = run(tmp_path, "grids.f90", GRIDS_F90, "--set", f"{name}=40", "--set", "lv%nb=5")
+    assert parameters(result)[name] == 40
+    result = run(tmp_path, "grids.f90", GRIDS_F90, "--set", "lv%blocks(lv%perm(b))%n=40",
+                 "--set", "lv%nb=5")
     relax = next(lp for lp in result["loops"] if lp["procedure"] == "relax")
     # 5 blocks of 40 elements, one multiply each: 200 flops; the procedure called only
     # inside that nest is not lost: 5 calls of 10 adds, 50 flops, 250 in all

@@ -52,6 +52,8 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
+# a Fortran member selector (``a(i)%n``), written without spaces, unlike C's modulo
+_SELECTOR_LEFT = re.compile(r"[\w)]%[A-Za-z_]")
 _SHIFTED = re.compile(r"(.*\S)\s*([+-])\s*(\d+)")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
@@ -404,6 +406,8 @@ class ModelContext:
             return match.group(0) + "_"
 
         source = _KEYWORD.sub(unreserve, source)
+        if _SELECTOR_LEFT.search(source):  # a Fortran member path not read above: no modulo
+            raise ExpressionError(f"cannot read expression {text!r}")
         try:
             tree = ast.parse(source, mode="eval").body
         except SyntaxError:
