@@ -54,6 +54,7 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
 # a Fortran member selector (``a(i)%n``), written without spaces, unlike C's modulo
 _SELECTOR_LEFT = re.compile(r"[\w)]%[A-Za-z_]")
+_NAME_OR_NUMBER = re.compile(r"[A-Za-z_0-9]")
 _SHIFTED = re.compile(r"(.*\S)\s*([+-])\s*(\d+)")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
@@ -346,22 +347,26 @@ class ModelContext:
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, text: str, role: Role = "other") -> E.Expr:
-        """Source text of a bound, stride or extent -> expression over parameters."""
-        key = (text, role)
+    def expr(self, text: str, role: Role = "other", opaque: bool = True) -> E.Expr:
+        """Source text of a bound, stride or extent -> expression over parameters.
+
+        ``opaque``: what the model cannot read becomes a parameter (see :mod:`opaque`);
+        otherwise it raises :class:`ExpressionError` (a guess the caller may do without)."""
+        key = (text, role, opaque)
         if key not in self._cache:
-            self._cache[key] = self._convert(text, role)
+            self._cache[key] = self._convert(text, role, opaque)
         return self._cache[key]
 
-    def _convert(self, text: str, role: Role) -> E.Expr:
+    def _convert(self, text: str, role: Role, opaque: bool) -> E.Expr:
         # An expression the model cannot read never drops its nest: first each reference
         # nested too deep becomes a parameter of its own, else the whole text becomes one.
         try:
-            return self._read(text, role=role)
+            return self._read(text, role=role, lenient=opaque)
         except _SelfReference:
             raise
         except ExpressionError:
-            pass
+            if not opaque or not _NAME_OR_NUMBER.search(text):  # ":", "*": no value at all
+                raise
         found = opaque_terms(text, frozenset(_FUNCTIONS))
         if found is not None:
             try:
@@ -377,7 +382,7 @@ class ModelContext:
         return self.symbol(text, role, opaque=True)
 
     def _read(self, text: str, opaque: dict[str, str] | None = None, role: Role = "other",
-              whole: str = "") -> E.Expr:
+              whole: str = "", lenient: bool = True) -> E.Expr:
         symbols: dict[str, str] = {}
 
         def rename(match: re.Match[str]) -> str:
@@ -416,14 +421,17 @@ class ModelContext:
         # role "upper" belongs to hi(1), not to ng.
         names = _symbols_in(tree)
         symbols.update((name, (term,)) for name, term in (opaque or {}).items())
-        return self._node(tree, symbols, role if len(names) == 1 else "other", whole or text)
+        return self._node(tree, symbols, role if len(names) == 1 else "other", whole or text,
+                          lenient)
 
     def _node(self, node: ast.AST, symbols: dict[str, str | tuple[str]], role: Role,
-              text: str) -> E.Expr:
+              text: str, lenient: bool = True) -> E.Expr:
         def rec(n: ast.AST) -> E.Expr:
-            return self._node(n, symbols, role, text)
+            return self._node(n, symbols, role, text, lenient)
 
         if not _known_operation(node):
+            if not lenient:
+                raise ExpressionError(f"cannot model expression {text!r}")
             # ``n % 4`` in ``(n % 4) - 1``: that part is one parameter, the rest arithmetic
             # (checked before its operands are read: no parameter is made of a part of it)
             def original(match: re.Match[str]) -> str:
