@@ -452,3 +452,22 @@ void hist(int n, const int *bin, double *count, omp_lock_t *locks) {
     assert result["warnings"] == []
     (loop,) = result["loops"]
     assert loop["adds"] == 1 and loop["gflops"] == pytest.approx(1000e-9)
+
+
+# ------------------------------------------------------------------ the workbook stays live
+
+def test_an_opaque_bound_is_a_live_cell_of_the_workbook(tmp_path):
+    from libreoffice import recalculate_edited
+
+    path = tmp_path / "grids.f90"
+    path.write_text(GRIDS_F90)
+    book = tmp_path / "grids.xlsx"
+    assert main([str(path), "-q", "-o", str(book)]) == 0
+    edits = {"lv_blocks_lv_perm_b_n": 40, "lv_nb": 5}
+    values = recalculate_edited(book, edits, tmp_path / "edit")
+    sheet, cell = next(iter(values.defined_names["Total_GFlops"].destinations))
+    # as the command line with the same values: 5 blocks of 40 multiplies, 5 calls of 10 adds
+    sets = [item for name, value in edits.items() for item in ("--set", f"{name}={value}")]
+    want = run(tmp_path, "grids.f90", GRIDS_F90, *sets)
+    assert want["totals"]["gflops"] == pytest.approx(250e-9)
+    assert values[sheet][cell.replace("$", "")].value == pytest.approx(250e-9, rel=1e-9)
