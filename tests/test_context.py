@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sat.model.context import ExpressionError, ModelContext
-from sat.model.expr import Env
+from sat.model.expr import Env, Param
 from sat.parameter import ParameterSet, symbol_to_name
 
 
@@ -53,7 +53,15 @@ def test_unreadable_and_self_referencing_expressions():
     ctx = ModelContext(ParameterSet(symsubs={"a": "b + 1", "b": "a * 2"}))
     with pytest.raises(ExpressionError, match="refers to itself"):
         ctx.expr("a")
-    with pytest.raises(ExpressionError, match="cannot read"):
-        ModelContext(ParameterSet()).expr("hi(1) +* 2")
-    with pytest.raises(ExpressionError, match="cannot model"):
-        ModelContext(ParameterSet()).expr("size(a) ** n")
+    # text the model cannot read is one parameter, named after its symbols, with a note; its
+    # default is a symbol's (hi_1_2 reads as an upper bound like hi_1: 128; size_a_n: 1)
+    for text, name, value in (("hi(1) +* 2", "hi_1_2", 128), ("size(a) ** n", "size_a_n", 1)):
+        ctx = ModelContext(ParameterSet())
+        assert ctx.expr(text) == Param(name)
+        assert ctx.params[name].value == value and ctx.params[name].symbol == text
+        assert any(f"expression {text} cannot be modelled: parameter {name}" in n.message
+                   for n in ctx.notes)
+    # a bound: the upper role's default, 128; only the part it cannot read is a parameter
+    ctx = ModelContext(ParameterSet())
+    assert evaluate(ctx, "lv->blocks[shape()][nb[b]].dim.i - 2", "upper") == 126  # 128 - 2
+    assert "lv_blocks_shape_nb_b_dim_i" in ctx.params

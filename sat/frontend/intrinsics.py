@@ -12,8 +12,10 @@ specials and that ``a - b`` is one add):
   add; ``dprod`` one multiply;
 - type conversions (``real dble int nint floor …``), inquiry functions (``size lbound kind
   present …``) and data movement (``merge reshape transpose …``) cost nothing;
-- array reductions (``sum product maxval minval dot_product matmul norm2``) are not counted: the
-  number of elements is not known at this level (the front end warns).
+- array reductions (``sum product maxval minval dot_product norm2``) of whole declared arrays
+  (``sum(a*b)``, ``dot_product(a, b)``) are a loop over the elements, counted per element
+  (:data:`ELEMENT_REDUCTIONS`); any other (``matmul``, a ``dim`` or ``mask`` argument, an
+  array of unknown extent) is not counted: the front end warns.
 
 A cost is charged only when the operation is floating-point (some argument is real or complex);
 ``max(i, j)`` on integers is index arithmetic and free.
@@ -132,6 +134,19 @@ INTRINSICS.update({"mod": _MOD, "amod": _MOD, "dmod": _MOD, "modulo": _MOD,
 INTRINSICS.update({name: _REDUCTION for name in
                    "sum product maxval minval dot_product matmul norm2".split()})
 INTRINSICS.update({name: _INT_REDUCTION for name in ("iall", "iany", "iparity")})
+
+#: Reductions of whole arrays counted as a loop over the elements when the extents are known:
+#: (arguments, flops per element, flops once). ``sum`` one add per element, ``product`` one
+#: multiply, ``maxval``/``minval`` one compare (an add), ``dot_product`` a multiply and an
+#: add, ``norm2`` a multiply and an add per element and one square root.
+ELEMENT_REDUCTIONS: dict[str, tuple[int, Flops, Flops]] = {
+    "sum": (1, (1, 0, 0, 0), NO_FLOPS),
+    "product": (1, (0, 1, 0, 0), NO_FLOPS),
+    "maxval": (1, (1, 0, 0, 0), NO_FLOPS),
+    "minval": (1, (1, 0, 0, 0), NO_FLOPS),
+    "dot_product": (2, (1, 1, 0, 0), NO_FLOPS),
+    "norm2": (1, (1, 1, 0, 0), (0, 0, 0, 1)),
+}
 
 #: Intrinsic subroutines: calling them is neither a user call nor work to count.
 INTRINSIC_SUBROUTINES = frozenset(

@@ -82,13 +82,28 @@ def decide(value: Any, parts: list[Part], loopvars: tuple[str, ...], text: str) 
     names = _names(value)
     present = [var for var in loopvars if var in names]
     if not present:
-        return Subscript("invariant", index=fixed_index, text=text)
+        # a constant written as an expression is its value: z[3-1] selects the plane z[2]
+        constant = _whole_number(value) if not parts else None
+        return Subscript("invariant", index=fixed_index,
+                         text=text if constant is None else str(constant))
     var = present[-1]
     split = _split(value, var, loopvars)
     if split is None:
         return Subscript("irregular", text=text)
     coeff, offset = split
     return Subscript("induction", var=var, coeff=coeff, offset=offset, text=text)
+
+
+def is_whole_number(text: str) -> bool:
+    """Whether a subscript's text is a whole number (``2``, ``-1``): a fixed place."""
+    return re.fullmatch(r"-?\d+", text) is not None
+
+
+def _whole_number(value: Any) -> int | None:
+    """The value of a constant subscript when it is a whole number (else None)."""
+    if isinstance(value, Linear | Affine):
+        return value.const if value.is_constant and isinstance(value.const, int) else None
+    return int(value) if getattr(value, "is_Integer", False) else None
 
 
 def _run(value: Any, inner: tuple[str, ...], loopvars: tuple[str, ...]) -> str:

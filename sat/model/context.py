@@ -17,6 +17,7 @@ from typing import Literal
 
 from sat.ir import Constant, Loop
 from sat.model import expr as E
+from sat.model.opaque import opaque_name, opaque_terms
 from sat.model.tables import Note
 from sat.parameter import (
     MEMBER_SELECTOR,
@@ -51,7 +52,48 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 # A member chain of a C structure or a Fortran derived type (``in.lookups``, ``s->boxes->n``,
 # ``lv->b[k].dim.k``, ``g%lo(1)``): one problem symbol, like an array element.
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
+# a Fortran member selector (``a(i)%n``), written without spaces, unlike C's modulo
+_SELECTOR_LEFT = re.compile(r"[\w)]%[A-Za-z_]")
+_NAME_OR_NUMBER = re.compile(r"[A-Za-z_0-9]")
+_SHIFTED = re.compile(r"(.*\S)\s*([+-])\s*(\d+)")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
+
+
+def _known_operation(node: ast.AST) -> bool:
+    """Whether the model reads a parsed node's own operation (its operands aside): a number,
+    a name, ``+ - * /``, a whole power up to 8, ``min``, ``max`` or ``abs``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        power = node.right
+        return (isinstance(power, ast.Constant) and isinstance(power.value, (int, float))
+                and float(power.value).is_integer() and 0 <= power.value <= 8)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
+    if isinstance(node, ast.Call):
+        return (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+                and not node.keywords and len(node.args) >= 1
+                and (node.func.id != "abs" or len(node.args) == 1))
+    return False
+
+
+def _symbols_in(node: ast.AST) -> set[str]:
+    """The names a parsed expression reads, a part the model does not read counting as one
+    (its text): the symbols that would become parameters."""
+    if not _known_operation(node):
+        return {ast.unparse(node)}
+    if isinstance(node, ast.Name):
+        return {node.id}
+    found: set[str] = set()
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr) and not (isinstance(node, ast.Call)
+                                                and child is node.func):
+            found |= _symbols_in(child)
+    return found
 
 
 def _default_value(name: str, role: Role) -> float:
@@ -136,6 +178,10 @@ def derive_formulas(params: ParameterSet) -> None:
 
 class ExpressionError(ValueError):
     """Text that is not an arithmetic expression over symbols."""
+
+
+class _SelfReference(ExpressionError):
+    """A symbol defined, through others, from itself: no parameter can stand for it."""
 
 
 class ModelContext:
@@ -232,17 +278,21 @@ class ModelContext:
         self.note(f"{procedure}: the nest at line {line} is not modelled: {reason}", kind, file,
                   line)
 
-    def symbol(self, symbol: str, role: Role = "other") -> E.Expr:
-        """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity."""
-        name = symbol_to_name(symbol)
+    def symbol(self, symbol: str, role: Role = "other", opaque: bool = False) -> E.Expr:
+        """A code symbol (``hi(1)``, ``ng``) as a problem parameter or a derived quantity;
+        ``opaque``: source text the model cannot read, one parameter all the same."""
+        name = opaque_name(symbol) if opaque else symbol_to_name(symbol)
         if name in self._symsubs:
             return self._derived(name)
         if name in self.params:
             return E.Param(name)
-        given = self._values.get(name, (symbol, None))[1]
+        given = self._values.get(name, self._values.get(symbol_to_name(symbol),
+                                                         (symbol, None)))[1]
         original = symbol  # the code's spelling, whichever spelling --set used
-        constant = self._constants.get(name)
+        constant = None if opaque else self._constants.get(name)
         label = f"code symbol {original}"
+        if opaque:
+            label = f"expression {original} (the model cannot read it: one parameter)"
         if given is not None:
             value, source = given
             defaulted = False
@@ -259,6 +309,12 @@ class ModelContext:
                 label = f"dummy argument {original}, passed a constant"
             else:
                 source, label = f"named constant{where}", f"named constant {original}"
+        elif opaque:
+            value = _default_value(name, role)
+            source, defaulted = "default", True
+            self.note(f"expression {original} cannot be modelled: parameter {name} stands "
+                      f"for it, assumed {value:g} (give it with --set '{name}=VALUE')",
+                      "default")
         else:
             value = _default_value(name, role)
             source, defaulted = "default", True
@@ -279,7 +335,7 @@ class ModelContext:
                 f"named constant {constant.name} = {constant.expression}{where}")
         quantity = self.derived[name]
         if quantity is None:
-            raise ExpressionError(f"named constant {name} is defined from itself")
+            raise _SelfReference(f"named constant {name} is defined from itself")
         return E.Ref(quantity)
 
     def _derived(self, name: str) -> E.Expr:
@@ -290,19 +346,47 @@ class ModelContext:
             self.derived[name] = quantity
         quantity = self.derived[name]
         if quantity is None:
-            raise ExpressionError(f"symbol substitution for {name} refers to itself")
+            raise _SelfReference(f"symbol substitution for {name} refers to itself")
         return E.Ref(quantity)
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, text: str, role: Role = "other") -> E.Expr:
-        """Source text of a bound, stride or extent -> expression over parameters."""
-        key = (text, role)
+    def expr(self, text: str, role: Role = "other", opaque: bool = True) -> E.Expr:
+        """Source text of a bound, stride or extent -> expression over parameters.
+
+        ``opaque``: what the model cannot read becomes a parameter (see :mod:`opaque`);
+        otherwise it raises :class:`ExpressionError` (a guess the caller may do without)."""
+        key = (text, role, opaque)
         if key not in self._cache:
-            self._cache[key] = self._convert(text, role)
+            self._cache[key] = self._convert(text, role, opaque)
         return self._cache[key]
 
-    def _convert(self, text: str, role: Role) -> E.Expr:
+    def _convert(self, text: str, role: Role, opaque: bool) -> E.Expr:
+        # An expression the model cannot read never drops its nest: first each reference
+        # nested too deep becomes a parameter of its own, else the whole text becomes one.
+        try:
+            return self._read(text, role=role, lenient=opaque)
+        except _SelfReference:
+            raise
+        except ExpressionError:
+            if not opaque or not _NAME_OR_NUMBER.search(text):  # ":", "*": no value at all
+                raise
+        found = opaque_terms(text, frozenset(_FUNCTIONS))
+        if found is not None:
+            try:
+                return self._read(*found, role=role, whole=text)
+            except ExpressionError:
+                pass
+        # a C bound's "- 1" (i < e is upper bound e - 1) stays arithmetic
+        shifted = _SHIFTED.fullmatch(text.strip())
+        if shifted:
+            part = self.symbol(shifted.group(1), role, opaque=True)
+            number = E.Num(int(shifted.group(3)))
+            return part + number if shifted.group(2) == "+" else part - number
+        return self.symbol(text, role, opaque=True)
+
+    def _read(self, text: str, opaque: dict[str, str] | None = None, role: Role = "other",
+              whole: str = "", lenient: bool = True) -> E.Expr:
         symbols: dict[str, str] = {}
 
         def rename(match: re.Match[str]) -> str:
@@ -331,23 +415,42 @@ class ModelContext:
             return match.group(0) + "_"
 
         source = _KEYWORD.sub(unreserve, source)
+        if _SELECTOR_LEFT.search(source):  # a Fortran member path not read above: no modulo
+            raise ExpressionError(f"cannot read expression {text!r}")
         try:
             tree = ast.parse(source, mode="eval").body
         except SyntaxError:
             raise ExpressionError(f"cannot read expression {text!r}") from None
         # Only a bound that is a single symbol says what that symbol is: in ``hi(1)+ng`` the
         # role "upper" belongs to hi(1), not to ng.
-        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        return self._node(tree, symbols, role if len(names) == 1 else "other", text)
+        names = _symbols_in(tree)
+        symbols.update((name, (term,)) for name, term in (opaque or {}).items())
+        return self._node(tree, symbols, role if len(names) == 1 else "other", whole or text,
+                          lenient)
 
-    def _node(self, node: ast.AST, symbols: dict[str, str], role: Role, text: str) -> E.Expr:
+    def _node(self, node: ast.AST, symbols: dict[str, str | tuple[str]], role: Role,
+              text: str, lenient: bool = True) -> E.Expr:
         def rec(n: ast.AST) -> E.Expr:
-            return self._node(n, symbols, role, text)
+            return self._node(n, symbols, role, text, lenient)
 
+        if not _known_operation(node):
+            if not lenient:
+                raise ExpressionError(f"cannot model expression {text!r}")
+            # ``n % 4`` in ``(n % 4) - 1``: that part is one parameter, the rest arithmetic
+            # (checked before its operands are read: no parameter is made of a part of it)
+            def original(match: re.Match[str]) -> str:
+                symbol = symbols.get(match.group(0), match.group(0))
+                return symbol[0] if isinstance(symbol, tuple) else symbol
+
+            part = re.sub(r"\b[A-Za-z_]\w*\b", original, ast.unparse(node))
+            return self.symbol(part, role, opaque=True)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return E.Num(node.value)
         if isinstance(node, ast.Name):
-            return self.symbol(symbols.get(node.id, node.id), role)
+            symbol = symbols.get(node.id, node.id)
+            if isinstance(symbol, tuple):  # an opaque term
+                return self.symbol(symbol[0], role, opaque=True)
+            return self.symbol(symbol, role)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = rec(node.operand)
             return -operand if isinstance(node.op, ast.USub) else operand

@@ -311,6 +311,7 @@ def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:
 
 # an array reference or a function call with no other inside it: ``rowptr(i+1)``, ``a[j]``
 _INNER_CALL = re.compile(r"[A-Za-z_]\w*\s*[(\[][^()\[\]]*[)\]]")
+_MARK = re.compile(r"(?<!\w)_ref(\d+)_(?!\w)")
 
 
 def averaged_bounds(program: Program) -> dict[int, tuple[Loop, tuple[Loop, ...]]]:
@@ -354,19 +355,40 @@ def _average_below(body: Body, enclosing: dict[str, tuple[str, Loop]],
 
 def _at_mean(loop: Loop, var: str, mean: str) -> Loop:
     """``loop`` with ``var`` replaced by ``mean`` when exactly one of its bounds uses it, and
-    only outside array references and calls (else ``loop`` itself)."""
-    word = re.compile(rf"(?<![\w.]){re.escape(var)}(?!\w)", re.I)
+    only where it stands outside array references and calls (else ``loop`` itself): in
+    ``m1(b) - b`` the size ``m1(b)`` of level ``b`` stays one symbol, the ``- b`` moves."""
+    # a member of a structure (``lv->b``, ``g%b``, ``s.b``) is not the variable ``b``
+    word = re.compile(rf"(?<![\w.%])(?<!->){re.escape(var)}(?!\w)", re.I)
     bounds = (loop.lower, loop.upper)
     uses = [len(word.findall(text)) for text in bounds]
-    if uses.count(0) != 1 or [_free_uses(text, word) for text in bounds] != uses:
+    masked = [_masked(text) for text in bounds]
+    if uses.count(0) != 1 or not any(word.search(text) for text, _ in masked):
         return loop
-    return dataclasses.replace(loop, lower=word.sub(f"({mean})", loop.lower),
-                               upper=word.sub(f"({mean})", loop.upper))
+    lower, upper = (_unmasked(word.sub(f"({mean})", text), references)
+                    for text, references in masked)
+    return dataclasses.replace(loop, lower=lower, upper=upper)
 
 
-def _free_uses(text: str, word: re.Pattern[str]) -> int:
-    """Occurrences of ``word`` in ``text`` outside array references and calls."""
+def _masked(text: str) -> tuple[str, list[str]]:
+    """``text`` with each array reference and call, innermost first, replaced by a mark
+    ``_ref<k>_`` (a name, so that in ``x[f()][b]`` the mark of ``x[f()]`` and ``[b]`` are one
+    reference again: the second subscript of a chain is inside a reference too), and the
+    references the marks stand for."""
+    references: list[str] = []
+
+    def mark(match: re.Match[str]) -> str:
+        references.append(match.group(0))
+        return f"_ref{len(references) - 1}_"
+
     previous = None
     while previous != text:
-        previous, text = text, _INNER_CALL.sub("0", text)
-    return len(word.findall(text))
+        previous, text = text, _INNER_CALL.sub(mark, text)
+    return text, references
+
+
+def _unmasked(text: str, references: list[str]) -> str:
+    """The text :func:`_masked` marked, with its references back."""
+    previous = None
+    while previous != text:
+        previous, text = text, _MARK.sub(lambda m: references[int(m.group(1))], text)
+    return text

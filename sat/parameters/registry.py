@@ -115,12 +115,17 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
 
 
 def find_parameter(paramset: ParameterSet, name: str) -> Parameter | None:
-    """The parameter called ``name`` (case-insensitive, ``hi(1)`` finds ``hi_1``), or ``None``."""
+    """The parameter called ``name`` (case-insensitive, ``hi(1)`` finds ``hi_1``), or the one
+    standing for the code text ``name`` (an expression the model cannot read, named
+    otherwise), or ``None``."""
     if name in paramset.parameters:
         return paramset.parameters[name]
     wanted = {name.strip().lower(), symbol_to_name(name)}
     for candidate, parameter in paramset.parameters.items():
         if candidate.lower() in wanted:
+            return parameter
+    for parameter in paramset.parameters.values():
+        if parameter.symbol and symbol_to_name(parameter.symbol) in wanted:
             return parameter
     return None
 

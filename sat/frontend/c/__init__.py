@@ -19,6 +19,7 @@ Modules, each importing only modules after it in this list:
 - ``analyser``: the counting rules; a walk per function, made of the mixins below.
 - ``statements``: declarations, statements and loops.
 - ``accesses``: array, pointer and member accesses (with ``delinearise`` and ``offsets``).
+- ``index_functions``: small pure functions computing an index, inlined into subscripts.
 - ``delinearise``: linearised indices split into dimensions.
 - ``offsets``: one subscript as an offset on a loop variable.
 - ``choices``: subscripts chosen at run time.

@@ -18,10 +18,11 @@ from sat.frontend.c.algebra import (
 )
 from sat.frontend.c.choices import MAX_CHOICES
 from sat.frontend.c.delinearise import delinearise, index_parts, split_note
+from sat.frontend.c.index_functions import inline_calls
 from sat.frontend.c.offsets import classify, signed_offset
 from sat.frontend.c.symbols import CSymbol
 from sat.frontend.c.walk import FunctionWalk
-from sat.frontend.kinds import Part, decide, mentioned
+from sat.frontend.kinds import Part, decide, is_whole_number, mentioned
 
 
 class Accesses(FunctionWalk):
@@ -63,6 +64,7 @@ class Accesses(FunctionWalk):
 
     def _array_ref(self, node: c_ast.ArrayRef, reads: int, writes: int) -> str:
         base, subs = flatten_ref(node)
+        subs = [inline_calls(sub, self.unit.index_functions) for sub in subs]
         for sub in subs:
             self.expr(sub)
         if isinstance(base, c_ast.ID):
@@ -76,6 +78,10 @@ class Accesses(FunctionWalk):
             element = sym.base if len(subs) >= rank else "ptr"
         elif isinstance(base, c_ast.StructRef):
             name, datatype, rank, element = _compact_member(base), "double", len(subs), "real"
+            declared = self.unit.types.members.get(base.field.name)
+            if declared is not None and declared.dims \
+                    and declared.base in ("int", "real", "complex", "bool"):
+                datatype, element = declared.datatype, declared.base  # float *x: floats
             self._member_bases(base)
         else:
             self.warn(f"array reference '{c_text(node)}' not understood: counted as a read of "
@@ -127,9 +133,11 @@ class Accesses(FunctionWalk):
             offset, var = classify(sub, active)
             offsets.append(offset)
             loopvars.append(var)
-            simple.append(isinstance(sub, c_ast.ID) or (
-                isinstance(sub, c_ast.Constant) and isinstance(constant_value(sub), int)))
             kinds_.append(self._subscript_kind(sub, active))
+            # a name, or a whole number however written (z[2], z[3-1]): a component
+            simple.append(isinstance(sub, c_ast.ID) or (
+                isinstance(sub, c_ast.Constant) and isinstance(constant_value(sub), int))
+                or (not var and is_whole_number(kinds_[-1].text)))
         component = ""
         if any(loopvars):
             component = ",".join(str(off) for off, var, plain in zip(offsets, loopvars, simple,
@@ -246,14 +254,19 @@ class Accesses(FunctionWalk):
         return self._array_ref(c_ast.ArrayRef(base, index, node.coord), reads, writes)
 
     def _member(self, node: c_ast.StructRef, reads: int, writes: int) -> str:
-        """``s.x`` / ``p->x``: a scalar named by its path (type unknown: assumed double)."""
+        """``s.x`` / ``p->x``: a scalar named by its path, of the type the structures declare
+        for ``x`` (assumed double when they do not say or disagree)."""
         self._member_bases(node)
-        sym = CSymbol(_compact_member(node), "real", "double")
+        declared = self.unit.types.members.get(node.field.name)
+        base, datatype = ("real", "double") if declared is None or declared.dims \
+            or declared.base not in ("int", "real", "complex", "bool") \
+            else (declared.base, declared.datatype)
+        sym = CSymbol(_compact_member(node), base, datatype)
         if reads:
             self._scalar(sym, False)
         if writes:
             self._scalar(sym, True)
-        return "real"
+        return base
 
     def _member_bases(self, node: c_ast.StructRef) -> None:
         """Subscripts inside a member path (``s[i].x``) are read."""

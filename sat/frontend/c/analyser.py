@@ -56,6 +56,7 @@ from sat.frontend.c.algebra import extent_text, shape_of
 from sat.frontend.c.choices import RuntimeChoices
 from sat.frontend.c.expressions import Expressions
 from sat.frontend.c.file_scope import CUnit
+from sat.frontend.c.index_functions import index_function
 from sat.frontend.c.initial_values import initial_constants
 from sat.frontend.c.parser import FRAGMENT_FUNCTION
 from sat.frontend.c.statements import Statements
@@ -80,6 +81,8 @@ def analyse_translation_unit(tree: c_ast.FileAST, path: str, fragment_name: str 
                 unit.symbols[sym.name] = sym
                 if not sym.is_function:
                     unit.order.append(sym.name)
+    unit.index_functions = {name: found for name, node in unit.defined.items()
+                            if (found := index_function(node)) is not None}
     procedures: list[ir.Procedure] = []
     for node in functions:
         fragment = fragment_name is not None and node.decl.name == FRAGMENT_FUNCTION

@@ -21,6 +21,8 @@ class CUnit:
         self.symbols: dict[str, CSymbol] = {}
         self.order: list[str] = []  # file-scope variables in declaration order
         self.defined: dict[str, c_ast.FuncDef] = {}
+        # index functions by name: (parameters, returned expression), inlined in subscripts
+        self.index_functions: dict[str, tuple[list[str], c_ast.Node]] = {}
         self.warnings = warnings
         self._warned: set[tuple] = set()
 
@@ -44,6 +46,8 @@ class CUnit:
             return None
         _declare_enumerators(node.type, self.symbols)
         if node.name is None:  # struct s {...}; or enum {...};
+            if isinstance(node.type, (c_ast.Struct, c_ast.Union)):
+                self.types.record_members(node.type, extent)
             return None
         info = self.types.resolve(node.type, extent)
         if info.function:

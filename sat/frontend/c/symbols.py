@@ -65,6 +65,20 @@ class Types:
 
     def __init__(self) -> None:
         self.typedefs: dict[str, _TypeInfo] = {}
+        # members of the structures and unions declared, by member name: their type when all
+        # that declare the name agree on its base (None: they do not)
+        self.members: dict[str, _TypeInfo | None] = {}
+
+    def record_members(self, node: c_ast.Struct | c_ast.Union, extent) -> None:
+        """Remember the types of a structure's (or union's) members."""
+        for decl in node.decls or ():
+            if not isinstance(decl, c_ast.Decl) or decl.name is None:
+                continue
+            info = self.resolve(decl.type, extent)
+            known = self.members.get(decl.name, info)
+            same = known is not None and (known.base, bool(known.dims)) == (info.base,
+                                                                          bool(info.dims))
+            self.members[decl.name] = info if same else None
 
     def resolve(self, node: c_ast.Node, extent) -> _TypeInfo:
         """Base type, datatype and dimensions of a declarator chain (outermost dimension first)."""
@@ -98,6 +112,8 @@ class Types:
         elif isinstance(inner, c_ast.Enum):
             info = _TypeInfo("int", "int", dims, function)
         elif isinstance(inner, (c_ast.Struct, c_ast.Union)):
+            if inner.decls:
+                self.record_members(inner, extent)
             info = _TypeInfo("struct", "struct", dims, function)
         else:
             info = _TypeInfo("real", "double", dims, function)

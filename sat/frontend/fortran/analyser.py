@@ -42,6 +42,8 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         self.nonlocal_used: dict[str, Symbol] = {}
         self._lookups: dict[str, tuple[Symbol, str]] = {}
         self._expanding: set[str] = set()
+        # index functions by name, inlined into subscripts (None: not one)
+        self._index_definitions: dict[str, tuple[tuple[str, ...], str] | None] = {}
         # integer scalars set from loop variables (j = col(k)): value and loop depth, so that
         # x(j) is seen as x(col(k)) by idiom recognition (the offsets stay as written)
         self.index_values: dict[str, tuple[object, int]] = {}

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fparser.two import Fortran2003 as F
+from fparser.two.utils import walk
 
 from sat import ir
 from sat.frontend import intrinsics
 from sat.frontend.bodies import Level
+from sat.frontend.fortran.index_functions import inline_text
 from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of
 from sat.frontend.fortran.tree import subscript_list, text_of
 
@@ -175,7 +177,58 @@ class CallAnalysis:
             self._expanding.discard(sym.name)
         work = scratch.body
         self.level.count((work.adds, work.multiplies, work.divides, work.specials))
+        self._statement_function_accesses(sym, args)
         return sym.base
+
+    def _named_by(self, sym: Symbol, seen: set[str]) -> set[str]:
+        """The names a statement function's expression uses, not its dummies, with those of
+        the statement functions it uses (``qs(x, y) = es(x) / y``: those of ``es``)."""
+        seen.add(sym.name)
+        dummies, expression = sym.definition
+        named = {str(n).lower() for n in walk(expression, F.Name)} - set(dummies)
+        for name in list(named):
+            inner, _ = self.scope.lookup(name)
+            if inner is not None and inner.definition is not None and name not in seen:
+                named |= self._named_by(inner, seen)
+        return named
+
+    def _statement_function_accesses(self, sym: Symbol, args: list[object]) -> None:
+        """The arrays and scalars a statement function's expression names itself (``a(1)``,
+        ``c(k)`` in ``f(k) = c(k) * k``), read where it is used: the expression with the
+        dummies replaced by the arguments is read in a scratch level, and the accesses of
+        those names (not those of the arguments, read once already) are made here."""
+        dummies, expression = sym.definition
+        named = self._named_by(sym, set())
+        if not named:
+            return
+        text = inline_text(f"{sym.name}({', '.join(str(a) for a in args)})",
+                           lambda name: (tuple(dummies), str(expression))
+                           if name == sym.name else None)
+        try:
+            expanded = F.Expr(text) if text is not None else None
+        except Exception:  # fparser raises many kinds: the accesses stay uncounted
+            expanded = None
+        if expanded is None:
+            return
+        self._expanding.add(sym.name)
+        scratch = Level(ir.Body())
+        self.levels.append(scratch)
+        try:
+            self.expr(expanded)
+        finally:
+            self.levels.pop()
+            self._expanding.discard(sym.name)
+        for (name, component), (array, _accesses, _first) in scratch.arrays.items():
+            if name.lower() in named:
+                for access in array.accesses:
+                    self.level.array(name, component, array.datatype, access.offsets,
+                                     access.loopvars, access.reads, access.writes,
+                                     access.subscripts, access.line)
+        for name, (scalar, _first) in scratch.scalars.items():
+            if name.lower() in named:
+                for _ in range(scalar.reads):
+                    self.level.scalar(name, scalar.datatype, scalar.is_constant, False,
+                                      self.line)
 
     def _is_array_argument(self, node: object) -> bool:
         if isinstance(node, F.Name):

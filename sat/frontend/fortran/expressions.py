@@ -61,6 +61,10 @@ class ExpressionAnalysis:
             return sym.base
         if name in self.program.procedures:  # a user procedure shadowing an intrinsic
             return self._call(name, args, "function")
+        if name in intrinsics.ELEMENT_REDUCTIONS:
+            kind = self._element_reduction(name, args)
+            if kind is not None:
+                return kind
         return self._intrinsic(name, args)
 
     def _intrinsic(self, name: str, args: list[object]) -> str:

@@ -8,7 +8,7 @@ from fparser.two import Fortran2003 as F
 from fparser.two.utils import walk
 
 from sat import ir
-from sat.frontend import subscripts
+from sat.frontend import intrinsics, subscripts
 from sat.frontend.bodies import Arm, Level
 from sat.frontend.fortran.symbols import Symbol
 from sat.frontend.fortran.tree import (
@@ -197,3 +197,60 @@ class LoopAnalysis:
                             run=lambda: open_from(index - 1))
 
         open_from(len(specs) - 1)  # last dimension outermost: Fortran is column-major
+
+    def _element_reduction(self, name: str, args: list[object]) -> str | None:
+        """``sum(a*b)``, ``dot_product(a, b)``, ``maxval(a)``, … of whole declared arrays: a
+        loop nest over the elements, as an array assignment makes one, with the reduction's
+        flops per element (:data:`intrinsics.ELEMENT_REDUCTIONS`); its result kind, or None
+        when an argument is not such an array expression or an extent is not declared."""
+        count, per_element, once = intrinsics.ELEMENT_REDUCTIONS[name]
+        if len(args) != count or self.array_ctx is not None:
+            return None
+        arrays: list[Symbol] = []
+        for arg in args:
+            if any(isinstance(n, _NOT_WHOLE) for n in walk(arg)):
+                return None
+            for node in walk(arg, F.Name):
+                sym = self.lookup(str(node).lower())[0]
+                if sym.is_array:
+                    arrays.append(sym)
+        # complex elements cost more per operation than the table says: not counted here
+        if not arrays or len({sym.rank for sym in arrays}) != 1 \
+                or not all(upper for _lower, upper in arrays[0].dims) \
+                or any(sym.base == "complex" for sym in arrays):
+            return None
+        sym = arrays[0]
+        specs = [(f"_i{dim + 1}", lower, upper) for dim, (lower, upper) in enumerate(sym.dims)]
+        context = ArrayContext([s[0] for s in specs],
+                               [subscripts.as_expr(s[1]) for s in specs], self.level)
+        kinds: list[str] = []
+
+        def innermost() -> None:
+            saved = self.array_ctx
+            self.array_ctx = context
+            try:
+                for arg in args:
+                    context.position = 0
+                    kinds.append(self.expr(arg))
+                if any(kind in intrinsics.FLOATING for kind in kinds):
+                    self.level.count(per_element)
+            finally:
+                self.array_ctx = saved
+
+        def open_from(index: int) -> None:
+            if index < 0:
+                innermost()
+                return
+            var, lower, upper = specs[index]
+            self._open_loop(var, lower, upper, "1", "array", None,
+                            run=lambda: open_from(index - 1))
+
+        open_from(len(specs) - 1)  # last dimension outermost: Fortran is column-major
+        if any(kind in intrinsics.FLOATING for kind in kinds):
+            self.level.count(once)
+        return "real" if "real" in kinds else (kinds[0] if kinds else "real")
+
+
+# what makes a reduction's argument more than whole arrays, scalars and arithmetic
+_NOT_WHOLE = (F.Part_Ref, F.Function_Reference, F.Intrinsic_Function_Reference, F.Data_Ref,
+              F.Structure_Constructor, F.Actual_Arg_Spec, F.Array_Constructor)

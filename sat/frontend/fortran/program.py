@@ -11,7 +11,7 @@ from fparser.two.utils import walk
 from sat import ir
 from sat.frontend.fortran.parse import Source
 from sat.frontend.fortran.symbols import Scope, Symbol, type_of
-from sat.frontend.fortran.tree import first_child, opening_statement
+from sat.frontend.fortran.tree import first_child, merge_parts, opening_statement
 
 # Kinds of the intrinsic modules, so that real(real64) or real(c_double) resolve.
 _INTRINSIC_MODULE_KINDS = {
@@ -107,6 +107,7 @@ class FortranProgram:
                 self._add_unit(sub, source, scope)
 
     def _add_unit(self, node: object, source: Source, host: Scope | None) -> None:
+        merge_parts(node)
         stmt = opening_statement(node)
         if isinstance(node, F.Main_Program0) or not hasattr(stmt, "items"):
             name, kind = "main", "program"

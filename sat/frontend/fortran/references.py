@@ -7,9 +7,10 @@ from fparser.two import Fortran2003 as F
 from sat import ir
 from sat.frontend import subscripts
 from sat.frontend.affine import Linear
+from sat.frontend.fortran.index_functions import Definition, inline_text, one_line_function
 from sat.frontend.fortran.symbols import Symbol
 from sat.frontend.fortran.tree import subscript_list
-from sat.frontend.kinds import Part, decide, mentioned
+from sat.frontend.kinds import Part, decide, is_whole_number, mentioned
 
 
 class ReferenceAnalysis:
@@ -71,7 +72,37 @@ class ReferenceAnalysis:
             return _SYNTHETIC
         return self.lookup(var)[0]
 
+    def _inlined_index(self, sub: object) -> object:
+        """A subscript with its calls of index functions inlined (:mod:`index_functions`)."""
+        if isinstance(sub, F.Subscript_Triplet):
+            return sub
+        text = inline_text(str(sub), self._index_definition)
+        if text is None:
+            return sub
+        try:
+            return F.Expr(text)
+        except Exception:  # fparser raises many kinds: the call stays a call
+            return sub
+
+    def _index_definition(self, name: str) -> Definition | None:
+        """(dummies, expression) of an integer statement function or one-line function."""
+        if name not in self._index_definitions:
+            self._index_definitions[name] = None
+            sym = self.scope.lookup(name)[0]
+            unit = self.program.procedures.get(name)
+            if sym is not None and sym.definition is not None and sym.base == "int":
+                dummies, expression = sym.definition
+                self._index_definitions[name] = (tuple(dummies), str(expression))
+            elif (sym is None or not sym.is_array) and unit is not None \
+                    and unit.kind == "function" and unit.scope.dummies \
+                    and self.program.result_base(name) == "int":
+                body = one_line_function(unit.node, unit.result)
+                if body is not None:
+                    self._index_definitions[name] = (tuple(unit.scope.dummies), body)
+        return self._index_definitions[name]
+
     def _array_ref(self, sym: Symbol, subs: list, reads: int, writes: int) -> None:
+        subs = [self._inlined_index(sub) for sub in subs]
         offsets: list = []
         loopvars: list[str] = []
         simple: list[bool] = []
@@ -115,8 +146,10 @@ class ReferenceAnalysis:
             offset, var = subscripts.classify(sub, active)
             offsets.append(offset)
             loopvars.append(var)
-            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant)))
             kinds_.append(self._subscript_kind(sub, active))
+            # a name, or a whole number however written (z(i,3-1), z(i,2)): a component
+            simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant))
+                          or (not var and is_whole_number(kinds_[-1].text)))
         if ctx is not None:
             ctx.position = 0
         component = _component(offsets, loopvars, simple)

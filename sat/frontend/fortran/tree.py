@@ -15,6 +15,32 @@ def first_child(node: object, cls: type) -> object | None:
     return None
 
 
+def merge_parts(node: object) -> None:
+    """Make a unit's declarations one ``Specification_Part`` and its statements one
+    ``Execution_Part``, in their order.
+
+    A statement function followed by a declaration (``f(x) = ...`` then ``real :: y``, as
+    weather codes include statement-function headers between declarations) is valid Fortran,
+    but fparser takes the definition for an assignment: it opens an execution part, and the
+    declaration after it a second specification part, which would hide every statement after
+    it. The definitions then lead the merged statements, where the analysis knows them for
+    what they are (a scalar's name with arguments, assigned outside loops)."""
+    content = getattr(node, "content", None)
+    if not content:
+        return
+    for cls in (F.Specification_Part, F.Execution_Part):
+        parts = [child for child in content if isinstance(child, cls)]
+        if len(parts) < 2:
+            continue
+        first = parts[0]
+        for part in parts[1:]:
+            first.content.extend(part.content)
+            for child in part.content:
+                if hasattr(child, "parent"):
+                    child.parent = first
+        content[:] = [child for child in content if not any(child is p for p in parts[1:])]
+
+
 def opening_statement(node: object) -> object:
     """A construct's opening statement: fparser may put comments and blank lines before it."""
     return next(c for c in node.content if not isinstance(c, F.Comment))

@@ -172,7 +172,7 @@ def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelCont
                 continue
             try:
                 candidate = (E.Num(max(offset, 1)) if isinstance(offset, int)
-                             else ctx.expr(offset, "upper"))
+                             else ctx.expr(offset, "upper", opaque=False))
             except ExpressionError:
                 continue
             if candidate not in use.extents.setdefault(d, []):
