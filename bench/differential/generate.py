@@ -124,14 +124,17 @@ def _bounds(b: Builder, loops: list[tuple[str, int, int, int]], forms: list[str]
             b.symbols[name] = d["hi"].const - d["lo"].const
             d["hi"] = Bound(((name, 1),), d["lo"].const)
         elif form == "triangular":
+            # the inner loop runs up to the outer variable: pairs whose inner range is at
+            # least the outer one's
             pairs = [(o, q) for n, o in enumerate(spatial) for q in spatial[n + 1:]
                      if isinstance(o["hi"], Bound) and isinstance(q["hi"], Bound)
                      and not o["hi"].terms and not q["hi"].terms
-                     and o["hi"].const == q["hi"].const and o["lo"] == q["lo"]]
+                     and o["hi"].const - o["lo"].const <= q["hi"].const - q["lo"].const]
             if not pairs:
                 continue
             outer, inner = r.choice(pairs)
-            inner["hi"] = Bound(((outer["var"], 1),), 1)
+            inner["hi"] = Bound(((outer["var"], 1),),
+                                1 - outer["lo"].const + inner["lo"].const)
         elif form in ("tile-constant", "tile-runtime"):
             if d["tile"] or not isinstance(d["hi"], Bound) or d["hi"].terms or d["step"] != 1 \
                     or d["desc"]:
