@@ -106,6 +106,17 @@ def class_rows(results: list[NestErrors]) -> list[ClassRow]:
     return rows
 
 
+def target_met(metric: str, row: ClassRow, members: list[NestErrors]) -> bool:
+    """The accuracy target: compulsory bytes within 1 % on at least 99 % of the class's
+    nests; traffic at a level with a median |error| of at most 2 % and a 90th percentile of
+    at most 15 %."""
+    if metric == "compulsory":
+        values = [abs(r.errors["compulsory"]) for r in members if not r.crash]
+        return sum(v <= 0.01 for v in values) >= 0.99 * len(values)
+    median, p90, _ = row.stats[metric]
+    return median <= 0.02 and p90 <= 0.15
+
+
 def _pct(value: float, signed: bool = False) -> str:
     if math.isnan(value):
         return ""

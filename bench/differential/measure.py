@@ -158,12 +158,16 @@ def run_truth(exe: Path, sim: Path, k: int, printer) -> Truth:
 # ---------------------------------------------------------------- satreport
 
 
-def condition_texts(nest: Nest, branch: If) -> list[str]:
-    """The branch's condition as satreport may render it (spacing and case vary)."""
+def condition_texts(nest: Nest, branch: If, callee: str = "") -> list[str]:
+    """The branch's condition as satreport may render it (spacing and case vary; inside a
+    called procedure satreport renames the loop variables ``var__callee``)."""
     p = emit.Printer(nest, nest.lang)
     ref = p.ref(branch.cond)
     forms = {f"{ref} > 0", f"({ref}) > 0", f"{ref}>0", ref.replace(" ", "") + " > 0",
              ref.replace(" ", "") + ">0"}
+    if callee:
+        forms |= {re.sub(r"\b([a-z]{1,2})\b(?![_(\[])", rf"\1__{callee.lower()}", f)
+                  for f in forms}
     return sorted(forms | {f.lower() for f in forms})
 
 
@@ -189,11 +193,11 @@ def write_conds(nests: list[Nest], workdir: Path, truths: dict[str, Truth]) -> P
     conds = ['<conds>']
     for nest in nests:
         truth = truths.get(nest.ident)
-        for proc in nest.procedures:
+        for number, proc in enumerate(nest.procedures):
             for item, _ in walk(proc.body):
                 if isinstance(item, If) and truth is not None:
                     p = truth.fractions.get(item.sid, 0.5)
-                    for text in condition_texts(nest, item):
+                    for text in condition_texts(nest, item, proc.name if number else ""):
                         conds.append(f'<prop key="{_xml(text)}" val="{p!r}" />')
     conds.append('</conds>')
     path = workdir / f"conds-{nests[0].ident}.xml"
