@@ -263,6 +263,9 @@ class Outcome:
     crash: str = ""  # satreport's exit status and last stderr line when it failed
 
 
+# satreport runs of several sources that stopped with an internal error (exit 3): (the
+# nests of the run, the message); the nests are then modelled in smaller runs
+COMBINED_CRASHES: list[tuple[list[str], str]] = []
 _UNKNOWN_SET = re.compile(r"--set '?([\w()]+)'?: no such parameter")
 _FILE_ERROR = re.compile(r"/(n\d{5})\.(?:c|f90)\b")
 
@@ -300,6 +303,8 @@ def predict(nests: list[Nest], sources: dict[str, Path], workdir: Path,
         if len(nests) == 1:
             outcomes[nests[0].ident].crash = f"exit {status}: {last[:300]}"
             return
+        if status == 3:
+            COMBINED_CRASHES.append(([n.ident for n in nests], last[:300]))
         half = len(nests) // 2  # an internal error names no file: halve the batch
         predict(nests[:half], sources, workdir, truths, satreport, outcomes)
         predict(nests[half:], sources, workdir, truths, satreport, outcomes)

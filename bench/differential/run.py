@@ -74,6 +74,18 @@ def worst_section(results: list[compare.NestErrors]) -> str:
     return "\n".join(out)
 
 
+def combined_section() -> str:
+    """satreport's internal errors on runs of several sources whose nests pass alone."""
+    crashes = measure.COMBINED_CRASHES
+    if not crashes:
+        return ""
+    smallest = min(crashes, key=lambda c: len(c[0]))
+    messages = sorted({m for _, m in crashes})
+    return (f"satreport stopped with an internal error on {len(crashes)} runs of several "
+            f"sources, each of whose nests it models alone (smallest such run: "
+            f"{', '.join(smallest[0])}): " + "; ".join(f"`{m}`" for m in messages) + ".")
+
+
 def reasons_section(rows: list[compare.ClassRow]) -> str:
     """Every class whose worst error at some metric exceeds 25 %, with its diagnosis."""
     out = []
@@ -126,6 +138,8 @@ simulation of the nest's address trace ({capacities}; fully associative, LRU, 64
 lines, cold at the start, dirty lines written back at the end).
 
 {compare.markdown_table(rows)}
+
+{combined_section()}
 
 ## Classes worse than 25 %, and why
 
