@@ -27,6 +27,7 @@ class NestErrors:
     flops_detail: str = ""
     errors: dict[str, float] = field(default_factory=dict)  # metric -> relative error
     source: str = ""
+    violations: list[str] = field(default_factory=list)  # satreport's bounds_violations
 
     @property
     def worst(self) -> float:
@@ -36,7 +37,7 @@ class NestErrors:
         return {"ident": self.ident, "classes": self.classes, "crash": self.crash,
                 "flops_exact": self.flops_exact, "flops_detail": self.flops_detail,
                 "errors": {k: (v if math.isfinite(v) else 1e300) for k, v in
-                           self.errors.items()}}
+                           self.errors.items()}, "violations": self.violations}
 
 
 def _close(a: float, b: float) -> bool:
@@ -58,6 +59,7 @@ def nest_errors(outcome: Outcome, source: str = "") -> NestErrors:
         if not _close(p.per_iteration.get(kind, 0.0), t.per_iteration[kind]):
             wrong.append(f"{kind}/it {p.per_iteration.get(kind, 0.0):g} vs "
                          f"{t.per_iteration[kind]:g}")
+    out.violations = list(p.violations)
     out.flops_exact = not wrong
     out.flops_detail = "; ".join(wrong)
     out.errors["compulsory"] = relative(p.compulsory, t.compulsory)
@@ -81,6 +83,7 @@ class ClassRow:
     name: str
     count: int
     crashes: int
+    violations: int  # nests with a bound violation satreport reports
     flops_exact: float  # share of the modelled nests
     stats: dict[str, tuple[float, float, float]]  # metric -> (median, p90, signed worst)
 
@@ -102,7 +105,9 @@ def class_rows(results: list[NestErrors]) -> list[ClassRow]:
             stats[metric] = (statistics.median(magnitudes), _percentile(magnitudes, 0.9),
                              worst)
         exact = sum(r.flops_exact for r in modelled) / len(modelled) if modelled else math.nan
-        rows.append(ClassRow(name, len(members), len(members) - len(modelled), exact, stats))
+        violated = sum(1 for r in modelled if r.violations)
+        rows.append(ClassRow(name, len(members), len(members) - len(modelled), violated,
+                             exact, stats))
     return rows
 
 
@@ -126,12 +131,12 @@ def _pct(value: float, signed: bool = False) -> str:
 
 
 def markdown_table(rows: list[ClassRow]) -> str:
-    head = ["class", "nests", "crashes", "flops exact %"]
+    head = ["class", "nests", "crashes", "bound violations", "flops exact %"]
     for metric in METRICS:
         head += [f"{metric} median %", f"{metric} p90 %", f"{metric} worst %"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        cells = [row.name, str(row.count), str(row.crashes),
+        cells = [row.name, str(row.count), str(row.crashes), str(row.violations),
                  "" if math.isnan(row.flops_exact) else f"{100 * row.flops_exact:.0f}"]
         for metric in METRICS:
             median, p90, worst = row.stats[metric]

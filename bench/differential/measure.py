@@ -53,6 +53,7 @@ class Prediction:
     compulsory: float = 0.0
     levels: dict[str, float] = field(default_factory=dict)
     rows: int = 0
+    violations: list[str] = field(default_factory=list)  # the JSON's bounds_violations
 
 
 class HarnessError(Exception):
@@ -240,6 +241,10 @@ def predictions(data: dict, nests: list[Nest]) -> dict[str, Prediction]:
         for level in loop.get("levels", []):
             name = str(level["level"])
             p.levels[name] = p.levels.get(name, 0.0) + float(level["traffic_gb"]) * 1e9
+    for violation in data.get("bounds_violations", []):
+        ident = entry.get(str(violation.get("procedure", "")).lower())
+        if ident is not None:
+            out[ident].violations.append(str(violation.get("message", violation)))
     return out
 
 

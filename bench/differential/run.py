@@ -159,7 +159,7 @@ def load_results(path: Path, seed: int) -> list[compare.NestErrors]:
         out.append(compare.NestErrors(
             item["ident"], item["classes"], item["crash"], item["flops_exact"],
             item["flops_detail"], {k: float(v) for k, v in item["errors"].items()},
-            emit.source(generate.make_nest(seed, number))))
+            emit.source(generate.make_nest(seed, number)), item.get("violations", [])))
     return out
 
 
