@@ -290,8 +290,9 @@ class _Writer:
             "totals are satreport's." + (
                 " Each legal loop fusion group has a kernel of its fused nest and a 0/1 param, "
                 "its toggle (Fuse_<procedure>_<k>): kernel main runs the fused kernel "
-                "[toggle] times and the group's nests [1 - toggle] times, so the fused "
-                "kernel when the toggle is 1, the group's nests when it is 0." if self.toggles else ""),
+                "[toggle] times and the group's nests [1 - toggle] times: the fused kernel "
+                "when the toggle is 1, the group's nests when it is 0."
+                if self.toggles else ""),
             "",
             "The amounts are expressions over the problem parameters. Machine and software "
             "parameters are numbers in them" + (f": {used}." if used else " (none is used).")
