@@ -191,7 +191,7 @@ def _keys(node: dict, root: dict, path: str, out: list[str]) -> None:
     if "$ref" in node:
         node = root["$defs"][node["$ref"].rsplit("/", 1)[-1]]
     if node.get("type") == "array" and isinstance(node.get("items"), dict):
-        _keys(node["items"], root, path + "[]", out)
+        _keys(node["items"], root, path.rstrip(".") + "[].", out)
         return
     required = set(node.get("required", ()))
     for key, child in node.get("properties", {}).items():
