@@ -36,15 +36,16 @@ WORKBOOKS = {
         "workbook-loops": ("Loop analysis", TABLE),
         "workbook-levels": ("Traffic at every cache level", TABLE),
         "workbook-ecm": ("Execution-Cache-Memory model", TABLE),
-        "workbook-notes": ("Notes", ((0.55, 0.55, 7.5, 2.5), 110))}),
+        "workbook-notes": ("Notes", ((0.55, 0.55, 7.5, 2.0), 90))}),
     "spmv-offload": (["examples/spmv.f90", "-m", "xeon-e5-2680", "--accelerator", "h100-pcie"],
                      {"workbook-idioms": ("Loop idioms", TABLE),
                       "workbook-offload": ("Offload", TABLE)}),
 }
-#: name -> satreport arguments of an HTML report
+#: name -> (satreport arguments of an HTML report, the one <section> shown by id, or "")
 HTML = {
-    "html-hypterm": ["examples/hypterm.f90"],
-    "html-lap-sweep": ["examples/lap.f90", "--sweep", "CacheKB=16..4096*2"],
+    "html-hypterm": (["examples/hypterm.f90"], ""),
+    "html-hypterm-charts": (["examples/hypterm.f90"], "charts"),
+    "html-lap-sweep": (["examples/lap.f90", "--sweep", "CacheKB=16..4096*2"], "sweep"),
 }
 
 
@@ -87,11 +88,17 @@ def workbook_pictures(name: str, work: Path) -> list[Path]:
 
 def html_picture(name: str, work: Path) -> Path:
     page = work / f"{name}.html"
-    run([sys.executable, "-m", "sat", *HTML[name], "-q", "--html", str(page)], ROOT)
+    arguments, section = HTML[name]
+    run([sys.executable, "-m", "sat", *arguments, "-q", "--html", str(page)], ROOT)
     target = IMAGES / f"{name}.png"
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if section:  # that section alone: the page's other sections hidden by a style
+        style = f"<style>body section:not(#{section}) {{ display: none; }}</style>"
+        page.write_text(page.read_text().replace("</head>", style + "</head>", 1))
+    address = page.as_uri()
     run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         "--window-size=1000,750", f"--screenshot={target}", page.as_uri()], work)
+         "--window-size=900,640", "--virtual-time-budget=3000", f"--screenshot={target}",
+         address], work)
     return target
 
 
