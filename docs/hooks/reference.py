@@ -129,21 +129,24 @@ def parameters() -> str:
              "`h100-pcie` accelerator, and for each bundled example. A derived default shows "
              "its formula. What the names mean and how defaults are chosen: "
              "[Parameter names and defaults](parameter-names.md).\n"]
-    seen: dict[str, tuple] = {}
+    seen: dict[str, tuple] = {}  # name -> (parameter, default by machine, its latest source)
     for sources, machine, accelerator in MACHINE_RUNS:
         for p in _model(sources, machine, accelerator).parameters:
             if p.group in ("machine", "software"):
-                seen.setdefault(p.name, (p, {}))[1][machine or "exascale"] = _default(p)
+                first, defaults, _ = seen.get(p.name, (p, {}, ""))
+                defaults[machine or "exascale"] = _default(p)
+                seen[p.name] = (first, defaults, p.source)
     for group, title in (("machine", "Machine, cost, level and accelerator parameters"),
                          ("software", "Software settings")):
         lines += [f"## {title}\n",
                   "| name | unit | default on exascale | default on xeon-e5-2680 | source "
-                  "(xeon-e5-2680) | meaning |", "| --- | --- | --- | --- | --- | --- |"]
-        for name, (p, defaults) in seen.items():
+                  "(on xeon-e5-2680 where it has one) | meaning |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for name, (p, defaults, source) in seen.items():
             if p.group != group:
                 continue
             lines.append(f"| `{name}` | {_cell(p.unit)} | {defaults.get('exascale', '—')} | "
-                         f"{defaults.get('xeon-e5-2680', '—')} | {_cell(p.source)} | "
+                         f"{defaults.get('xeon-e5-2680', '—')} | {_cell(source)} | "
                          f"{_cell(p.label)} |")
         lines.append("")
     lines += ["## The bundled examples' parameters\n",
