@@ -99,7 +99,7 @@ def end_to_end(lines: int, workdir: Path, recalc: bool) -> list[Step]:
 
 
 def summary(steps: list[Step]) -> list[str]:
-    """The figures the README quotes, pulled from the scripts' outputs."""
+    """The figures the guide quotes (docs/explanation/run-time.md), from the scripts' outputs."""
     by = {s.name.split()[0]: s.output for s in steps}
     front = by.get("bench_frontend.py", "")
     model = by.get("bench_model.py", "")

@@ -26,8 +26,12 @@ if ((${#missing[@]})); then
     fi
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+python3 -m pip install -q --disable-pip-version-check -e '.[test,docs]'
 python3 -m ruff check .
+# the user guide, built strictly into a temporary folder (never into the checkout)
+site_dir="$(mktemp -d)"
+python3 -m mkdocs build --strict --quiet --site-dir "$site_dir"
+rm -rf "$site_dir"
 # satreport as users get it: wheel and sdist, each in a fresh environment outside the checkout.
 python3 tests/check_package.py
 python3 -m pytest -q "$@"

@@ -503,7 +503,7 @@ def test_a_gather_in_two_members_is_one_gather_in_the_fused_nest(tmp_path):
 @pytest.mark.parametrize("how", [("--set", "Fuse_three_1=1"), ("--fuse", "all")])
 def test_the_aspen_model_carries_the_toggle(tmp_path, how):
     """--aspen writes the fused nest as a kernel of its own and the toggle as a param that
-    kernel main tests: read back by satreport's Aspen reader, main moves FUSED_SMALL bytes
+    kernel main iterates over: read back by satreport's Aspen reader, main moves FUSED_SMALL bytes
     with the toggle at 1 as written, UNFUSED_SMALL with it set to 0 in the model."""
     from sat import aspen
 
@@ -513,8 +513,12 @@ def test_the_aspen_model_carries_the_toggle(tmp_path, how):
                  "--aspen", str(model)]) == 0
     text = model.read_text()
     assert "param Fuse_three_1 = 1" in text
-    assert "if (Fuse_three_1 == 1) {\n      call Fuse_three_1_L10\n    } else {\n" \
+    # iterate [toggle] and iterate [1 - toggle]: constructs Aspen's runtime and resourcecount
+    # both evaluate (its runtime has no if in a kernel)
+    assert "iterate [Fuse_three_1] {\n      call Fuse_three_1_L10\n    }\n" \
+        "    iterate [1 - Fuse_three_1] {\n" \
         "      call three_L10\n      call three_L17\n      call three_L24\n    }" in text
+    assert "if (" not in text
     assert aspen.parse_text(text, str(model), strict=True).leniencies == ()
     app = aspen.load_model(model)
     fused = aspen.resources(app)

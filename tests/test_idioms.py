@@ -336,8 +336,8 @@ def test_a_user_file_replaces_a_builtin(tmp_path, capsys):
     assert ("stencil", "a0") in {(r["idiom"], r["array"]) for r in rows}
 
 
-def test_readme_shows_the_shipped_user_file():
-    readme = (ROOT / "README.md").read_text()
+def test_the_guide_shows_the_shipped_user_file():
+    readme = (ROOT / "docs" / "explanation" / "idioms.md").read_text()
     indented = "\n".join("    " + line if line else "" for line in
                          SPARSE.read_text().rstrip("\n").splitlines())
     assert indented in readme

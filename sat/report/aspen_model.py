@@ -289,8 +289,10 @@ class _Writer:
             "data) and stores (write-backs). Kernel main runs each nest once, so that its "
             "totals are satreport's." + (
                 " Each legal loop fusion group has a kernel of its fused nest and a 0/1 param, "
-                "its toggle (Fuse_<procedure>_<k>): kernel main runs the fused kernel when the "
-                "toggle is 1, the group's nests when it is 0." if self.toggles else ""),
+                "its toggle (Fuse_<procedure>_<k>): kernel main runs the fused kernel "
+                "[toggle] times and the group's nests [1 - toggle] times: the fused kernel "
+                "when the toggle is 1, the group's nests when it is 0."
+                if self.toggles else ""),
             "",
             "The amounts are expressions over the problem parameters. Machine and software "
             "parameters are numbers in them" + (f": {used}." if used else " (none is used).")
@@ -410,8 +412,12 @@ class _Writer:
             if group is None:
                 lines.append(f"    call {kernel.name}")
             elif kernel.work is group.members[0]:  # the group once, at its first nest
-                lines += [f"    if ({self.toggles[group.parameter]} == 1) {{",
-                          f"      call {by_work[id(group.work)].name}", "    } else {",
+                # iterate over the 0/1 toggle, not if/else: Aspen's runtime predictor has
+                # no implementation of an if in a kernel, both its tools evaluate iterate
+                toggle = self.toggles[group.parameter]
+                lines += [f"    iterate [{toggle}] {{",
+                          f"      call {by_work[id(group.work)].name}", "    }",
+                          f"    iterate [1 - {toggle}] {{",
                           *(f"      call {by_work[id(m)].name}" for m in group.members),
                           "    }"]
         return lines + ["  }"]
