@@ -202,7 +202,8 @@ class ExpressionBuilder:
         if called.upper() in _INTRINSICS and not self.declared(called.lower()):
             return node(F.Intrinsic_Function_Reference, word(F.Intrinsic_Name, called.upper()),
                         self.actual_args(args) if arguments else None)
-        if any(a.type == "keyword_argument" for a in arguments):
+        if any(a.type == "keyword_argument" or _literal_not_integer(a) for a in arguments):
+            # fparser's Part_Ref takes neither: it makes the reference a structure constructor
             specs = [self._component_spec(a) for a in arguments]
             return node(F.Structure_Constructor, word(F.Type_Name, called),
                         sequence(F.Component_Spec_List, specs))
@@ -252,6 +253,13 @@ class ExpressionBuilder:
         if ts.type == "extent_specifier":
             return node(F.Subscript_Triplet, *self.triplet(ts))
         return self.expr(ts)
+
+
+def _literal_not_integer(ts: object) -> bool:
+    """Whether an argument is a literal constant other than an integer."""
+    if ts.type in ("string_literal", "boolean_literal", "complex_literal"):
+        return True
+    return ts.type == "number_literal" and not isinstance(literal(text(ts)), F.Int_Literal_Constant)
 
 
 def _call_parts(ts: object) -> tuple[object, object]:

@@ -301,10 +301,15 @@ class UnitBuilder:
             return node(F.Entity_Decl, name(text(ts)), None, None, init)
         if ts.type == "sized_declarator":
             children = named(ts)
-            if len(children) != 2 or children[1].type != "size":
-                raise Unsupported("declarator")
-            return node(F.Entity_Decl, name(text(children[0])), self.array_spec(
-                named(children[1])), None, init)
+            size = next((c for c in children[1:] if c.type == "size"), None)
+            length = next((c for c in children[1:] if c.type == "character_length"), None)
+            if children[0].type != "identifier" or len(children) != 1 + (size is not None) + (
+                    length is not None):
+                raise Unsupported(f"declarator {text(ts)}")
+            return node(F.Entity_Decl, name(text(children[0])),
+                        self.array_spec(named(size)) if size is not None else None,
+                        word(F.Type_Param_Value, text(length).lstrip("*").strip())
+                        if length is not None else None, init)
         raise Unsupported(f"declarator {ts.type}")
 
     def array_spec(self, dims: list) -> object:
