@@ -656,7 +656,8 @@ def _notes(result: ModelResult) -> list[dict[str, Any]]:
     for n in result.notes:
         groups.setdefault(n.kind, []).append({"where": _where(n.file, n.line),
                                               "message": n.message})
-    titles = {"warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions"}
+    titles = {"warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions",
+              "parser": "Parsers"}
     return [{"kind": k, "title": titles.get(k, k.title()), "entries": items}
             for k, items in groups.items() if items]
 

@@ -87,11 +87,11 @@ def read_units(paths: Sequence[str], defines: Sequence[str], include_dirs: Seque
         try:
             source, parsed_by = _parse(path, parser, defines, include_dirs, program.warnings,
                                        blank.get(path, ()))
+            result.parsed_by.append(parsed_by)
             if source is None:
                 fparser = fparser or fortran_parser()
                 source = parse_file(path, fparser, defines, include_dirs, program.warnings,
                                     blank.get(path, ()))
-            result.parsed_by.append(parsed_by)
         except ParseFailure as failure:
             program.warnings.append(failure.diagnostic)
             result.failed = result.failed or bool(blank)
