@@ -373,7 +373,8 @@ class Program:
     procedures: list[Procedure] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
-    parsed_by: list[ParsedBy] = field(default_factory=list)  # Fortran files: which parser
+    # Fortran files: which parser read each (not part of the code description: not compared)
+    parsed_by: list[ParsedBy] = field(default_factory=list, compare=False)
 
     def procedure(self, name: str) -> Procedure | None:
         name = name.lower()

@@ -47,9 +47,10 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
     if fortran:
         from sat.frontend.fortran.shares import start
 
-        # the workers sharing a big parse start before this process imports the front end
+        # the workers sharing a big parse start before this process imports the front end;
+        # tree-sitter's parse is fast enough that starting them costs more than it saves
         started = start(fortran, defines, include_dirs, processes, fortran_parser) \
-            if processes > 1 else None
+            if processes > 1 and fortran_parser == "fparser" else None
         from sat.frontend.fortran import read_fortran
 
         try:

@@ -30,11 +30,11 @@ def read_fortran(paths: Sequence[str], defines: Sequence[str] = (),
 
     fparser and the analysis recurse once per operator of an expression: a statement with a
     few hundred terms needs a deeper stack than Python's default, so the work runs in a thread
-    with a large stack and a raised recursion limit.  With ``processes`` > 1 a big program is
-    read in shares by that many processes (:mod:`sat.frontend.fortran.shares`; ``started``: shares
-    already under way), to the same result.
+    with a large stack and a raised recursion limit.  With ``processes`` > 1 and fparser, a big
+    program is read in shares by that many processes (:mod:`sat.frontend.fortran.shares`;
+    ``started``: shares already under way), to the same result.
     """
-    if started is None and processes > 1:
+    if started is None and processes > 1 and parser == "fparser":
         started = start(paths, defines, include_dirs, processes, parser)
     return run_with_deep_stack(
         lambda: _read_fortran(paths, defines, include_dirs, progress or (lambda _: None),

@@ -263,12 +263,16 @@ class UnitBuilder:
 
     def _procedure_declaration(self, ts: object, spec: object) -> object:
         interface = next((c for c in named(spec) if c.type == "procedure_interface"), None)
-        attrs = [word(F.Proc_Attr_Spec, text(c).upper()) for c in named(spec)
+        attrs = [node(F.Proc_Attr_Spec, text(c).upper(), None) for c in named(spec)
                  if c.type == "procedure_attribute"]
         decls = []
         for declarator in ts.children_by_field_name("declarator"):
-            target = declarator.child_by_field_name("left") or declarator
-            decls.append(node(F.Proc_Decl, name(text(target)), None, None))
+            target = declarator.child_by_field_name("left")
+            if target is None:
+                decls.append(name(text(declarator)))
+            else:
+                decls.append(node(F.Proc_Decl, name(text(target)), "=>",
+                                  node(F.Function_Reference, name("null"), None)))
         return self.stmt(F.Procedure_Declaration_Stmt, ts,
                          name(text(interface)) if interface is not None else None,
                          sequence(F.Proc_Attr_Spec_List, attrs) if attrs else None,
@@ -434,8 +438,9 @@ class UnitBuilder:
                 generic = next((c for c in named(child) if c.type == "name"), None)
                 if any(c.type in ("operator", "assignment") for c in named(child)):
                     raise Unsupported("operator interface")
-                content.append(self.stmt(F.Interface_Stmt, child,
-                                         name(text(generic)) if generic else None))
+                abstract = text(child).lower().startswith("abstract")
+                content.append(self.stmt(F.Interface_Stmt, child, name(text(generic)) if generic
+                                         else ("ABSTRACT" if abstract else None)))
             elif child.type in ("subroutine", "function"):
                 opening = named(child)[0]
                 stmt = (self._subroutine_stmt if child.type == "subroutine"
