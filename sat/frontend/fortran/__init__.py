@@ -1,8 +1,8 @@
 """The Fortran front end: fparser's node model -> :mod:`sat.ir`.
 
 :func:`read_fortran` (``read.py``) parses each file with tree-sitter (``treesitter.py``,
-``fixedform.py``; ``ts_units.py`` and ``ts_expressions.py`` build fparser's node model from
-its tree) or with fparser (``parse.py``; ``preprocess.py`` for the upper-case suffixes, both
+``fixedform.py``; ``ts_units.py``, ``ts_statements.py`` and ``ts_expressions.py`` build
+fparser's node model from its tree) or with fparser (``parse.py``; ``preprocess.py`` for the upper-case suffixes, both
 parsers), gathers the modules and procedures and reads their declarations
 (``program.py``, ``symbols.py``), then analyses each procedure (``analyser.py`` and its parts
 ``statements.py``, ``loops.py``, ``references.py``, ``calls.py``, ``expressions.py``; what they
