@@ -6,12 +6,15 @@ by ``bench/generate_fortran.py`` (400 and 1,600 nests by default), times in one 
 
 1. fparser's parse of the file alone (in this process, once);
 2. tree-sitter's parse alone (the fast parser's floor);
-3. ``satreport FILE -o x.xlsx --json x.json --html x.html --fortran-parser fparser``;
+3. ``satreport FILE -o x.xlsx --json x.json --html x.html -j 1 --fortran-parser fparser``
+   (one process, so that its processor time is all of it);
 4. the same with ``--fortran-parser tree-sitter`` (the default);
 
-each satreport run a fresh process, with its wall time, its peak memory (maximum resident
-set) and exit status. The last columns compare the tree-sitter run with the fparser parse
-alone and with the fparser run.
+each satreport run a fresh process, with its processor time (user and system), its wall
+time, its peak memory (maximum resident set) and exit status. The parses are timed in this
+process, processor time too. On a machine shared with other work the wall time grows with the
+load while the processor time does not: the ratios in the last columns are of processor
+times (the tree-sitter run against the fparser parse alone, and against the fparser run).
 
 Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [N_NESTS ...]``
 """
@@ -38,7 +41,7 @@ KERNELS = next((p for p in (HERE.parent.parent / "shared", HERE.parent.parent.pa
 
 
 def fparser_parse(path: str) -> float:
-    """Seconds fparser takes to parse the file (its reader and its f2008 parser)."""
+    """Processor seconds fparser takes to parse the file (its reader and its f2008 parser)."""
     from fparser.common.readfortran import FortranFileReader
     from fparser.two import symbol_table
     from fparser.two.parser import ParserFactory
@@ -48,28 +51,29 @@ def fparser_parse(path: str) -> float:
     def parse() -> float:
         symbol_table.SYMBOL_TABLES.clear()
         parser = ParserFactory().create(std="f2008")
-        start = time.perf_counter()
+        start = time.process_time()
         parser(FortranFileReader(path, ignore_comments=False))
-        return time.perf_counter() - start
+        return time.process_time() - start
 
     return run_with_deep_stack(parse, "bench-fparser")
 
 
 def tree_sitter_parse(path: str) -> float:
-    """Seconds tree-sitter takes to parse the file's bytes."""
+    """Processor seconds tree-sitter takes to parse the file's bytes."""
     import tree_sitter
     import tree_sitter_fortran
 
     parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_fortran.language()))
     data = Path(path).read_bytes()
-    start = time.perf_counter()
+    start = time.process_time()
     parser.parse(data)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
-def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak memory (MB) and exit status of one satreport run."""
-    command = [sys.executable, "-m", "sat", path, "-q", "--fortran-parser", parser,
+def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, float, int]:
+    """Processor seconds, wall seconds, peak memory (MB) and exit status of one satreport
+    run (its worker processes, if any, are not counted)."""
+    command = [sys.executable, "-m", "sat", path, "-q", "-j", "1", "--fortran-parser", parser,
                "-o", str(out / "x.xlsx"), "--json", str(out / "x.json"),
                "--html", str(out / "x.html")]
     start = time.perf_counter()
@@ -77,7 +81,8 @@ def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, int]:
     _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     process.stderr.close()
-    return elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    return (usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss / 1024,
+            os.waitstatus_to_exitcode(status))
 
 
 def main() -> None:
@@ -95,7 +100,7 @@ def main() -> None:
             path.write_text(generate_module(count))
             inputs.append((f"generated {count}", str(path)))
         print("| program | lines | fparser parse | tree-sitter parse | satreport, fparser "
-              "| satreport, tree-sitter | tree-sitter run / fparser parse "
+              "(-j 1) | satreport, tree-sitter | tree-sitter run / fparser parse "
               "| tree-sitter run / fparser run |")
         print("|---|---|---|---|---|---|---|---|")
         for label, path in inputs:
@@ -105,9 +110,9 @@ def main() -> None:
             slow = end_to_end(path, "fparser", folder)
             fast = end_to_end(path, "tree-sitter", folder)
 
-            def run(result: tuple[float, float, int]) -> str:
-                seconds, megabytes, status = result
-                return f"{seconds:.2f} s, {megabytes:.0f} MB" + (
+            def run(result: tuple[float, float, float, int]) -> str:
+                cpu, wall, megabytes, status = result
+                return f"{cpu:.2f} s ({wall:.1f} s wall), {megabytes:.0f} MB" + (
                     f" (exit {status})" if status else "")
 
             print(f"| {label} | {lines:,} | {parse:.2f} s | {fast_parse:.3f} s | {run(slow)} "
