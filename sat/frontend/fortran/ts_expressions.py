@@ -76,11 +76,16 @@ class ExpressionBuilder:
 
     def __init__(self, declared: Callable[[str], bool]):
         self.declared = declared
+        self._handlers: dict[str, Callable[[object], object]] = {}
 
     def expr(self, ts: object) -> object:
-        handler = getattr(self, "_" + ts.type, None)
+        kind = ts.type
+        handler = self._handlers.get(kind)
         if handler is None:
-            raise Unsupported(f"expression {ts.type}")
+            handler = getattr(self, "_" + kind, None)
+            if handler is None:
+                raise Unsupported(f"expression {kind}")
+            self._handlers[kind] = handler
         return handler(ts)
 
     def _identifier(self, ts: object) -> object:
@@ -123,12 +128,12 @@ class ExpressionBuilder:
         return self.expr(ts)
 
     def _math_expression(self, ts: object) -> object:
-        op = text(ts.child_by_field_name("operator"))
+        left, operator, right = _operands(ts)
+        op = text(operator)
         cls = _BINARY.get(op)
         if cls is None:
             raise Unsupported(f"operator {op}")
-        return node(cls, self.expr(ts.child_by_field_name("left")), op,
-                    self.expr(ts.child_by_field_name("right")))
+        return node(cls, self.expr(left), op, self.expr(right))
 
     def _unary_expression(self, ts: object) -> object:
         op = text(ts.child_by_field_name("operator"))
@@ -201,7 +206,8 @@ class ExpressionBuilder:
         arguments = named(args)
         if called.upper() in _INTRINSICS and not self.declared(called.lower()):
             return node(F.Intrinsic_Function_Reference, word(F.Intrinsic_Name, called.upper()),
-                        self.actual_args(args) if arguments else None)
+                        sequence(F.Actual_Arg_Spec_List, [self.actual(a) for a in arguments])
+                        if arguments else None)
         if any(a.type == "keyword_argument" or _literal_not_integer(a) for a in arguments):
             # fparser's Part_Ref takes neither: it makes the reference a structure constructor
             specs = [self._component_spec(a) for a in arguments]
@@ -209,7 +215,8 @@ class ExpressionBuilder:
                         sequence(F.Component_Spec_List, specs))
         if not arguments:
             return node(F.Function_Reference, name(called), None)
-        return node(F.Part_Ref, name(called), self._subscripts(args))
+        return node(F.Part_Ref, name(called), sequence(
+            F.Section_Subscript_List, [self.subscript(a) for a in arguments]))
 
     def _component_spec(self, ts: object) -> object:
         if ts.type == "keyword_argument":
@@ -260,6 +267,15 @@ def _literal_not_integer(ts: object) -> bool:
     if ts.type in ("string_literal", "boolean_literal", "complex_literal"):
         return True
     return ts.type == "number_literal" and not isinstance(literal(text(ts)), F.Int_Literal_Constant)
+
+
+def _operands(ts: object) -> tuple[object, object, object]:
+    """A binary expression's left operand, operator and right operand."""
+    children = ts.children
+    if len(children) == 3:
+        return children[0], children[1], children[2]
+    return (ts.child_by_field_name("left"), ts.child_by_field_name("operator"),
+            ts.child_by_field_name("right"))
 
 
 def _call_parts(ts: object) -> tuple[object, object]:
