@@ -98,7 +98,9 @@ def test_fixed_form_becomes_free_form_line_for_line():
             "   10 y = 'ab\n"
             "     1cd'\n"
             "      z = 1" + " " * 61 + "sequence number from column 73\n"
-            "\tw = 2\n")
+            "\tw = 2\n"
+            "   ! an indented comment\n"
+            "     !    + 3\n")
     assert fixed_to_free(text).split("\n") == [
         "!     a comment",
         "      x = a +&",  # the code ends before the blanks
@@ -106,7 +108,9 @@ def test_fixed_form_becomes_free_form_line_for_line():
         "   10 y = 'ab&",  # inside a string: joined as written, no blank lost
         "     &cd'",
         "      z = 1" + " " * 61,  # columns 73 and beyond are dropped
-        "      w = 2",  # tab form: the statement starts after the tab
+        "      w = 2&",  # tab form: the statement starts after the tab
+        "!  ! an indented comment",
+        "     &    + 3",  # '!' in column 6 marks a continuation (fparser's rule)
         "",
     ]
 

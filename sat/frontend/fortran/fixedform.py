@@ -1,25 +1,31 @@
 """Fixed-form Fortran as free form, line for line, for the tree-sitter parser.
 
 The conversion is mechanical and keeps every line where it was (so line numbers need no
-map): a comment line (``c``, ``C``, ``*``, ``d``, ``D`` or ``!`` in column 1, or ``!`` as its
-first non-blank character) becomes a ``!`` comment; columns 73 and beyond are dropped; a line
-with a character other than blank or ``0`` in column 6 is a continuation: the previous code
-line gets a ``&`` where its code ends (before any ``!`` comment) and the continuation line
-starts with ``&``, so that a name or a string split across the two lines is joined as in fixed
-form. A tab in the first six columns ends the label field (a digit after it marks a
-continuation).
+map): a comment line (``c``, ``C``, ``*`` or ``!`` in column 1, or ``!`` as its first
+non-blank character anywhere but column 6: fparser's rule) becomes a ``!`` comment; columns
+73 and beyond are dropped; a line with a character other than blank or ``0`` in column 6 is
+a continuation: the previous code line gets a ``&`` where its code ends (before any ``!``
+comment) and the continuation line starts with ``&``, so that a name or a string split
+across the two lines is joined as in fixed form. A tab in the first six columns ends the
+label field (a digit after it marks a continuation).
 """
 
 from __future__ import annotations
 
 FIXED_FORM_SUFFIXES = (".f", ".for", ".ftn", ".f77")
-_COMMENT_MARKS = frozenset("cC*dD!")
+_COMMENT_MARKS = frozenset("cC*!")
 
 
 def is_fixed_form(path: str) -> bool:
     """Whether a file is fixed form by its suffix (as fparser decides for these suffixes)."""
     lowered = path.lower()
     return any(lowered.endswith(suffix) for suffix in FIXED_FORM_SUFFIXES)
+
+
+def _bang_comment(line: str) -> bool:
+    """A line whose first non-blank character is a '!' outside column 6."""
+    stripped = line.lstrip(" ")
+    return stripped[:1] == "!" and len(line) - len(stripped) != 5
 
 
 def _fields(line: str) -> tuple[str, bool, str]:
@@ -56,7 +62,7 @@ def fixed_to_free(text: str) -> str:
     for raw in text.split("\n"):
         ending = "\r" if raw.endswith("\r") else ""
         line = raw[:-1] if ending else raw
-        if line[:1] in _COMMENT_MARKS or line.lstrip()[:1] == "!" or not line.strip():
+        if line[:1] in _COMMENT_MARKS or _bang_comment(line) or not line.strip():
             out.append(("!" + line[1:] if line.strip() else "") + ending)
             continue
         label, continued, statement = _fields(line)
