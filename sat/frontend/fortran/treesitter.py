@@ -119,5 +119,8 @@ def parse_file(path: str, defines: Sequence[str], include_dirs: Sequence[str],
         raise Fallback(f"a construct the fast parser does not read ({exc})") from None
     except RecursionError:
         raise Fallback("expression nesting too deep for the fast parser") from None
+    except Exception as exc:  # a tree of a shape the adapter does not expect: fparser reads it
+        raise Fallback(f"the fast parser's adapter failed ({type(exc).__name__}: "
+                       f"{str(exc)[:80]})") from None
     warnings.extend(heard)
     return Source(path, program, _PARSED_ID, None)
