@@ -187,3 +187,81 @@ def test_option_and_outputs_say_which_parser(tmp_path, capsys):
         assert data["parsers"] == [{"file": example, "parser": chosen}]
         assert {"kind": "parser", "file": example, "line": 0,
                 "message": f"read by {chosen}"} in data["notes"]
+
+
+CONSTRUCTS = """\
+module shapes
+  implicit none
+  integer, parameter :: n = 8, m = 2*n + 1
+  real(8), parameter :: half = 0.5d0
+  interface twice
+    module procedure twice_r
+  end interface
+contains
+  real(8) function twice_r(x) result(y)
+    real(8), intent(in) :: x
+    y = 2.0d0*x
+  end function
+  subroutine all_forms(a, b, c, k)
+    real(8), intent(inout) :: a(n), b(0:n+1, m)
+    complex(8) :: c(n)
+    integer :: k, i, j
+    character(len=8) :: label
+    do 10 j = 1, m
+      do 10 i = 1, n
+        b(i, j) = b(i-1, j) + half*b(i+1, j)
+10  continue
+    outer: do i = 1, n
+      if (a(i) > 1.0d0 .and. k /= 0) then
+        a(i) = sqrt(a(i))
+      else if (a(i) < -1.0d0) then
+        a(i) = -a(i)**2
+      else
+        cycle outer
+      end if
+    end do outer
+    select case (k)
+    case (1, 3:4)
+      a(1:n:2) = twice(a(2:n:2))
+    case default
+      a = 0.0d0
+    end select
+    where (a > 0.0d0)
+      a = log(a)
+    elsewhere
+      a = exp(a)
+    end where
+    forall (i = 1:n, a(i) /= 0.0d0) a(i) = 1.0d0/a(i)
+    associate (first => a(1), s => b(1, 1) + b(2, 1))
+      first = s*first
+    end associate
+    c = cmplx(a, 1.0d0, kind=8)*c
+    label = 'x' // "y"
+    do while (k > 0)
+      k = k - 1
+    end do
+    if (k == 0) go to 20
+    write (*, *) label
+20  continue
+  end subroutine
+end module
+"""
+
+
+def test_every_statement_form_parity(tmp_path):
+    # labelled and named loops, IF/ELSE IF/ELSE, SELECT CASE with a range, WHERE/ELSEWHERE,
+    # FORALL with a mask, ASSOCIATE, array sections with strides, a generic interface,
+    # complex arithmetic, concatenation, DO WHILE, GO TO: one code description either way
+    source = tmp_path / "forms.f90"
+    source.write_text(CONSTRUCTS)
+    assert_parity([str(source)])
+
+
+def test_named_constructs_parity(tmp_path):
+    source = tmp_path / "named.f90"
+    source.write_text("subroutine init(n, a)\n  integer :: n\n  real(8) :: a(n)\n"
+                      "  fill: block\n    integer :: i\n    do i = 1, n\n"
+                      "      a(i) = 2.0d0*a(i) + 1.0d0\n    end do\n  end block fill\n"
+                      "  again: if (n > 1) then\n    a(1) = a(1)*3.0d0\n  end if again\n"
+                      "end subroutine\n")
+    assert_parity([str(source)])

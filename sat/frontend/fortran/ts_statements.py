@@ -25,7 +25,7 @@ from sat.frontend.fortran.ts_expressions import (
     word,
 )
 
-SKIPPED = frozenset({"comment", "statement_label"})
+SKIPPED = frozenset({"comment", "statement_label", "block_label_start_expression"})
 
 
 @dataclass(frozen=True)
