@@ -77,10 +77,9 @@ def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, float, 
                "-o", str(out / "x.xlsx"), "--json", str(out / "x.json"),
                "--html", str(out / "x.html")]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    process.stderr.close()
     return (usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss / 1024,
             os.waitstatus_to_exitcode(status))
 
