@@ -78,9 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="NAME[=VALUE]", help="preprocessor definition (.F90, .F, .c)")
     front.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                        help="preprocessor include directory")
+    front.add_argument("--fortran-parser", choices=["tree-sitter", "fparser"],
+                       default="tree-sitter",
+                       help="tree-sitter (default): the fast parser, with fparser for any file "
+                            "it finds an error in or cannot read whole; fparser: every file "
+                            "with fparser (the Notes and JSON 'parsers' say which read each)")
     front.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                       help="processes that share the parse of a big Fortran program "
-                            "(default: the cores available, at most 4; 1: one process)")
+                       help="processes that share fparser's parse of a big Fortran program "
+                            "(with --fortran-parser fparser; default: the cores available, at "
+                            "most 4; 1: one process)")
     explore = parser.add_argument_group("exploration")
     explore.add_argument("--sweep", dest="sweeps", action="append", default=[],
                          metavar="NAME=LO..HI[:STEPS|*FACTOR]",

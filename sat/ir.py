@@ -344,6 +344,15 @@ class Procedure(Body):
 
 
 @dataclass
+class ParsedBy:
+    """Which parser read one source file, and why the fast one did not (``reason``)."""
+
+    file: str
+    parser: str  # "tree-sitter" or "fparser"
+    reason: str = ""
+
+
+@dataclass
 class Diagnostic:
     """A diagnostic tied to a place in the sources."""
 
@@ -364,6 +373,8 @@ class Program:
     procedures: list[Procedure] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    # Fortran files: which parser read each (not part of the code description: not compared)
+    parsed_by: list[ParsedBy] = field(default_factory=list, compare=False)
 
     def procedure(self, name: str) -> Procedure | None:
         name = name.lower()

@@ -32,11 +32,12 @@ def c_error(tmp_path: Path, name: str, text: str) -> str:
     return f"{path.name}:{diagnostic.line}: {diagnostic.message}"
 
 
-def fortran_warnings(tmp_path: Path, name: str, text: str) -> tuple[int, list[str]]:
+def fortran_warnings(tmp_path: Path, name: str, text: str,
+                     parser: str = "tree-sitter") -> tuple[int, list[str]]:
     """Files parsed and the diagnostics (file names relative to ``tmp_path``)."""
     path = tmp_path / name
     path.write_text(text)
-    program, parsed = read_fortran([str(path)])
+    program, parsed = read_fortran([str(path)], parser=parser)
     return parsed, [str(w).replace(f"{tmp_path}/", "") for w in program.warnings]
 
 
@@ -118,6 +119,8 @@ def test_fparser_internal_error_through_the_cli(tmp_path, capsys, monkeypatch):
 
 
 # ---------------------------------------------------------------- Fortran: statement length
+# The limit protects fparser's parse, whose time grows with the square of a statement's
+# length; tree-sitter reads such statements in linear time (tests/test_fortran_parsers.py).
 
 
 def refused(length: int) -> str:
@@ -144,7 +147,7 @@ def refused(length: int) -> str:
      + "\n#endif\nend subroutine s\n", 5, 9003),
 ])
 def test_over_long_statement_is_refused(tmp_path, name, text, line, length):
-    parsed, warnings = fortran_warnings(tmp_path, name, text)
+    parsed, warnings = fortran_warnings(tmp_path, name, text, "fparser")
     assert parsed == 0
     assert warnings == [f"{name}:{line}: {refused(length)}"]
 
@@ -154,11 +157,11 @@ def test_limit_boundary(tmp_path, monkeypatch):
     head = "subroutine s(y)\n  real :: y\n"
     # "y = 1+1+1+1+1+1+1+11": 4 + 15 + 1 = 20 characters, at the limit: parsed.
     parsed, warnings = fortran_warnings(tmp_path, "at.f90", head + "  y = " + ones(8) + "1\n"
-                                        "end subroutine s\n")
+                                        "end subroutine s\n", "fparser")
     assert parsed == 1 and not any("limit" in w for w in warnings)
     # One more digit: 21 characters, refused.
     parsed, warnings = fortran_warnings(tmp_path, "over.f90", head + "  y = " + ones(8) + "11\n"
-                                        "end subroutine s\n")
+                                        "end subroutine s\n", "fparser")
     assert parsed == 0
     assert warnings == ["over.f90:3: statement of 21 characters is longer than satreport's "
                         "limit of 20; the file is skipped"]
@@ -184,7 +187,7 @@ def test_long_statement_in_an_included_file(tmp_path):
     text = "subroutine s(y)\n  real :: y\n  include 'long.inc'\nend subroutine s\n"
     path = tmp_path / "main.f90"
     path.write_text(text)
-    program, parsed = read_fortran([str(path)])
+    program, parsed = read_fortran([str(path)], parser="fparser")
     assert parsed == 0
     [warning] = program.warnings
     assert Path(warning.file) == tmp_path / "long.inc"
@@ -197,9 +200,9 @@ def test_other_sources_are_still_analysed(tmp_path):
                     "    a(i) = a(i) * 2.0\n  end do\nend subroutine g\n")
     bad = tmp_path / "bad.f90"
     bad.write_text("subroutine b(y)\n  real :: y\n  y = " + ones(4500) + "\nend subroutine b\n")
-    program = read_sources([str(good), str(bad)])
+    program = read_sources([str(good), str(bad)], fortran_parser="fparser")
     assert [p.name for p in program.procedures] == ["g"]
     assert [str(w) for w in program.warnings] == [f"{bad}:3: {refused(9003)}"]
     with pytest.raises(FrontendError) as caught:
-        read_sources([str(bad)])
+        read_sources([str(bad)], fortran_parser="fparser")
     assert str(caught.value) == f"nothing could be analysed: {bad}:3: {refused(9003)}"

@@ -90,8 +90,8 @@ def test_a_read_in_shares_equals_one_read(tmp_path, always_share):
     path.write_text(generate_module(40, seed=3))
     plan = shares.plan([str(path)], [], 2)
     assert plan is not None and len(plan) == 2 and all(share.owned for share in plan)
-    one, parsed_one = read_fortran([str(path)], processes=1)
-    shared, parsed_shared = read_fortran([str(path)], processes=2)
+    one, parsed_one = read_fortran([str(path)], processes=1, parser="fparser")
+    shared, parsed_shared = read_fortran([str(path)], processes=2, parser="fparser")
     assert parsed_shared == parsed_one == 1
     assert len(one.procedures) == 4
     assert _dump(shared) == _dump(one)
@@ -100,8 +100,8 @@ def test_a_read_in_shares_equals_one_read(tmp_path, always_share):
 def test_a_read_in_shares_keeps_warnings_in_source_order(tmp_path, always_share):
     path = tmp_path / "m.f90"
     path.write_text(TRICKY.replace("x(i) = 1.0", "x(i) = mystery(1.0)"))
-    one, _ = read_fortran([str(path)], processes=1)
-    shared, _ = read_fortran([str(path)], processes=3)
+    one, _ = read_fortran([str(path)], processes=1, parser="fparser")
+    shared, _ = read_fortran([str(path)], processes=3, parser="fparser")
     assert any("mystery" in w.message for w in one.warnings)
     assert _dump(shared) == _dump(one)
 
@@ -114,8 +114,8 @@ def test_a_syntax_error_in_a_share_is_reported_as_by_one_read(tmp_path, always_s
     last = body(str(path))[-1]
     text[last.first] = "    x = = 1"  # inside a body only one share parses
     path.write_text("\n".join(text) + "\n")
-    one, parsed_one = read_fortran([str(path)], processes=1)
-    shared, parsed_shared = read_fortran([str(path)], processes=2)
+    one, parsed_one = read_fortran([str(path)], processes=1, parser="fparser")
+    shared, parsed_shared = read_fortran([str(path)], processes=2, parser="fparser")
     assert parsed_one == parsed_shared == 0
     assert _dump(shared) == _dump(one)
     assert "syntax error" in one.warnings[0].message

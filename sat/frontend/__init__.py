@@ -33,11 +33,12 @@ class FrontendError(Exception):
 def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
                  functions: list[str] | None = None,
                  progress: Callable[[str], None] | None = None,
-                 processes: int = 1) -> ir.Program:
+                 processes: int = 1, fortran_parser: str = "tree-sitter") -> ir.Program:
     """Read ``paths`` as one program; keep only ``functions`` (case-insensitive) if given.
 
     ``progress`` hears what is being read and, for each file, how many procedures and loops
     were found in it.  Up to ``processes`` processes share the parse of big Fortran sources.
+    ``fortran_parser``: ``tree-sitter`` (fparser for the files it cannot read) or ``fparser``.
     """
     progress = progress or (lambda _message: None)
     program = ir.Program(sources=list(paths))
@@ -46,13 +47,15 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
     if fortran:
         from sat.frontend.fortran.shares import start
 
-        # the workers sharing a big parse start before this process imports the front end
-        started = start(fortran, defines, include_dirs, processes) if processes > 1 else None
+        # the workers sharing a big parse start before this process imports the front end;
+        # tree-sitter's parse is fast enough that starting them costs more than it saves
+        started = start(fortran, defines, include_dirs, processes, fortran_parser) \
+            if processes > 1 and fortran_parser == "fparser" else None
         from sat.frontend.fortran import read_fortran
 
         try:
             part, parsed = read_fortran(fortran, defines, include_dirs, progress,
-                                        started=started)
+                                        started=started, parser=fortran_parser)
         except Exception as exc:  # never a traceback: the run reports what went wrong
             program.warnings.append(ir.Diagnostic(
                 f"Fortran front end failed: {type(exc).__name__}: {exc}", fortran[0], 0))
@@ -61,6 +64,7 @@ def read_sources(paths: list[str], defines: Sequence[str] = (), include_dirs: Se
             _tiles(part.procedures, defines)
             program.procedures.extend(part.procedures)
             program.warnings.extend(part.warnings)
+            program.parsed_by.extend(part.parsed_by)
             for path in fortran:
                 _found(progress, path, [p for p in part.procedures if p.file == path])
     for path in paths:

@@ -517,6 +517,9 @@ def build_model(program: Program, params: ParameterSet,
     ctx = ModelContext(params, (c for proc in program.procedures for c in proc.constants))
     # The front ends' warnings head the Notes: every one, with its place in the sources.
     ctx.notes.extend(Note(w.message, "warning", w.file, w.line) for w in program.warnings)
+    # then which parser read each Fortran file, and why not the fast one when it did not
+    ctx.notes.extend(Note(f"read by {p.parser}" + (f" ({p.reason})" if p.reason else ""),
+                          "parser", p.file) for p in program.parsed_by)
     known = {proc.name.lower() for proc in program.procedures}
     # idioms are where the source has them: in each procedure, callees not written into nests
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)

@@ -67,7 +67,7 @@ class Note:
     """An assumption, a default that was used, or a source warning (file:line)."""
 
     message: str
-    kind: str = "assumption"  # "warning", "assumption", "default"
+    kind: str = "assumption"  # "warning", "assumption", "default", "parser"
     file: str = ""
     line: int = 0
 

@@ -134,7 +134,8 @@ def _run(run: Run) -> int:
         with collector.paused(survivors=True, cycles=True):  # the parse trees hold cycles
             program = read_sources(args.sources, args.defines, args.include_dirs, functions,
                                    progress=run.progress,
-                                   processes=args.jobs or available_cores()) \
+                                   processes=args.jobs or available_cores(),
+                                   fortran_parser=args.fortran_parser) \
                 if args.sources else _no_program()
         return program_outputs(run, program, workbook, machine, scenario)
 

@@ -657,7 +657,8 @@ def _notes(result: ModelResult) -> list[dict[str, Any]]:
         groups.setdefault(n.kind, []).append({"where": _where(n.file, n.line),
                                               "message": n.message})
     titles = {"error": "Errors of satreport (numbers outside their physical bounds)",
-              "warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions"}
+              "warning": "Warnings", "default": "Defaults used", "assumption": "Assumptions",
+              "parser": "Parsers"}
     return [{"kind": k, "title": titles.get(k, k.title()), "entries": items}
             for k, items in groups.items() if items]
 

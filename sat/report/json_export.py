@@ -156,6 +156,10 @@ def to_json_data(
     return {
         "satreport": __version__,
         "sources": list(program.sources),
+        # which parser read each Fortran file ("reason": why not tree-sitter, when it did not)
+        "parsers": [{"file": p.file, "parser": p.parser, **({"reason": p.reason} if p.reason
+                                                            else {})}
+                    for p in program.parsed_by],
         "machine": machine,
         "parameters": [
             {"name": p.name, "label": p.label, "unit": p.unit, "group": p.group,

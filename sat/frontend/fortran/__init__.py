@@ -1,11 +1,13 @@
-"""The Fortran front end: fparser parse trees -> :mod:`sat.ir`.
+"""The Fortran front end: fparser's node model -> :mod:`sat.ir`.
 
-:func:`read_fortran` (``read.py``) parses each file (``parse.py``; ``preprocess.py`` for the
-upper-case suffixes), gathers the modules and procedures and reads their declarations
-(``program.py``, ``symbols.py``), then analyses each procedure (``analyser.py`` and its parts
-``statements.py``, ``loops.py``, ``references.py``, ``calls.py``, ``expressions.py``; what they
-read of fparser's trees is in ``tree.py``). A big program is read in shares by several
-processes (``shares.py``, ``worker.py``).
+:func:`read_fortran` (``read.py``) parses each file with tree-sitter (``treesitter.py``,
+``fixedform.py``; ``ts_units.py``, ``ts_statements.py`` and ``ts_expressions.py`` build
+fparser's node model from its tree) or with fparser (``parse.py``; ``preprocess.py`` for the
+upper-case suffixes, both parsers), gathers the modules and procedures and reads their
+declarations (``program.py``, ``symbols.py``), then analyses each procedure (``analyser.py``
+and its parts ``statements.py``, ``loops.py``, ``references.py``, ``calls.py``,
+``expressions.py``; what they read of fparser's node model is in ``tree.py``). A big program
+read by fparser is read in shares by several processes (``shares.py``, ``worker.py``).
 
 Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py``):
 

@@ -113,15 +113,13 @@ def _check_statement_lengths(parse_path: str, dirs: list[str], path: str,
                                f"limit of {MAX_STATEMENT_CHARS}; the file is skipped", file, line)
 
 
-def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence[str],
-               warnings: list[ir.Diagnostic],
-               blank: Sequence[tuple[int, int]] = ()) -> Source:
-    """Parse one Fortran file (preprocessing upper-case suffixes); raises :class:`ParseFailure`.
-
-    ``blank``: line ranges parsed as empty lines (see :mod:`sat.frontend.fortran.shares`).
-    """
-    import fparser.two.symbol_table as symbol_table
-
+def read_text(path: str, defines: Sequence[str], include_dirs: Sequence[str],
+              warnings: list[ir.Diagnostic], blank: Sequence[tuple[int, int]] = ()
+              ) -> tuple[bytes, bytes, Preprocessed | None]:
+    """The file's bytes and the text a parser reads (preprocessed for upper-case suffixes,
+    without a UTF-8 byte order mark, fixed-form comments ending in '&' cut, ``blank``'s
+    lines emptied); raises :class:`ParseFailure`. Warns of bytes that are not UTF-8 and of
+    directives left in a file with a lower-case suffix."""
     if not os.path.isfile(path):
         raise ParseFailure("cannot read file: no such file", path)
     try:
@@ -130,36 +128,50 @@ def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence
     except OSError as exc:
         raise ParseFailure(f"cannot read file: {exc.strerror or exc}", path) from None
     _check_encoding(raw, path, warnings)
+    if needs_preprocessing(path):
+        try:
+            pre = preprocess(path, defines, include_dirs)
+        except PreprocessError as exc:
+            raise ParseFailure(str(exc), path, exc.line) from None
+        return raw, _fixed_form_comments(pre.text.encode(), parse_name(path)), pre
+    text = _fixed_form_comments(raw.removeprefix(b"\xef\xbb\xbf"), path)
+    if text == raw:
+        directive = re.search(rb"(?m)^#\s*(if|ifdef|ifndef|define|include)\b", raw)
+        if directive:
+            warnings.append(ir.Diagnostic(
+                "preprocessor directives in a file with a lower-case suffix are not "
+                "processed (all branches of #if are counted); name it .F90/.F to "
+                "preprocess it", path, raw[: directive.start()].count(b"\n") + 1))
+    return raw, (blank_lines(text, blank) if blank else text), None
+
+
+def parse_name(path: str) -> str:
+    """The name the parsed text goes by: a preprocessed file's suffix in lower case."""
+    if not needs_preprocessing(path):
+        return os.path.basename(path)
+    stem, suffix = os.path.splitext(os.path.basename(path))
+    return stem + suffix.lower()
+
+
+def parse_file(path: str, parser, defines: Sequence[str], include_dirs: Sequence[str],
+               warnings: list[ir.Diagnostic],
+               blank: Sequence[tuple[int, int]] = ()) -> Source:
+    """Parse one Fortran file with fparser; raises :class:`ParseFailure`.
+
+    ``blank``: line ranges parsed as empty lines (see :mod:`sat.frontend.fortran.shares`).
+    """
+    import fparser.two.symbol_table as symbol_table
+
+    raw, text, pre = read_text(path, defines, include_dirs, warnings, blank)
     dirs = [os.path.dirname(os.path.abspath(path)), *include_dirs]
-    pre: Preprocessed | None = None
     tmpdir = None
     parse_path = path
-    text = raw
     try:
-        if needs_preprocessing(path):
-            try:
-                pre = preprocess(path, defines, include_dirs)
-            except PreprocessError as exc:
-                raise ParseFailure(str(exc), path, exc.line) from None
+        if pre is not None or text != raw:
             tmpdir = tempfile.mkdtemp(prefix="satreport-")
-            stem, suffix = os.path.splitext(os.path.basename(path))
-            parse_path = os.path.join(tmpdir, stem + suffix.lower())
-            with open(parse_path, "w", encoding="utf-8") as handle:
-                handle.write(_fixed_form_comments(pre.text.encode(), parse_path).decode())
-        # without a UTF-8 byte order mark and comments that fparser cannot read
-        elif (text := _fixed_form_comments(raw.removeprefix(b"\xef\xbb\xbf"), path)) != raw \
-                or blank:
-            tmpdir = tempfile.mkdtemp(prefix="satreport-")
-            parse_path = os.path.join(tmpdir, os.path.basename(path))
+            parse_path = os.path.join(tmpdir, parse_name(path))
             with open(parse_path, "wb") as handle:
-                handle.write(blank_lines(text, blank) if blank else text)
-        if pre is None and text == raw:
-            directive = re.search(rb"(?m)^#\s*(if|ifdef|ifndef|define|include)\b", raw)
-            if directive:
-                warnings.append(ir.Diagnostic(
-                    "preprocessor directives in a file with a lower-case suffix are not "
-                    "processed (all branches of #if are counted); name it .F90/.F to "
-                    "preprocess it", path, raw[: directive.start()].count(b"\n") + 1))
+                handle.write(text)
         symbol_table.SYMBOL_TABLES.clear()
         reader: _TrackingReader | None = None
         try:

@@ -201,6 +201,7 @@ class ShareResult:
     failed: bool
     prefix: list[ir.Diagnostic] = field(default_factory=list)
     units: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of each unit
+    parsed_by: list[ir.ParsedBy] = field(default_factory=list)  # which parser read each file
     procedures: list[ir.Procedure | None] = field(default_factory=list)
     unit_warnings: list[list[ir.Diagnostic]] = field(default_factory=list)
 
@@ -231,7 +232,7 @@ class Started:
 
 
 def start(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
-          processes: int) -> Started | None:
+          processes: int, parser: str = "tree-sitter") -> Started | None:
     """Plan the shares and start a worker process for each but the first (``None`` when one
     read is as fast, or no process can be started).
 
@@ -256,8 +257,8 @@ def start(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[s
                                       stderr=subprocess.DEVNULL)
             assert worker.stdin is not None
             with worker.stdin:
-                pickle.dump((list(paths), list(defines), list(include_dirs), share.blank),
-                            worker.stdin)
+                pickle.dump((list(paths), list(defines), list(include_dirs), share.blank,
+                             parser), worker.stdin)
         except OSError:  # no new process: one read does it all
             _stop(workers)
             return None
@@ -278,8 +279,10 @@ def merge(results: list[ShareResult], shares: list[Share]) -> ShareResult | None
         return None
     owner = {(body.path, body.header): index
              for index, share in enumerate(shares) for body in share.owned}
+    if any(result.parsed_by != results[0].parsed_by for result in results):
+        return None  # a file read by another parser in another share: read once instead
     merged = ShareResult(parsed=results[0].parsed, failed=False, units=units,
-                         prefix=list(results[0].prefix))
+                         prefix=list(results[0].prefix), parsed_by=list(results[0].parsed_by))
     seen = {_key(warning) for warning in merged.prefix}
     for index, unit in enumerate(units):
         result = results[owner.get(unit, 0)]

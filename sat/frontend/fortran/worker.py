@@ -13,17 +13,19 @@ from sat.frontend.fortran.shares import ShareResult
 
 
 def read_share(paths: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str],
-               blank: dict[str, list[tuple[int, int]]]) -> ShareResult:
+               blank: dict[str, list[tuple[int, int]]], parser: str = "tree-sitter"
+               ) -> ShareResult:
     """Read one share in this process (with the deep stack the parse needs)."""
-    return run_with_deep_stack(lambda: read_units(paths, defines, include_dirs, blank),
-                               "satreport-fortran-share")
+    return run_with_deep_stack(
+        lambda: read_units(paths, defines, include_dirs, blank, parser=parser),
+        "satreport-fortran-share")
 
 
 def _serve() -> None:
     """A worker process: read the share described on stdin, write the result to stdout."""
     gc.disable()  # the process ends with the read: its garbage goes with it (sat.collector)
-    paths, defines, include_dirs, blank = pickle.load(sys.stdin.buffer)
-    result = read_share(paths, defines, include_dirs, blank)
+    paths, defines, include_dirs, blank, parser = pickle.load(sys.stdin.buffer)
+    result = read_share(paths, defines, include_dirs, blank, parser)
     pickle.dump(result, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()
 

@@ -1,0 +1,123 @@
+"""The two Fortran parsers side by side: fparser's parse alone, satreport end to end with each.
+
+For SMC's ``kernels.f90`` (ExaSAT's reference input, beside the repository in
+``../shared/reference/exasat/inputs/smc-kernels.f90``, or a path given) and modules generated
+by ``bench/generate_fortran.py`` (400 and 1,600 nests by default), times in one run:
+
+1. fparser's parse of the file alone (in this process, once);
+2. tree-sitter's parse alone (the fast parser's floor);
+3. ``satreport FILE -o x.xlsx --json x.json --html x.html -j 1 --fortran-parser fparser``
+   (one process, so that its processor time is all of it);
+4. the same with ``--fortran-parser tree-sitter`` (the default);
+
+each satreport run a fresh process, with its processor time (user and system), its wall
+time, its peak memory (maximum resident set) and exit status. The parses are timed in this
+process, processor time too. On a machine shared with other work the wall time grows with the
+load while the processor time does not: the ratios in the last columns are of processor
+times (the tree-sitter run against the fparser parse alone, and against the fparser run).
+
+Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [N_NESTS ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from generate_fortran import generate_module  # noqa: E402
+
+KERNELS = next((p for p in (HERE.parent.parent / "shared", HERE.parent.parent.parent / "shared")
+                if p.is_dir()), HERE.parent.parent / "shared") \
+    / "reference" / "exasat" / "inputs" / "smc-kernels.f90"
+
+
+def fparser_parse(path: str) -> float:
+    """Processor seconds fparser takes to parse the file (its reader and its f2008 parser)."""
+    from fparser.common.readfortran import FortranFileReader
+    from fparser.two import symbol_table
+    from fparser.two.parser import ParserFactory
+
+    from sat.frontend.bodies import run_with_deep_stack
+
+    def parse() -> float:
+        symbol_table.SYMBOL_TABLES.clear()
+        parser = ParserFactory().create(std="f2008")
+        start = time.process_time()
+        parser(FortranFileReader(path, ignore_comments=False))
+        return time.process_time() - start
+
+    return run_with_deep_stack(parse, "bench-fparser")
+
+
+def tree_sitter_parse(path: str) -> float:
+    """Processor seconds tree-sitter takes to parse the file's bytes."""
+    import tree_sitter
+    import tree_sitter_fortran
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_fortran.language()))
+    data = Path(path).read_bytes()
+    start = time.process_time()
+    parser.parse(data)
+    return time.process_time() - start
+
+
+def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, float, int]:
+    """Processor seconds, wall seconds, peak memory (MB) and exit status of one satreport
+    run (its worker processes, if any, are not counted)."""
+    command = [sys.executable, "-m", "sat", path, "-q", "-j", "1", "--fortran-parser", parser,
+               "-o", str(out / "x.xlsx"), "--json", str(out / "x.json"),
+               "--html", str(out / "x.html")]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    return (usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss / 1024,
+            os.waitstatus_to_exitcode(status))
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    arguments.add_argument("--kernels", default=str(KERNELS), help="SMC's kernels.f90")
+    arguments.add_argument("nests", nargs="*", type=int, default=[400, 1600])
+    args = arguments.parse_args()
+    with tempfile.TemporaryDirectory(prefix="satreport-bench-") as work:
+        folder = Path(work)
+        inputs = []
+        if Path(args.kernels).is_file():
+            inputs.append(("kernels.f90", args.kernels))
+        for count in args.nests:
+            path = folder / f"generated_{count}.f90"
+            path.write_text(generate_module(count))
+            inputs.append((f"generated {count}", str(path)))
+        print("| program | lines | fparser parse | tree-sitter parse | satreport, fparser "
+              "(-j 1) | satreport, tree-sitter | tree-sitter run / fparser parse "
+              "| tree-sitter run / fparser run |")
+        print("|---|---|---|---|---|---|---|---|")
+        for label, path in inputs:
+            lines = Path(path).read_text(errors="replace").count("\n")
+            parse = fparser_parse(path)
+            fast_parse = tree_sitter_parse(path)
+            slow = end_to_end(path, "fparser", folder)
+            fast = end_to_end(path, "tree-sitter", folder)
+
+            def run(result: tuple[float, float, float, int]) -> str:
+                cpu, wall, megabytes, status = result
+                return f"{cpu:.2f} s ({wall:.1f} s wall), {megabytes:.0f} MB" + (
+                    f" (exit {status})" if status else "")
+
+            print(f"| {label} | {lines:,} | {parse:.2f} s | {fast_parse:.3f} s | {run(slow)} "
+                  f"| {run(fast)} | {fast[0] / parse:.2f} | {fast[0] / slow[0]:.2f} |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
