@@ -35,7 +35,7 @@ from sat.report.columns import (
     numeric,
     with_words,
 )
-from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
+from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter, FormulaParts
 from sat.report.names import NameTable
 from sat.report.sheet import ModelSheet, quick_deflate, sheet_name
 
@@ -163,6 +163,9 @@ class _Writer:
         self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
         self.workings = Workings(self.cells)
         self.references = References(self.cells, self.total_names, self.workings.place)
+        # parts of formulas too long for one cell, on the Workings sheet: one set for all
+        # sheets, so a part is one cell wherever its formula is printed
+        self.parts = FormulaParts()
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self.tables: list[_TableLayout] = []
@@ -280,7 +283,8 @@ class _Writer:
         # reference to a cell of the same sheet is spelt without the sheet name.  Nothing it
         # holds refers back to the writer: without a cycle, the writer and all it holds are
         # freed as soon as the workbook is written.
-        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans)
+        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans,
+                            self.parts)
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
