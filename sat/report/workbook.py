@@ -479,6 +479,8 @@ class _Writer:
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
         self._write_rows(ws, layout, data_formats, whats)
+        del values
+        layout.cells = []  # written: a big program's tables are not held twice till the end
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
