@@ -108,15 +108,15 @@ def table(runs: list[Run], startup: float | None) -> str:
             middle = (max(values) + min(values)) / 2
             return f"±{100 * (max(values) - min(values)) / 2 / middle:.0f} %"
 
-        big = [r for r in runs if r.lines >= 10_000] or runs
+        big = [r for r in runs if r.lines >= 10_000]
+        tail = "" if len(big) < 2 or len(big) == len(runs) else (
+            f"; from {big[0].lines:,} lines on: time {spread([r.seconds / r.lines for r in big])}"
+            f", memory {spread([r.peak_mb / r.lines for r in big])}")
         lines.append("Spread of the per-line figures around their middle, "
                      f"{runs[0].lines:,} to {runs[-1].lines:,} lines: time "
                      f"{spread([r.seconds / r.lines for r in runs])}, time without the parse "
                      f"{spread([r.rest_s / r.lines for r in runs])}, memory "
-                     f"{spread([r.peak_mb / r.lines for r in runs])}; from "
-                     f"{big[0].lines:,} lines on: time "
-                     f"{spread([r.seconds / r.lines for r in big])}, memory "
-                     f"{spread([r.peak_mb / r.lines for r in big])} "
+                     f"{spread([r.peak_mb / r.lines for r in runs])}{tail} "
                      f"(target ±{100 * TARGETS['spread']:.0f} %).")
     largest = runs[-1]
     lines.append(f"Largest run: {largest.seconds:.1f} s end to end ({largest.rest_s:.1f} s "
