@@ -103,3 +103,27 @@ def test_5000_nests_stay_within_the_limits_and_recalculate(tmp_path: Path) -> No
         assert math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-300), (key, got, value)
         compared += 1
     assert compared >= 10  # times, traffic, flops, B:F, the share, energy, ...
+
+
+def test_tables_written_ahead_hold_the_same_cells(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big program's long tables are written ahead of the file (ModelSheet.stream_rows):
+    every cell, formula and cached value is as in the workbook written all at the end."""
+    import sat.report.sheet as S
+
+    program = _copies(_read(generate_module(20), tmp_path), 10)  # 200 nests
+    result, env = _model(program)
+    ahead, kept = tmp_path / "ahead.xlsx", tmp_path / "kept.xlsx"
+    write_workbook(result, str(ahead), META, env)
+    monkeypatch.setattr(S, "STREAMED_ROWS", 10**9)
+    write_workbook(result, str(kept), META, env)
+    streamed = [ws.title for ws in openpyxl.load_workbook(kept, read_only=True).worksheets
+                if ws.max_row >= 2000]
+    assert streamed  # the Workings sheet at least: about 50 rows per nest
+    for formulas in (False, True):  # the cached values, then the formulas
+        one = openpyxl.load_workbook(ahead, read_only=True, data_only=not formulas)
+        two = openpyxl.load_workbook(kept, read_only=True, data_only=not formulas)
+        assert one.sheetnames == two.sheetnames
+        for name in one.sheetnames:
+            rows_one = list(one[name].iter_rows(values_only=True))
+            assert rows_one == list(two[name].iter_rows(values_only=True)), name
