@@ -5,10 +5,12 @@
     python bench/output_digests.py [--smc PATH] > after.txt && diff before.txt after.txt
 
 For each bundled Fortran and C example (and, with ``--smc``, a large program such as SMC's
-``kernels.f90``) it runs satreport once with ``--json``, ``--xml`` and ``--aspen`` and prints one
-line per output: the example, the output kind and the SHA-256 of its bytes. What changes from
-run to run is blanked first: the JSON's version field and elapsed times, the Aspen model's
-``// Date:`` line; nothing else is. Aspen models under ``examples/aspen`` are run with
+``kernels.f90``) it runs satreport once with ``--json``, ``--xml``, ``--aspen`` and ``-o``
+(the workbook) and prints one line per output: the example, the output kind and the SHA-256
+of its bytes. What changes from run to run is blanked first: the JSON's version field and
+elapsed times, the Aspen model's ``// Date:`` line, the workbook's document properties (its
+creation time; the workbook's digest is over the other parts of the file, uncompressed);
+nothing else is. Aspen models under ``examples/aspen`` are run with
 ``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status
 instead of digests.
 """
@@ -22,6 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,17 +52,24 @@ def stable_json(text: bytes) -> bytes:
     return json.dumps(blank(data), sort_keys=True).encode()
 
 
+def workbook_parts(path: Path) -> bytes:
+    """The workbook's parts but its document properties, by name, uncompressed."""
+    with zipfile.ZipFile(path) as book:
+        return b"".join(name.encode() + b"\0" + book.read(name)
+                        for name in sorted(book.namelist()) if not name.startswith("docProps/"))
+
+
 def digests(source: Path, work: Path) -> list[str]:
     """One line per output of one run of satreport on ``source``."""
     name = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
     outputs = {"json": work / "out.json"}
     if source.suffix != ".aspen":
-        outputs.update(xml=work / "out.xml", aspen=work / "out.aspen")
+        outputs.update(xml=work / "out.xml", aspen=work / "out.aspen", xlsx=work / "out.xlsx")
     # Run from the checkout with the example's relative path: the outputs name their source,
     # and two checkouts in different folders must name it alike.
     argv = [sys.executable, "-m", "sat", str(name), "-q"]
     for kind, path in outputs.items():
-        argv += [f"--{kind}", str(path)]
+        argv += ["-o" if kind == "xlsx" else f"--{kind}", str(path)]
     status = subprocess.run(argv, cwd=ROOT, capture_output=True).returncode
     if status != 0:
         return [f"{name} exit {status}"]
@@ -70,6 +80,8 @@ def digests(source: Path, work: Path) -> list[str]:
             data = stable_json(data)
         elif kind == "aspen":
             data = re.sub(rb"(?m)^// Date: .*$", b"// Date: -", data)
+        elif kind == "xlsx":
+            data = workbook_parts(path)
         lines.append(f"{name} {kind} {hashlib.sha256(data).hexdigest()[:16]}")
     return lines
 

@@ -37,7 +37,8 @@ def soffice() -> str:
     return path
 
 
-def _convert(files: Sequence[Path], outdir: Path, target: str) -> list[Path]:
+def _convert(files: Sequence[Path], outdir: Path, target: str,
+             timeout: float = TIMEOUT_S) -> list[Path]:
     """One soffice call converting ``files`` into ``outdir`` with a fresh recalculating profile."""
     if not files:
         return []
@@ -54,7 +55,7 @@ def _convert(files: Sequence[Path], outdir: Path, target: str) -> list[Path]:
                    "--norestore", "--convert-to", target, "--outdir", str(outdir)]
         command += [str(f) for f in files]
         env = dict(os.environ, HOME=str(profile))  # keep LibreOffice away from the user's home
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S,
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                               env=env)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
@@ -67,9 +68,10 @@ def _convert(files: Sequence[Path], outdir: Path, target: str) -> list[Path]:
     return outputs
 
 
-def recalculate(files: Sequence[Path], outdir: Path) -> list[Path]:
-    """Recalculated copies (same names, in ``outdir``) of the xlsx ``files``, in one call."""
-    return _convert(files, outdir, 'xlsx:Calc MS Excel 2007 XML')
+def recalculate(files: Sequence[Path], outdir: Path, timeout: float = TIMEOUT_S) -> list[Path]:
+    """Recalculated copies (same names, in ``outdir``) of the xlsx ``files``, in one call
+    (``timeout`` seconds at most: a whole program's workbook takes longer)."""
+    return _convert(files, outdir, 'xlsx:Calc MS Excel 2007 XML', timeout)
 
 
 def recalculate_edited(path: Path, edits: dict[str, object], outdir: Path):

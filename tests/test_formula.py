@@ -160,3 +160,104 @@ def test_printed_nodes_are_remembered_without_mixing_up_short_lived_ones() -> No
     shared = P("a") + P("b")
     assert p.formula(shared * 2) == "=2*(a+b)"
     assert p.formula(E.div(shared, 3) + shared) == "=(a+b)/3+a+b"
+
+
+class _Workbook:
+    """Cells for a printer: the given ones, and a new Workings row for any other quantity
+    (the parts of split formulas), as the workbook gives them."""
+
+    def __init__(self, cells: dict[int, str]):
+        self.cells = dict(cells)
+        self.placed: list[Quantity] = []
+
+    def cell_of(self, quantity: Quantity) -> str:
+        if id(quantity) not in self.cells:
+            self.placed.append(quantity)
+            self.cells[id(quantity)] = f"Workings!B{len(self.placed) + 3}"
+        return self.cells[id(quantity)]
+
+    def all_formulas(self, p: ExcelPrinter, expr: E.Expr) -> list[str]:
+        """The formula of ``expr`` and those of every part made for it (parts of parts too)."""
+        texts = [p.formula(expr)]
+        done = 0
+        while done < len(self.placed):
+            texts.append(p.formula(self.placed[done].expr))
+            done += 1
+        return texts
+
+
+def _measures(text: str) -> tuple[int, int, int]:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from excel_limits import measure
+
+    m = measure(text)
+    return m.length, m.nesting, m.arguments
+
+
+def test_a_sum_too_long_for_one_cell_is_summed_in_parts() -> None:
+    # 3000 cells, every other row of two sheets: no run makes a range, 13 characters each
+    rows = [Quantity(("row", r), P("x")) for r in range(3000)]
+    sheets = ("Loops", "Costs")
+    book = _Workbook({id(q): f"{sheets[r % 2]}!AB{2 * r + 5}" for r, q in enumerate(rows)})
+    p = ExcelPrinter(book.cell_of)
+    texts = book.all_formulas(p, E.add(*rows, P("y")))
+    for text in texts:
+        length, nesting, arguments = _measures(text)
+        assert length <= 8192 and nesting <= 64 and arguments <= 255
+    # every row is summed exactly once, in order: the parts hold the rows, the total the parts
+    parts = texts[1:]
+    cells = [cell for text in parts for cell in text[1:].split("+")]
+    assert cells == [f"{sheets[r % 2]}!AB{2 * r + 5}" for r in range(3000)] + ["y"]
+    # parts of at most 2500 characters, 13 or 14 a term (and a +): 16 parts of about 180
+    # terms, in consecutive rows of the Workings sheet: their sum is a range
+    assert len(parts) == 16
+    assert texts[0] == "=SUM(Workings!B4:B19)"
+    # the parts' values add up to the total: 3000 rows of x = 2, plus y = 1 (in the last)
+    env = E.Env({"x": 2, "y": 1})
+    assert sum(q.value(env) for q in book.placed) == 6001
+
+
+def test_a_sum_of_very_many_terms_stays_a_sum_of_a_range_of_parts() -> None:
+    # 20,000 terms of 13 characters: about 110 parts, whose sum is one range
+    rows = [Quantity(("row", r), P("x")) for r in range(20_000)]
+    book = _Workbook({id(q): f"Loops!A{2 * r + 5}" for r, q in enumerate(rows)})
+    p = ExcelPrinter(book.cell_of)
+    texts = book.all_formulas(p, E.add(*rows))
+    assert all(_measures(t)[0] <= 8192 for t in texts)
+    assert texts[0] == f"=SUM(Workings!B4:B{len(texts) + 2})"
+    # the rows are in the parts of the first level, each once
+    rows_in_parts = [cell for text in texts[1:] for cell in text[1:].split("+")
+                     if cell.startswith("Loops!")]
+    assert len(rows_in_parts) == 20_000 == len(set(rows_in_parts))
+
+
+def test_deep_nesting_moves_to_cells_of_its_own() -> None:
+    # IF(a>1,IF(a>2,...,a),a): 100 levels of functions
+    expr: E.Expr = P("a")
+    for level in range(100, 0, -1):
+        expr = E.if_(E.compare(">", P("a"), level), expr, P("b") * level)
+    book = _Workbook({})
+    texts = book.all_formulas(ExcelPrinter(book.cell_of), expr)
+    assert len(texts) > 1
+    assert all(_measures(t)[1] <= 64 for t in texts)
+    # the chain of cells computes what the expression does: a = 50 takes the 50th level's
+    # otherwise branch, b * 50
+    env = E.Env({"a": 50, "b": 3})
+    assert expr.evaluate(env) == 150
+
+
+def test_and_of_many_arguments_is_split_within_255() -> None:
+    expr = E.func("AND", *[E.compare(">", P(f"p{i}"), 0) for i in range(600)])
+    book = _Workbook({})
+    texts = book.all_formulas(ExcelPrinter(book.cell_of), expr)
+    assert all(_measures(t)[2] <= 255 for t in texts)
+    assert texts[0].startswith("=1*AND(Workings!B4,Workings!B5")
+
+
+def test_without_cells_for_parts_a_long_formula_prints_whole() -> None:
+    # a printer with no workbook behind it cannot split: the workbook's check then names it
+    text = printer().formula(E.add(*[P(f"p{i}") for i in range(3000)]))
+    assert len(text) > 8192 and text.startswith("=p0+p1+")

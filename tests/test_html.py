@@ -308,3 +308,31 @@ def test_sweep_takes_each_point_its_own_way_through_branches_and_divisions():
         assert [repr(v) for v in row] == [repr(v) for v in expected], value
     # x = 3: the branch divides by x - 3 = 0 and gives 0; x = 1: ratio's division gives 0
     assert got[3][0] == 0 and got[1][1] == 0 + got[1][0] * 1.4
+
+
+def test_a_big_program_keeps_closed_sections_tables_in_templates(tmp_path):
+    """With more than eight procedures only the three costliest sections start open; the
+    others' tables wait in a <template> (no layout until opened), each nest's row once."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from generate_fortran import generate_ring
+
+    source = tmp_path / "ring.f90"
+    source.write_text(generate_ring(12))
+    program = read_sources([str(source)])
+    params = build_parameters(load_machine(str(CONFIG / "machine.xml")))
+    result = build_model(program, params)
+    page = render_html(program, result, result.env(), {"sources": [str(source)]},
+                       use_dot=False)
+    doc = lxml.html.fromstring(page)
+    sections = doc.xpath("//details[contains(@class,'procedure')]")
+    assert len(sections) == 12
+    opened = [s for s in sections if s.get("open") is not None]
+    assert len(opened) == 3
+    for section in sections:
+        later = section.xpath("./template[@class='later']")
+        assert len(later) == (0 if section in opened else 1)
+    # every one of the 12 nests has its row, in an open section's table or in a template
+    assert page.count('<tr class="nest"') == 12
+    assert "template.later" in page  # the script that moves them out on opening

@@ -106,3 +106,28 @@ def test_workbook_is_the_same_without_the_short_cuts(
     assert fast.keys() == plain.keys()
     for name in fast:
         assert fast[name] == plain[name], name
+
+
+
+def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool) -> dict[str, bytes]:
+    """A table sheet of 2,500 rows (formulas, numbers, texts, two formats, a comment), its
+    rows written ahead (or not, the threshold out of reach) once finished."""
+    import sat.report.sheet as S
+
+    monkeypatch.setattr(S, "STREAMED_ROWS", 2000 if ahead else 10**9)
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(out, {"in_memory": True})
+    bold, money = book.add_format({"bold": True}), book.add_format({"num_format": "0.00"})
+    ws = book.add_worksheet("Loops", ModelSheet)
+    ws.write_comment(0, 1, "a header comment")
+    for row in range(1, 2501):
+        ws.store_row(row, [(0, "s", f"nest <{row}>", bold, 0.0), (1, "n", row / 7, money, 0.0),
+                           (2, "f", f"=B{row + 1}*2", None, 2 * row / 7)])
+    ws.stream_rows(2500)
+    assert (not ws.table) is ahead  # written ahead, the cells are gone from memory
+    book.close()
+    return parts(out.getvalue())
+
+
+def test_rows_written_ahead_make_the_same_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _table_book(monkeypatch, True) == _table_book(monkeypatch, False)

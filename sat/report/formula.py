@@ -3,6 +3,12 @@
 Parameters print as workbook defined names; references to other quantities print as cell
 addresses given by a resolver (the workbook layout decides where each quantity lives).
 Only constructs that Excel and LibreOffice evaluate identically are emitted.
+
+Excel limits one formula to 8,192 characters, 64 levels of nested functions and 255
+arguments per function.  A formula that would pass one of them is split: parts of it move to
+cells of their own (:class:`FormulaParts`, rows of the Workings sheet) and the formula refers
+to them, so a whole program's totals stay live formulas however many nests they add up.
+A formula within the limits prints as it always did.
 """
 
 from __future__ import annotations
@@ -12,7 +18,19 @@ import re
 from collections.abc import Callable, Collection
 from functools import lru_cache
 
-from sat.model.expr import Add, Compare, Div, Expr, Func, Mul, Num, Param, Quantity, Ref
+from sat.model.expr import (
+    Add,
+    Compare,
+    Div,
+    Expr,
+    Func,
+    Mul,
+    Num,
+    Param,
+    Quantity,
+    Ref,
+    children,
+)
 
 # Precedence levels: higher binds tighter.
 _CMP, _ADD, _MUL, _ATOM = 1, 2, 3, 5
@@ -38,10 +56,29 @@ _NUMERIC_FUNCTIONS = frozenset({"MAX", "MIN", "CEILING", "FLOOR", "ABS", "POWER"
                                 "EXP"})
 _LOGICAL_FUNCTIONS = frozenset({"AND", "OR", "NOT"})
 _RANGE_FUNCTIONS = frozenset({"MAX", "MIN"})  # take cell ranges as arguments
-_MAX_ARGUMENTS = 255  # per function call, in Excel and LibreOffice
-
-# Excel refuses longer formulas.
+# Excel's limits on one formula (LibreOffice's are wider): its characters, the levels of
+# functions nested in it, the arguments of one function.
 MAX_FORMULA_LENGTH = 8192
+MAX_NESTING = 64
+MAX_ARGUMENTS = 255
+_MAX_ARGUMENTS = MAX_ARGUMENTS
+
+# A printed sub-formula is split when it passes these (margins for what encloses it: the
+# ``=``, a ``1*(...)``); parentheses are counted, grouping ones too, which bounds the nesting
+# of functions from above.
+_LENGTH_BUDGET = MAX_FORMULA_LENGTH - 32
+_DEPTH_BUDGET = MAX_NESTING - 8
+# Texts shorter than this are within every limit (a depth of 56 takes 112 parentheses).
+_CHECKED_LENGTH = 100
+# Splitting: a sub-formula longer than _PART_LENGTH (or nested deeper than _PART_DEPTH) gets a
+# cell of its own; the terms of a long sum are gathered in parts of at most _CHUNK_LENGTH
+# characters (so at least two terms each) and MAX_ARGUMENTS terms.
+_PART_LENGTH = 1000
+_PART_DEPTH = _DEPTH_BUDGET // 2
+_CHUNK_LENGTH = 2500
+# Functions whose arguments can be gathered in parts: f(a, b, c, d) = f(f(a, b), f(c, d)).
+_ASSOCIATIVE = frozenset({"MAX", "MIN", "AND", "OR"})
+_NOT_PARENTHESES = re.compile(r"[^()]+")
 
 # A plain cell reference, optionally on another sheet: ``B7``, ``Loops!B7``, ``'Sheet 2'!B7``.
 _CELL = re.compile(r"^((?:'[^']+'|[A-Za-z0-9_.]+)!)?([A-Z]{1,3})([0-9]+)$")
@@ -56,6 +93,45 @@ def _cell_parts(cell: str) -> tuple[str, str, int] | None:
     """
     match = _CELL.match(cell)
     return (match.group(1) or "", match.group(2), int(match.group(3))) if match else None
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of parentheses in a formula's text (it holds no string)."""
+    depth = deepest = 0
+    for ch in _NOT_PARENTHESES.sub("", text):
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+class FormulaParts:
+    """The parts of formulas too long or too deep for one cell, each a quantity of its own.
+
+    Shared by the printers of one workbook, so that a node split on one sheet is split the
+    same way, into the same cells, on every other.
+    """
+
+    def __init__(self) -> None:
+        # id(node) -> (the node, kept alive so that no other takes its id; what replaces it)
+        self._splits: dict[int, tuple[Expr, Expr]] = {}
+        self.made: list[Quantity] = []
+
+    def replacement(self, node: Expr) -> Expr | None:
+        entry = self._splits.get(id(node))
+        return entry[1] if entry else None
+
+    def remember(self, node: Expr, replacement: Expr) -> None:
+        self._splits[id(node)] = (node, replacement)
+
+    def part(self, expr: Expr, what: str) -> Quantity:
+        """A new quantity for ``expr``, a part of a longer formula."""
+        quantity = Quantity(("formula part", len(self.made) + 1), expr, "",
+                            f"{what}, a part of a formula too long for one cell")
+        self.made.append(quantity)
+        return quantity
 
 
 class ExcelPrinter:
@@ -78,11 +154,14 @@ class ExcelPrinter:
         cell_of: Callable[[Quantity], str | None],
         name_of: Callable[[str], str] = str,
         booleans: Collection[str] = (),
+        parts: FormulaParts | None = None,
     ):
         # cell_of gives a quantity's cell address, or None to inline its expression.
         self.cell_of = cell_of
         self.name_of = name_of
         self.booleans = frozenset(booleans)
+        # where the parts of split formulas are made; their cells come from ``cell_of``
+        self.parts = parts if parts is not None else FormulaParts()
         # What was printed, as (text, precedence), by the identity of the node ...
         self._printed: dict[int, tuple[str, int]] = {}
         self._references: dict[int, tuple[str, int]] = {}  # ... of a Ref's quantity
@@ -132,12 +211,94 @@ class ExcelPrinter:
             memo, key = self._printed, id(expr)
         printed = memo.get(key)
         if printed is None:
-            printed = memo[key] = self._printers[kind](self, expr)
+            replacement = self.parts.replacement(expr) if memo is self._printed else None
+            printed = self._printers[type(replacement or expr)](self, replacement or expr)
+            if len(printed[0]) > _CHECKED_LENGTH and memo is self._printed \
+                    and replacement is None and not _within_limits(expr, printed[0]):
+                printed = self._split(expr, printed)
+            memo[key] = printed
             if memo is self._printed:
                 self._alive.append(expr)
             elif memo is self._references:
                 self._alive.append(expr.quantity)
         return printed
+
+    # -------------------------------------------------------------- splitting
+
+    def _split(self, expr: Expr, printed: tuple[str, int]) -> tuple[str, int]:
+        """``expr`` printed with parts of it in cells of their own, within Excel's limits
+        (``printed`` as it is where that cannot be done: a printer without a workbook; the
+        workbook then says which formula is too long)."""
+        kind = type(expr)
+        items: list[Expr] = []
+        for item in children(expr):  # the long and deep sub-formulas first: each gets a cell
+            part = self._spilled(item)
+            if part is None:
+                return printed
+            items.append(part)
+        if kind is Add or kind is Mul or (kind is Func and expr.name in _ASSOCIATIVE):
+            gathered = self._chunked(kind, expr, tuple(items))
+            if gathered is not None:
+                items = gathered
+        if all(a is b for a, b in zip(items, children(expr), strict=False)) \
+                and len(items) == len(children(expr)):
+            return printed  # nothing moved to a cell of its own
+        replacement = _rebuilt(expr, items)
+        self.parts.remember(expr, replacement)
+        self._alive.append(replacement)
+        # printed through _print: a sum of many parts may need a further level of them
+        return self._print(replacement)
+
+    def _spilled(self, item: Expr) -> Expr | None:
+        """``item``, or a reference to a new cell holding it when it is long or deep; None
+        when it cannot have a cell."""
+        if type(item) in (Num, Param, Ref):
+            return item
+        text = self._print(item)[0]
+        if len(text) <= _PART_LENGTH and (len(text) <= 2 * _PART_DEPTH
+                                          or nesting(text) <= _PART_DEPTH):
+            return item
+        return self._part(item, "a term")
+
+    def _part(self, expr: Expr, what: str) -> Ref | None:
+        quantity = self.parts.part(expr, what)
+        return Ref(quantity) if self.cell_of(quantity) is not None else None
+
+    def _chunked(self, kind: type, expr: Expr, items: tuple[Expr, ...]) -> list[Expr] | None:
+        """``items`` gathered in consecutive parts of a bounded length and count, a part of
+        more than one item a new cell (a sum, product, maximum ... of its items)."""
+        if kind is Add or (kind is Func and expr.name in _RANGE_FUNCTIONS):  # type: ignore
+            printed = [(text, count) for text, _, count in self._with_ranges(items, kind is Func)]
+        else:
+            printed = [(self._print(item)[0], 1) for item in items]
+        if sum(len(text) + 1 for text, _ in printed) <= _LENGTH_BUDGET \
+                and len(printed) <= MAX_ARGUMENTS:
+            return list(items)
+        chunks: list[list[Expr]] = [[]]
+        length = parts = start = 0
+        for text, count in printed:
+            if chunks[-1] and (length + len(text) + 1 > _CHUNK_LENGTH
+                               or parts >= MAX_ARGUMENTS):
+                chunks.append([])
+                length = parts = 0
+            chunks[-1].extend(items[start:start + count])
+            start += count
+            length += len(text) + 1
+            parts += 1
+        if len(chunks) == 1:
+            return None  # nothing gathered: no shorter way
+        what = {Add: "a sum", Mul: "a product"}.get(kind) or \
+            f"{expr.name} of some arguments"  # type: ignore[attr-defined]
+        gathered: list[Expr] = []
+        for chunk in chunks:
+            if len(chunk) == 1:
+                gathered.append(chunk[0])
+                continue
+            part = self._part(_rebuilt(expr, chunk), f"{what} of {len(chunk)} terms")
+            if part is None:
+                return None
+            gathered.append(part)
+        return gathered
 
     def _wrap(self, expr: Expr, level: int) -> str:
         text, prec = self._print(expr)
@@ -165,22 +326,24 @@ class ExcelPrinter:
         return (cell, _ATOM) if cell else self._print(expr.quantity.expr)
 
     def _print_Add(self, expr: Add) -> tuple[str, int]:
-        parts = [f"SUM({text})" if is_range else text for text, is_range in
+        parts = [f"SUM({text})" if is_range else text for text, is_range, _ in
                  self._with_ranges(expr.terms, False)]
         return parts[0] + "".join(part if part.startswith("-") else "+" + part
                                   for part in parts[1:]), _ADD
 
-    def _with_ranges(self, terms: tuple[Expr, ...], numeric: bool) -> list[tuple[str, bool]]:
-        """(text, is a range) per printed term, runs of cells down a column as ``A5:A9``.
+    def _with_ranges(self, terms: tuple[Expr, ...] | list[Expr], numeric: bool
+                     ) -> list[tuple[str, bool, int]]:
+        """(text, is a range, terms it holds) per printed term, runs of cells down a column as
+        ``A5:A9``.
 
         Totals over hundreds of rows would otherwise exceed Excel's formula length limit
         and its 255 arguments per function.  Terms that are not cells print as sum terms,
         or as numbers when ``numeric``.
         """
         if len(terms) < _MIN_RANGE:  # too few for a range: the common a+b of a formula
-            return [(self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False)
+            return [(self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False, 1)
                     for term in terms]
-        parts: list[tuple[str, bool]] = []
+        parts: list[tuple[str, bool, int]] = []
         run: list[tuple[str, str, int]] = []  # (sheet prefix, column, row) of a cell run
         cells: list[str] = []  # the run's cells as printed
         for term in terms:
@@ -198,7 +361,8 @@ class ExcelPrinter:
                 continue
             if run:
                 _flush(run, cells, parts)
-            parts.append((self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False))
+            parts.append((self._numeric(term)[0] if numeric else self._wrap(term, _ADD), False,
+                          1))
         if run:
             _flush(run, cells, parts)
         return parts
@@ -224,7 +388,7 @@ class ExcelPrinter:
 
     def _print_Func(self, expr: Func) -> tuple[str, int]:
         if expr.name in _RANGE_FUNCTIONS:
-            args = [text for text, _ in self._with_ranges(expr.args, True)]
+            args = [text for text, _, _ in self._with_ranges(expr.args, True)]
             while len(args) > _MAX_ARGUMENTS:  # nest: MAX(MAX(a1..a255), ...)
                 args = [f"{expr.name}({','.join(args[i:i + _MAX_ARGUMENTS])})"
                         for i in range(0, len(args), _MAX_ARGUMENTS)]
@@ -240,14 +404,37 @@ class ExcelPrinter:
         return f"{left}{expr.op}{right}", _CMP
 
 
+def _within_limits(expr: Expr, text: str) -> bool:
+    """Whether ``text``, printed for ``expr``, fits in one cell's formula."""
+    if len(text) > _LENGTH_BUDGET:
+        return False
+    if type(expr) is Func and len(expr.args) > MAX_ARGUMENTS and expr.name not in _RANGE_FUNCTIONS:
+        return False
+    return len(text) <= 2 * _DEPTH_BUDGET or nesting(text) <= _DEPTH_BUDGET
+
+
+def _rebuilt(expr: Expr, items: tuple[Expr, ...] | list[Expr]) -> Expr:
+    """A node like ``expr`` over other children."""
+    kind = type(expr)
+    if kind is Add:
+        return Add(tuple(items))
+    if kind is Mul:
+        return Mul(tuple(items))
+    if kind is Func:
+        return Func(expr.name, tuple(items))  # type: ignore[attr-defined]
+    if kind is Div:
+        return Div(*items)
+    return Compare(expr.op, *items)  # type: ignore[attr-defined]
+
+
 def _flush(run: list[tuple[str, str, int]], cells: list[str],
-           parts: list[tuple[str, bool]]) -> None:
+           parts: list[tuple[str, bool, int]]) -> None:
     """Move a run of cells to ``parts``: a range when long enough, else cell by cell."""
     if len(run) >= _MIN_RANGE:
         prefix, column, first = run[0]
-        parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True))
+        parts.append((f"{prefix}{column}{first}:{column}{run[-1][2]}", True, len(run)))
     else:
-        parts.extend((cell, False) for cell in cells)
+        parts.extend((cell, False, 1) for cell in cells)
     run.clear()
     cells.clear()
 

@@ -47,6 +47,7 @@ REUSE_NAMES = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
 CPU_COLOUR, DRAM_COLOUR = "#4c78a8", "#f58518"
 TOP_NESTS_CHARTED = 40  # the time chart shows the longest nests; the tables list them all
 MAX_OPEN_PROCEDURES = 8  # with more procedures, only the costliest sections start open
+IDIOM_ROWS_SHOWN = 500  # a longer idiom table starts folded
 CACHE_POINTS_PER_OCTAVE = 2
 MAX_CACHE_THRESHOLDS = 40  # distinct working sets sampled exactly in the B:F/cache chart
 _WS_KEYS = ("ws_actual_plane_kb", "ws_actual_pencil_kb", "ws_actual_cell_kb")
@@ -749,6 +750,7 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
         "sweep": _sweep(result),
         "scenario": _scenario(result),
         "idioms": _idioms(result),
+        "idioms_shown": IDIOM_ROWS_SHOWN,
         "offload": _offload(result, env),
         "notes": _notes(result),
     }

@@ -9,6 +9,8 @@ the same bytes (``tests/test_sheet.py`` compares its files with plain xlsxwriter
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +35,8 @@ class ModelSheet(Worksheet):
 
     # Off, the sheet is written by xlsxwriter's own code: the tests compare the two.
     fast_rows = True
+    # The XML of the rows, written ahead of the file to a temporary file (stream_rows).
+    _written_rows = None
 
     def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
                             value: float) -> None:
@@ -78,6 +82,28 @@ class ModelSheet(Worksheet):
             else:
                 stored[col] = CellStringTuple(shared(payload), fmt)
 
+    def stream_rows(self, rows: int) -> None:
+        """Write the XML of the rows now, to a temporary file, and drop the cells, when the
+        finished sheet is a table of at least :data:`STREAMED_ROWS` ``rows``.
+
+        For a big program's tables: their cells would otherwise wait in memory, with
+        every other sheet's, until the file is closed (xlsxwriter's ``constant_memory`` mode
+        does the same row by row, but writes strings inline, and asks for every sheet to be
+        written strictly in row order).  Not for a sheet with charts, whose cached data
+        xlsxwriter reads from the cells at the end.  Style numbers are given in the order the
+        formats are first written, so a streamed workbook may number them differently from
+        one written at the end (the same styles).
+        """
+        if rows < STREAMED_ROWS or not self.fast_rows or self.constant_memory or self.charts \
+                or self._written_rows is not None or self.dim_rowmin is None:
+            return
+        saved, self.fh = self.fh, tempfile.TemporaryFile("w+", encoding="utf-8")
+        try:
+            self._write_rows()
+        finally:
+            self._written_rows, self.fh = self.fh, saved
+        self.table.clear()
+
     def release(self) -> None:
         """Drop the cells once the file is written.
 
@@ -114,6 +140,12 @@ class ModelSheet(Worksheet):
         self.row_spans = spans
 
     def _write_rows(self) -> None:
+        if self._written_rows is not None:  # written ahead: copied into the file
+            written, self._written_rows = self._written_rows, None
+            with written:
+                written.seek(0)
+                shutil.copyfileobj(written, self.fh)
+            return
         if not self.fast_rows or self.constant_memory:
             super()._write_rows()
             return
@@ -166,6 +198,9 @@ class ModelSheet(Worksheet):
                     self._write_cell(row, col, cell)
             write("</row>")
 
+
+# A table of this many rows is written ahead (ModelSheet.stream_rows).
+STREAMED_ROWS = 2000
 
 # The classes of a formula's cached value that xlsxwriter writes as they are (a logical, a
 # text or an error code takes a type attribute).

@@ -35,7 +35,7 @@ from sat.report.columns import (
     numeric,
     with_words,
 )
-from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter
+from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter, FormulaParts
 from sat.report.names import NameTable
 from sat.report.sheet import ModelSheet, quick_deflate, sheet_name
 
@@ -163,6 +163,8 @@ class _Writer:
         self.booleans = [p.name for p in result.parameters if p.kind == "boolean"]
         self.workings = Workings(self.cells)
         self.references = References(self.cells, self.total_names, self.workings.place)
+        # parts of formulas too long for one cell (Workings rows), one set for every sheet
+        self.parts = FormulaParts()
         self.printer = self._printer("")
         self._formats: dict[tuple, Format] = {}
         self.tables: list[_TableLayout] = []
@@ -277,10 +279,10 @@ class _Writer:
 
     def _printer(self, sheet: str) -> ExcelPrinter:
         # A printer remembers what it printed, references included: one per sheet, since a
-        # reference to a cell of the same sheet is spelt without the sheet name.  Nothing it
-        # holds refers back to the writer: without a cycle, the writer and all it holds are
-        # freed as soon as the workbook is written.
-        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans)
+        # reference to a cell of the same sheet is spelt without the sheet name.  It holds
+        # nothing of the writer: without a cycle, the writer is freed once the file is written.
+        return ExcelPrinter(self.references.on(sheet), self.names.name, self.booleans,
+                            self.parts)
 
     def _formula(self, expr: E.Expr, what: str) -> str:
         text = self.printer.formula(expr)
@@ -475,6 +477,7 @@ class _Writer:
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
         self._write_rows(ws, layout, data_formats, whats)
+        layout.cells = []  # written: a big program's tables are not held twice till the end
         if layout.totals_row is not None:
             first_key = columns[0].key
             totals = dict(table.totals or {})
@@ -507,6 +510,7 @@ class _Writer:
             self._registers_chart(ws, layout)
         elif layout.table.name == "ECM scaling":
             self._scaling_chart(ws, layout)
+        ws.stream_rows(len(table.rows))
 
     def _write_rows(self, ws: ModelSheet, layout: _TableLayout, formats: list[Format],
                     whats: list[str]) -> None:
