@@ -550,3 +550,109 @@ end subroutine
     assert rows_of(data) == approx_rows([(8, 10, 1000, 1, 1e-5, 2.4e-4),
                                          (11, 10, 1000, 1, 1e-5, 2.4e-4)] * 2)
     assert [r["calls_summary"] for r in data["loops"]] == ["step ×1"] * 4
+
+
+# ------------------------------------------------- arms and level loops outside time loops
+
+ARMS_IN_A_GRID_LOOP = """subroutine sweep(a, b, n, m, mode)
+  integer :: n, m, mode, i, j
+  real(8) :: a(n, m), b(n, m)
+  do j = 1, m
+    if (mode > 0) then
+      do i = 1, n
+        a(i,j) = 2.d0 * b(i,j)
+      end do
+    else
+      do i = 1, n
+        b(i,j) = a(i,j) + 1.d0
+      end do
+    end if
+  end do
+end subroutine
+"""
+
+
+def test_nests_in_the_arms_of_a_grid_loop_are_a_row_each(tmp_path, capsys):
+    """j subscripts a and b (a grid loop, no time loop), yet each arm's loop is a nest of its
+    own weighted by the arm (1/2 each, `mode > 0` unknown), instead of one nest sweeping
+    both arms' loops. n = 1000, m = 100: 1e5 points an arm.
+    Arm 1: b read 8 B + a written 16 B = 24 B x 1e5 x 1/2 = 1.2e6 B = 0.0012 GB; 1 flop x
+    1e5 x 1/2 = 5e-5 Gflop. Else: a read 8 + b written 16: the same."""
+    data = run(tmp_path, capsys, {"sweep.f90": ARMS_IN_A_GRID_LOOP},
+               "--set", "n=1000", "--set", "m=100")
+    assert rows_of(data) == approx_rows([(6, 1, 1000, 100, 5e-5, 0.0012),
+                                         (10, 1, 1000, 100, 5e-5, 0.0012)])
+    assert data["bounds_violations"] == []
+
+
+LEVEL_LOOP = """subroutine levels(u, v, n, nl)
+  integer :: n, nl, k, i
+  real(8) :: u(n*(nl+1)), v(n)
+  do k = 1, nl
+    do i = 1, n
+      u(i + n*k) = 0.d0
+    end do
+    do i = 1, n
+      v(i) = v(i) + 2.d0 * u(i + n*k)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_loop_that_only_places_its_siblings_repeats_each(tmp_path, capsys):
+    """k only places the references (u(i + n*k), as NPB MG's level loop places u(ir(k))): each
+    sibling is a nest repeated by k's 10 trips. n = 1000, nl = 10:
+    line 5: u written 16 B x 1000 x 10 = 1.6e5 B = 1.6e-4 GB, no flop;
+    line 8: v read and written 16 + u read 8 = 24 B x 1e4 = 2.4e-4 GB; 2 flops x 1e4 = 2e-5
+    Gflop. (One nest of both loops moved 3.2e-4 GB.)"""
+    data = run(tmp_path, capsys, {"levels.f90": LEVEL_LOOP}, "--set", "n=1000", "--set", "nl=10")
+    assert rows_of(data) == approx_rows([(5, 10, 1000, 1, 0, 1.6e-4),
+                                         (8, 10, 1000, 1, 2e-5, 2.4e-4)])
+    assert data["bounds_violations"] == []
+
+
+FFT_PLANES = """subroutine planes(x, y, n, nz, ts, m)
+  integer :: n, nz, ts, m, k, bl, i, l
+  real(8) :: x(n, nz), y(n)
+  do k = 1, nz
+    do bl = 1, n, ts
+      do i = bl, bl + ts - 1
+        y(i) = x(i, k)
+      end do
+      do l = 1, m
+        if (l == m) then
+          do i = 1, n
+            y(i) = 2.d0 * y(i)
+          end do
+        else
+          do i = 1, n
+            y(i) = y(i) + 1.d0
+          end do
+        end if
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_grid_loop_around_a_tile_loop_with_arms_below(tmp_path, capsys):
+    """NPB FT's shape: k (a grid loop: x(i, k)) around a tile loop bl (it only bounds i) that
+    holds a copy and a pass loop l whose two arms hold loops. n = 64, nz = 8, ts = 16,
+    m = 4: bl runs 4 tiles a plane.
+    Copy (line 6): k x bl x i = 8 x 4 x 16 = 512 points; x read once, 512 x 8 = 4096 B; y
+    (64 doubles, invariant along k) stays in cache across the planes: written once, 64 x 16
+    = 1024 B; 5120 B, no flop.
+    `l == m` (line 11): on l's last pass only: 8 x 4 x 1 sweeps of 64 = 2048 points, y read
+    and written 16 B: 32,768 B, 2048 flops.
+    else (line 15): passes 1..3: 8 x 4 x 3 x 64 = 6144 points: 98,304 B, 6144 flops."""
+    data = run(tmp_path, capsys, {"planes.f90": FFT_PLANES},
+               "--set", "n=64", "--set", "nz=8", "--set", "ts=16", "--set", "m=4")
+    got = {r["line"]: (r["iterations"] if "iterations" in r else
+                       r["sweeps"] * r["iter_x"] * r["iter_y"] * r["iter_z"],
+                       r["gflops"] * 1e9, r["traffic_gb"] * 1e9) for r in data["loops"]}
+    assert got == {6: (512, 0, pytest.approx(5_120)),
+                   11: (2048, pytest.approx(2048), pytest.approx(32_768)),
+                   15: (6144, pytest.approx(6144), pytest.approx(98_304))}
+    assert data["bounds_violations"] == []

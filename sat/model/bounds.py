@@ -20,7 +20,8 @@ could produce:
 Compulsory traffic, reference by reference: an affine reference touches as many elements as
 the product of the trip counts of the distinct loops its subscripts step through (``b(j)``
 in an ``i, j`` nest: the trips of ``j``; ``a(2*i)``: those of ``i``). A reference with no
-such subscript (``a(1)``: a register; ``x(col(k))``: a gather may hit one element again and
+such subscript (``a(1)``: a register, as are the few elements of ``t(j)`` stepping only
+through a short literal loop ``do j = 1, 4``; ``x(col(k))``: a gather may hit one element again and
 again), one inside a conditional arm (the arm may never run) or under a loop that may run no
 trip counts nothing; an array counts its reference that touches the most. Loops whose range
 moves with an enclosing loop are counted at their mean by the model: the upper bounds take
@@ -43,7 +44,8 @@ from sat.ir import Body, Branch, InlinedCall, Loop, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import parameter_name
-from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
+from sat.model.exasat.iteration import SHORT_LEADING_TRIPS, NestShape, NestSpace, trip_count
+from sat.model.nests import literal_trips
 from sat.model.tables import CellValue, ModelResult
 
 # relative slack for rounding: a bound is broken only beyond it
@@ -156,11 +158,20 @@ def _affine_loop(access, d: int, chain: tuple[Loop, ...]) -> Loop | None:
     return next((lp for lp in reversed(chain) if lp.loopvar.lower() == var.lower()), None)
 
 
+def _unrolled(loop: Loop) -> bool:
+    """A loop of a few trips written as numbers (``do j = 1, 4``), which a compiler unrolls:
+    the elements a reference steps through with it alone are as many fixed places."""
+    trips = literal_trips(loop)
+    return trips is not None and trips <= SHORT_LEADING_TRIPS
+
+
 def _distinct_elements(access, chain: tuple[Loop, ...], trips: dict[int, E.Expr],
                        moving: set[int]) -> E.Expr:
     """Elements one reference surely touches over a run of the nest: the trips of each
     distinct loop its affine subscripts step through, nothing when none does (an element at
-    a fixed place stays in a register, a gather's are its own model's), nothing either when
+    a fixed place stays in a register, a gather's are its own model's; so do the few elements
+    of a reference that steps through short literal loops only, ``avgtime(j)`` with ``do j
+    = 1, 4``: fixed places once unrolled), nothing either when
     a loop around it runs no trip. A loop whose range moves with an enclosing loop
     (``moving``, counted at its mean) counts when it is the only one the reference steps
     through: its mean is exact over its enclosing loops. Otherwise the reference counts
@@ -172,6 +183,8 @@ def _distinct_elements(access, chain: tuple[Loop, ...], trips: dict[int, E.Expr]
         if loop is not None and all(loop is not found for found in stepping):
             stepping.append(loop)
     others = [lp for lp in chain if all(lp is not s for s in stepping)]
+    if stepping and all(_unrolled(lp) for lp in stepping):
+        return E.Num(0)  # a few fixed places once the short loops are unrolled: registers
     if not stepping or sum(id(lp) in moving for lp in stepping) > 1 or \
             any(id(lp) in moving for lp in others):
         return E.Num(0)

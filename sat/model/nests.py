@@ -12,7 +12,10 @@ keeps the arms on its way (a call's work is still the callee's; an arm's stateme
 with its first sibling).  An arm whose condition is on the repetition loop's own variable
 (``if (ncycle > 1)``) is no probability: its nest is the repetition loop over the passes it
 runs on (:mod:`sat.model.conditions`); any other arm keeps its probability
-(:attr:`NestPart.guards`).
+(:attr:`NestPart.guards`).  Two other loops split the same way (:func:`_splits`): one whose
+variable only sizes or places its siblings (NPB MG's level loop, ``u(ir(k))``, ``m1(k)``),
+and one with a sibling inside a conditional arm; a grid loop around a single loop that
+splits is around each of its parts.
 
 A nest is *reported* (a row of the Loops sheet) unless it is fixed setup work: every bound
 of every loop in it is a literal number (so its cost does not grow with any problem
@@ -171,24 +174,46 @@ def _part(loop: Loop, path: tuple[Branch, ...], inner: Loop, first: bool,
                        "guards": (*getattr(loop, "guards", ()), *kept)})
 
 
+def _subscripts(name: str, loop: Loop) -> bool:
+    """Whether the variable ``name`` steps through a dimension of an array below ``loop``
+    (rather than only sizing loops or placing a reference: ``m1(k)``, ``u(ir(k))``)."""
+    return any(v and v.lower() == name for body in loop.levels() for array in body.arrays
+               for access in array.accesses for v in access.loopvars)
+
+
+def _splits(loop: Loop, siblings: list[tuple[tuple[Branch, ...], Loop]]) -> bool:
+    """Whether ``loop`` runs each of its sibling loops as a nest of its own: it repeats them
+    (a time loop), its variable only sizes or places them (a level loop), or a sibling is
+    inside a conditional arm (each arm's loops their own nest, weighted by the arm)."""
+    if len(siblings) < 2:
+        return False
+    if not loop.loopvar:  # a DO WHILE has no variable: it repeats what it holds
+        return loop.kind == "while"
+    name = loop.loopvar.lower()
+    return not _uses(name, loop) or not _subscripts(name, loop) or any(
+        not isinstance(arm, InlinedCall) for path, _ in siblings for arm in path)
+
+
 def nest_parts(loop: Loop) -> list[Loop]:
-    """``loop``, or one :class:`NestPart` per sibling loop when it repeats several (through
-    the arms between them too: see the module docstring).
+    """``loop``, or one :class:`NestPart` per sibling loop when it runs several as nests of
+    their own (:func:`_splits`; through the arms between them too: see the module
+    docstring); a grid loop (its variable subscripts an array) around a single sibling that
+    splits is around each of its parts, as a repetition loop around one loop stays one nest.
 
     A tile loop (``kind="tile"``, :mod:`sat.frontend.tiles`) around several loops (a copy
     into a scratch tile, then the product over the tile) is split the same way: each sibling
     is a nest of its own inside the tile loops (:func:`_repeat_unused_tiles`)."""
     siblings = _siblings(loop)
-    if loop.kind == "tile":
-        if len(siblings) < 2 and all(not path and nest_parts(child) == [child]
-                                     for path, child in siblings):
+    tile = loop.kind == "tile"
+    if len(siblings) == 1 and (tile or loop.loopvar and _subscripts(loop.loopvar.lower(), loop)):
+        path, child = siblings[0]
+        inner = nest_parts(child)
+        if len(inner) < 2:
             return [loop]
-    else:
-        # a DO WHILE has no variable: it repeats what it holds
-        repeats = not _uses(loop.loopvar.lower(), loop) if loop.loopvar \
-            else loop.kind == "while"
-        if len(siblings) < 2 or not repeats:
-            return [loop]
+        counted: set[int] = set()
+        return [_part(loop, path, part, not index, counted) for index, part in enumerate(inner)]
+    if not (tile and len(siblings) > 1 or _splits(loop, siblings)):
+        return [loop]
     parts: list[Loop] = []
     counted: set[int] = set()
     for path, child in siblings:
