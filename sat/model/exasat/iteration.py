@@ -39,6 +39,7 @@ from sat.ir import AccessType, Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
+from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 
 AXES = ("x", "y", "z")
@@ -241,8 +242,12 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
 
     constants = {c.name.lower(): c.value for c in procedure.constants
                  if not c.expression and c.value == c.value}
+    # a stencil's reach written as a loop (a(i, j+jj) inside do jj = -2, 2) reads along j
+    windows, window_notes = window_loops(loops, accesses, constants)
+    accesses = windowed(accesses, windows)
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
-        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants)
+        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants) | set(
+        windows)
     def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
         return dims[::-1] if row_major else dims
@@ -269,7 +274,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         for var, counter in cast.items():
             votes.setdefault(var, counter)
     axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
-    notes = [f"loop variable {var} subscripts dimensions at different positions; "
+    notes = window_notes + [f"loop variable {var} subscripts dimensions at different positions; "
              f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
              for var, counter in votes.items() if len(counter) > 1]
     axis_loops: list[list[Loop]] = [[], [], []]
