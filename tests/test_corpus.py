@@ -46,8 +46,6 @@ KNOWN: dict[str, str] = {
     "npb_ft_fft3d": "fft3d.f:113, 138, 153: iterations 4.4e12, 4.4e12, 5.6e14 above the runs of "
                     "the innermost statements (1.1e9, 6.9e10, 1.1e9): the loops of Swarztrauber "
                     "in the two arms of one if (lines 33, 66) both multiply the sweeps",
-    "miniweather": "miniWeather_serial.F90:120: iterations 3.0e55 above the runs of the "
-                   "innermost statements (8.7e6), traffic 1.2e50 GB above 5.6 GB",
     "stream_f": "stream.f:226: traffic 2.88e-7 GB below the compulsory 3.84e-7 GB: avgtime, "
                 "mintime, maxtime, subscripted only by the component loop j = 1..4, are left "
                 "out of the traffic as register-held state",

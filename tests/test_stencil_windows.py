@@ -87,3 +87,34 @@ def test_constant_range_evaluates_named_constants():
     assert constant_range(loop("-m", "m"), {"r": 2.0}) is None  # m is no constant
     assert constant_range(loop("-r", "r", "2"), {"r": 2.0}) is None  # a window has stride 1
     assert constant_range(loop("3", "1"), {}) is None  # an empty loop is no window
+
+
+MODULE_CONSTANTS = """module sizes
+  integer, parameter :: hs = 2, sten_size = 4
+end module
+subroutine interp(n, q, v)
+  use sizes
+  integer, intent(in) :: n
+  real(8), intent(in) :: q(1-hs:n+hs)
+  real(8), intent(inout) :: v(n+1)
+  integer :: i, s
+  do i = 1, n+1
+    do s = 1, sten_size
+      v(i) = v(i) + q(i-hs-1+s)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_reach_over_module_constants(tmp_path, capsys):
+    """miniWeather's form: the window's width and its shift are a module's named constants,
+    and the offset is written around them (``i-hs-1+s``: offsets -2 .. +1 of ``i``)."""
+    data = run(tmp_path, capsys, "interp.f90", MODULE_CONSTANTS, "--set", "n=999999")
+    (row,) = data["loops"]
+    # i = 1 .. n+1: 1,000,000 points along X, s is no axis
+    assert (row["iter_x"], row["iter_y"], row["iter_z"]) == (1_000_000, 1, 1)
+    # 4 adds a point
+    assert row["gflops"] == pytest.approx(4e6 / 1e9, rel=1e-12)
+    # q read once (8 B) over 1,000,000 + 3 points, v updated (16 B): 24 B a point
+    assert row["traffic_gb"] * 1e9 / 1e6 == pytest.approx(24, rel=1e-4)

@@ -229,8 +229,10 @@ def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return factor
 
 
-def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
-    """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
+def analyse_nest(procedure: Procedure, loop: Loop,
+                 shared: dict[str, float] | None = None) -> NestShape:
+    """Map the nest's loops to axes and sweeps and collect its streamed array patterns
+    (``shared``: the program's named constants, for stencil windows)."""
     loops = [loop, *loop.all_loops()]
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
     row_major = procedure.layout == "row-major"
@@ -243,8 +245,9 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
     constants = {c.name.lower(): c.value for c in procedure.constants
                  if not c.expression and c.value == c.value}
     # a stencil's reach written as a loop (a(i, j+jj) inside do jj = -2, 2) reads along j
-    windows, window_notes = window_loops(loops, accesses, constants)
-    accesses = windowed(accesses, windows)
+    known = {**(shared or {}), **constants}
+    windows, window_notes = window_loops(loops, accesses, known)
+    accesses = windowed(accesses, windows, known)
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
         loops, [access for _, access, _ in accesses], loop_dims, row_major, constants) | set(
         windows)

@@ -17,15 +17,30 @@ from __future__ import annotations
 import itertools
 import re
 
-from sat.ir import Access, Loop
+from sat.ir import Access, Loop, Procedure
 
 # The longest window taken as a stencil's reach: radius 8 either side of the point.  A longer
 # constant loop added to an outer variable is more likely a blocked loop than a reach.
 WINDOW_TRIPS = 17
 
-# ``v``, ``v + 3``, ``v - 1``: the offset text the front ends write for ``v + u + c``
-_OUTER = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
+# ``v``, ``v + 3``, ``-hs + v - 1``: the offset text the front ends write for ``v + u + c``,
+# a sum of names and integers
+_SUM = re.compile(r"^\s*[+-]?\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[+-]\s*(?:[A-Za-z_]\w*|\d+))*\s*$")
+_TERM = re.compile(r"([+-]?)\s*([A-Za-z_]\w*|\d+)")
 _ARITHMETIC = re.compile(r"^[\d\s+\-*()]+$")
+
+
+def program_constants(procedures: list[Procedure], known: dict[str, float]
+                      ) -> dict[str, float]:
+    """Named constants of a program with one value wherever they are declared (a module's
+    ``hs = 2`` seen from the procedures that use it); ``known``: the code's constants the
+    model was given, which count too."""
+    values: dict[str, set[float]] = {name: {value} for name, value in known.items()}
+    for procedure in procedures:
+        for c in procedure.constants:
+            if not c.expression and c.value == c.value:
+                values.setdefault(c.name.lower(), set()).add(c.value)
+    return {name: next(iter(found)) for name, found in values.items() if len(found) == 1}
 
 
 def constant_range(loop: Loop, constants: dict[str, float]) -> tuple[int, int] | None:
@@ -47,15 +62,23 @@ def constant_range(loop: Loop, constants: dict[str, float]) -> tuple[int, int] |
     return (bounds[0], bounds[1]) if bounds[1] >= bounds[0] else None
 
 
-def _outer(offset: int | str, enclosing: set[str]) -> tuple[str, int] | None:
-    """``(v, c)`` of an offset ``v + c`` whose ``v`` is the variable of an enclosing loop."""
-    if not isinstance(offset, str):
+def _outer(offset: int | str, enclosing: set[str], constants: dict[str, float]
+           ) -> tuple[str, int] | None:
+    """``(v, c)`` of an offset ``v + c`` whose ``v`` is the variable of an enclosing loop and
+    ``c`` an integer, named constants counted (``-hs + i - 1`` with ``hs = 2``: ``i``, -3)."""
+    if not isinstance(offset, str) or not _SUM.match(offset):
         return None
-    found = _OUTER.match(offset)
-    if found is None or found.group(1).lower() not in enclosing:
-        return None
-    c = int(found.group(3) or 0)
-    return found.group(1).lower(), (-c if found.group(2) == "-" else c)
+    var, c = None, 0
+    for sign, term in _TERM.findall(offset):
+        name = term.lower()
+        value = constants.get(name)
+        if term.isdigit() or (value is not None and float(value).is_integer()):
+            c += (-1 if sign == "-" else 1) * int(term if term.isdigit() else value)
+        elif name in enclosing and var is None and sign != "-":
+            var = name
+        else:
+            return None
+    return (var, c) if var is not None else None
 
 
 def window_loops(loops: list[Loop], accesses: list, constants: dict[str, float]
@@ -71,7 +94,7 @@ def window_loops(loops: list[Loop], accesses: list, constants: dict[str, float]
         for d, u in enumerate(lowered):
             if not u or u not in by_var:
                 continue
-            outer = _outer(access.offsets[d], enclosing - {u})
+            outer = _outer(access.offsets[d], enclosing - {u}, constants)
             if outer is not None and _encloses(by_var.get(outer[0]), by_var[u]):
                 added.add(u)
             elif any(v and v != u for v in lowered):
@@ -95,7 +118,8 @@ def _encloses(outer: Loop | None, inner: Loop) -> bool:
     return outer is not None and any(lp is inner for lp in outer.all_loops())
 
 
-def windowed(accesses: list, windows: dict[str, tuple[int, int]]) -> list:
+def windowed(accesses: list, windows: dict[str, tuple[int, int]],
+             constants: dict[str, float]) -> list:
     """``accesses`` with each subscript ``v + u + c`` of a window loop ``u`` spread into one
     access per offset of the window along ``v``."""
     if not windows:
@@ -106,7 +130,8 @@ def windowed(accesses: list, windows: dict[str, tuple[int, int]]) -> list:
         spread: list[list[tuple[str, int | str]]] = []
         for d, var in enumerate(access.loopvars):
             u = var.lower()
-            outer = _outer(access.offsets[d], enclosing - {u}) if u in windows else None
+            outer = (_outer(access.offsets[d], enclosing - {u}, constants) if u in windows
+                     else None)
             if outer is None:
                 spread.append([(var, access.offsets[d])])
                 continue
