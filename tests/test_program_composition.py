@@ -232,6 +232,37 @@ def test_a_call_beside_a_sibling_nest(tmp_path, capsys):
     assert (ts["value"], ts["source"]) == (32, "--set")
     assert any("'.not. tiling'" in n["message"] and "1/2" in n["message"]
                for n in data["notes"])
+    # jj (-r..r, r = 2) is the stencil's reach along j, not a dimension of 5: both arms sweep
+    # 7996 x 7996.  The untiled arm on the default 64 KiB cache: a pencil of the window is
+    # 5 rows of a + b, 375 KiB, which does not fit, so every point reads its 5 elements of a
+    # (40 B) and updates b (16 B): 56 x 63,936,016 x 11 / 2 = 19.692292928 GB.  The tiled arm
+    # (32 x 32 tiles, 62437.515625 of them a pass): a tile reads a over 32 x (32 + 4) points
+    # (8 B) and updates b over 32 x 32 (16 B), 9216 + 16384 = 25600 B; x 62437.515625 x 11 / 2
+    # = 8.7912022 GB.  (Before, jj was an axis of extent 5: 42.2 and 42.6 GB.)
+    assert (rows[0]["iter_x"], rows[0]["iter_y"], rows[0]["iter_z"]) == (7996, 7996, 1)
+    assert rows[0]["traffic_gb"] == pytest.approx(56 * INNER * 11 / 2 / 1e9, rel=1e-12)
+    assert rows[1]["traffic_gb"] == pytest.approx(62437.515625 * 25600 * 11 / 2 / 1e9,
+                                                  rel=1e-12)
+
+
+def test_a_call_beside_a_sibling_nest_with_a_cache_for_the_reach(tmp_path, capsys):
+    """The same program on a 4 MiB cache, which holds the untiled arm's 5-row window: the
+    hand count, 11 passes of a stencil reading a and updating b and a refresh updating a."""
+    data = run(tmp_path, capsys, {"caller.f90": CALLER, "tile.f90": TILE},
+               "--set", "n=8000", "--set", "iterations=10", "--set", "ts=32",
+               "--set", "CacheKB=4096")
+    # untiled arm: a read once over its rows 1..8000 (offsets -1..+3 of j = 2..7997) in
+    # whole lines (7996 elements along X are 8000 in lines of 8), 8000 x 8000 x 8 B =
+    # 512,000,000 B; b updated over 7996 rows of 8000, 16 B: 1,023,488,000 B; a pass
+    # 1,535,488,000 B x 11 / 2 = 8.445184 GB.  Tiled arm: 8.7912022 GB (as above, the tiles
+    # already fit 64 KiB).  Refresh: 16 x 8000^2 x 11 = 11.264 GB.
+    # In all 8.445184 + 8.7912022 + 11.264 = 28.5003862 GB (11 x 8000^2 x 40 B = 28.16 GB
+    # by the rough count).
+    rows = data["loops"]
+    assert [r["traffic_gb"] for r in rows] == [
+        pytest.approx(8.445184, rel=1e-12), pytest.approx(8.7912022, rel=1e-12),
+        pytest.approx(11.264, rel=1e-12)]
+    assert data["totals"]["traffic_gb"] == pytest.approx(28.5003862, rel=1e-12)
 
 
 def test_a_call_beside_a_sibling_nest_without_the_reach_loop(tmp_path, capsys):

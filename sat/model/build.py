@@ -48,6 +48,7 @@ from sat.model.exasat.memory import (
 )
 from sat.model.exasat.occupancy import data_bytes, footprint, occupancy_table
 from sat.model.exasat.registers import register_counts, registers_table
+from sat.model.exasat.windows import program_constants
 from sat.model.hierarchy.aliasing import geometry, nest_checks
 from sat.model.hierarchy.levels import (
     LEVEL_COLUMNS,
@@ -238,6 +239,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
     counter = FlopCounter(program, ctx)
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
+    shared = program_constants(program.procedures, ctx.constant_values())
     for procedure, loop in program_nests(program):
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
@@ -256,7 +258,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         for branch in getattr(loop, "guards", ()):
             runs *= branch_probability(branch, ctx, file)
         try:
-            shape = analyse_nest(procedure, loop)
+            shape = analyse_nest(procedure, loop, shared)
             space = nest_space(shape, ctx, runs)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops

@@ -215,6 +215,11 @@ class ModelContext:
 
     # ------------------------------------------------------------ parameters
 
+    def constant_values(self) -> dict[str, float]:
+        """The named constants of the code that have a number (lower-case name -> value)."""
+        return {c.name.lower(): c.value for c in self._constants.values()
+                if not c.expression and c.value == c.value}
+
     def param(self, name: str) -> E.Param:
         """A machine or software parameter by its contract name (must exist)."""
         if name not in self.params:

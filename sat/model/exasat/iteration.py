@@ -40,6 +40,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
+from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import summed_trip_count
 
@@ -250,8 +251,10 @@ def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return factor
 
 
-def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
-    """Map the nest's loops to axes and sweeps and collect its streamed array patterns."""
+def analyse_nest(procedure: Procedure, loop: Loop,
+                 shared: dict[str, float] | None = None) -> NestShape:
+    """Map the nest's loops to axes and sweeps and collect its streamed array patterns
+    (``shared``: the program's named constants, for stencil windows)."""
     loops = [loop, *loop.all_loops()]
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
     row_major = procedure.layout == "row-major"
@@ -263,8 +266,13 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
 
     constants = {c.name.lower(): c.value for c in procedure.constants
                  if not c.expression and c.value == c.value}
+    # a stencil's reach written as a loop (a(i, j+jj) inside do jj = -2, 2) reads along j
+    known = {**(shared or {}), **constants}
+    windows, window_notes = window_loops(loops, accesses, known)
+    accesses = windowed(accesses, windows, known)
     bookkeeping = _bookkeeping_vars(loops, accesses) | _short_leading_vars(
-        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants)
+        loops, [access for _, access, _ in accesses], loop_dims, row_major, constants) | set(
+        windows)
     def voting_dims(access) -> list[int]:
         dims = [d for d in loop_dims(access) if access.loopvars[d].lower() not in bookkeeping]
         return dims[::-1] if row_major else dims
@@ -291,7 +299,7 @@ def analyse_nest(procedure: Procedure, loop: Loop) -> NestShape:
         for var, counter in cast.items():
             votes.setdefault(var, counter)
     axis_of = {var: counter.most_common(1)[0][0] for var, counter in votes.items()}
-    notes = [f"loop variable {var} subscripts dimensions at different positions; "
+    notes = window_notes + [f"loop variable {var} subscripts dimensions at different positions; "
              f"taken as axis {AXES[axis_of[var]].upper() if axis_of[var] < 3 else 'sweep'}"
              for var, counter in votes.items() if len(counter) > 1]
     axis_loops: list[list[Loop]] = [[], [], []]
