@@ -30,7 +30,7 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test,docs]'
 python3 -m ruff check .
 # the user guide, built strictly into a temporary folder (never into the checkout)
 site_dir="$(mktemp -d)"
-python3 -m mkdocs build --strict --quiet --site-dir "$site_dir"
+NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet --site-dir "$site_dir"
 rm -rf "$site_dir"
 # satreport as users get it: wheel and sdist, each in a fresh environment outside the checkout.
 python3 tests/check_package.py
