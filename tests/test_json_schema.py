@@ -115,14 +115,23 @@ def test_the_schema_refuses_what_breaks_the_contract(tmp_path, monkeypatch):
     assert not validator.is_valid(data)
 
 
-def test_fields_other_branches_add_are_accepted_and_typed(tmp_path, monkeypatch):
+def test_bounds_violations_and_parsers_are_typed(tmp_path, monkeypatch):
     data = export(tmp_path, monkeypatch, "examples/lap.f90")
     validator = jsonschema.Draft202012Validator(schema())
-    data["bounds_violations"] = [{"file": "examples/lap.f90", "line": 18, "level": "L2",
-                                  "quantity": "traffic_gb", "value": 2.0, "bound": 1.0,
-                                  "kind": "upper"}]
-    data["parsers"] = {"examples/lap.f90": "fparser"}
+    assert data["parsers"] and data["parsers"][0]["parser"] == "tree-sitter"
+    data["bounds_violations"] = [
+        {"procedure": "lap", "file": "examples/lap.f90", "line": 18, "level": "L2",
+         "quantity": "traffic_gb", "value": 2.0, "bound": 1.0, "kind": "upper",
+         "message": "traffic_gb 2 GB above its bound 1 GB"},
+        {"procedure": "lap", "file": "examples/lap.f90", "line": 18, "level": None,
+         "quantity": "time_s", "value": None, "bound": None, "kind": "finite",
+         "message": "time_s is not finite"}]
+    data["parsers"].append({"file": "other.f", "parser": "fparser",
+                            "reason": "tree-sitter: syntax error at other.f:3"})
     data["a_field_of_a_later_version"] = {"anything": [1, 2]}
     assert validator.is_valid(data)
     data["bounds_violations"][0]["value"] = "two"
+    assert not validator.is_valid(data)
+    data["bounds_violations"][0]["value"] = 2.0
+    data["parsers"][0]["parser"] = "a parser of no name"
     assert not validator.is_valid(data)
