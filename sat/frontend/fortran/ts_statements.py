@@ -101,10 +101,15 @@ class StatementBuilder:
         return out
 
     def statement(self, ts: object) -> object:
-        handler = getattr(self, "_s_" + ts.type, None)
+        return self.dispatch(ts, "_s_", _QUIET)
+
+    def dispatch(self, ts: object, prefix: str, quiet: dict) -> object:
+        """``ts`` built by its handler (``prefix`` + its type), else as the plain statement
+        class ``quiet`` gives its type; a type with neither is unsupported."""
+        handler = getattr(self, prefix + ts.type, None)
         if handler is not None:
             return handler(ts)
-        cls = _QUIET.get(ts.type)
+        cls = quiet.get(ts.type)
         if cls is None:
             raise Unsupported(ts.type)
         return self.stmt(cls, ts)

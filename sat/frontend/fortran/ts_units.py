@@ -161,13 +161,7 @@ class UnitBuilder(StatementBuilder):
     def specification(self, ts: object) -> object:
         if ts.type == "include_statement":
             return self.include(ts)
-        handler = getattr(self, "_d_" + ts.type, None)
-        if handler is not None:
-            return handler(ts)
-        cls = _QUIET_SPECIFICATION.get(ts.type)
-        if cls is None:
-            raise Unsupported(ts.type)
-        return self.stmt(cls, ts)
+        return self.dispatch(ts, "_d_", _QUIET_SPECIFICATION)
 
     def type_spec(self, ts: object) -> object:
         if ts.type == "derived_type":
