@@ -2,7 +2,7 @@
 
     python bench/differential/run.py [--count 2000] [--seed 0] [--batch 40] [--jobs 2]
         [--satreport PATH] [--markdown docs/accuracy-generated.md] [--results FILE.json]
-        [--workdir DIR] [--classes-only]
+        [--workdir DIR] [--readme README.md]
 
 Generates ``--count`` nests from ``--seed`` (nest k depends only on the seed and k), measures
 each by execution (flops by kind, compulsory bytes, traffic at three cache capacities through
@@ -101,6 +101,41 @@ def reasons_section(rows: list[compare.ClassRow]) -> str:
     return "\n".join(out) or "None."
 
 
+README_BEGIN = "<!-- accuracy table: written by bench/differential/run.py --readme -->"
+README_END = "<!-- end of the accuracy table -->"
+
+
+def readme_section(results: list[compare.NestErrors], args: argparse.Namespace) -> str:
+    """The README's accuracy block: the table over all nests, the classes above 25 %."""
+    rows = compare.class_rows(results)
+    every = rows[0]
+    head = "| level | median | 90th percentile | worst |\n|---|---|---|---|\n"
+    body = "".join(f"| {metric} | {compare._pct(every.stats[metric][0])} % | "
+                   f"{compare._pct(every.stats[metric][1])} % | "
+                   f"{compare._pct(every.stats[metric][2], True)} % |\n"
+                   for metric in compare.METRICS)
+    named = [row for row in rows if row.name in known.REASONS
+             and any(abs(row.stats[m][2]) > 0.25 for m in compare.METRICS)]
+    reasons = "".join(f"- **{row.name}**: {known.REASONS[row.name]}\n" for row in named)
+    return (f"{README_BEGIN}\n"
+            f"{len(results)} generated nests (seed {args.seed}): {every.crashes} crashes, "
+            f"{every.violations} bound violations, flops by kind exact on "
+            f"{100 * every.flops_exact:.0f} %. Errors of satreport against the execution "
+            f"(compulsory bytes; traffic at cache levels of 512 B, 16 KiB and 2 MiB):\n\n"
+            f"{head}{body}\nThe shape classes whose worst error stays above 25 %, and "
+            f"why:\n\n{reasons or 'None.'}\n{README_END}")
+
+
+def write_readme(path: Path, section: str) -> None:
+    """Replace the marked block of ``path`` by ``section``."""
+    text = path.read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"run.py: error: {path}: no accuracy block marked "
+                         f"{README_BEGIN!r} ... {README_END!r}")
+    path.write_text(text[:begin] + section + text[end + len(README_END):])
+
+
 def expected_failures(results: list[compare.NestErrors]) -> str:
     """The (class, metric) pairs missing their target, as the test's literal."""
     lines = ["EXPECTED_FAILURES = {"]
@@ -179,6 +214,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--expected-failures", action="store_true",
                         help="print the (class, metric) pairs missing their target as "
                              "tests/test_generated_nests.py lists them")
+    parser.add_argument("--readme", metavar="README.md",
+                        help="also rewrite the marked accuracy block of this file")
     parser.add_argument("--workdir", help="keep sources, truth programs, conds (default: "
                                           "a temporary folder, removed)")
     return parser.parse_args(argv)
@@ -190,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         results = load_results(Path(args.from_results), args.seed)
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         Path(args.markdown).write_text(markdown(results, args, float("nan")))
+        if args.readme:
+            write_readme(Path(args.readme), readme_section(results, args))
         return 0
     workdir = Path(args.workdir) if args.workdir else measure.temporary_workdir()
     started = time.time()
@@ -207,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.results).write_text(json.dumps([r.to_json() for r in results], indent=1))
     Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
     Path(args.markdown).write_text(markdown(results, args, seconds))
+    if args.readme:
+        write_readme(Path(args.readme), readme_section(results, args))
     print(compare.markdown_table(compare.class_rows(results)))
     if args.expected_failures:
         print(expected_failures(results))
