@@ -28,6 +28,12 @@ indexed array's count as a stream at the condition the level takes (the index ar
 a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
 whenever the two models' conditions agree.
 
+**Repetitions** (:mod:`sat.model.hierarchy.repetitions`): a loop whose variable subscripts
+no reference, or a pass of a time loop, moves the data at a level only when what one of its
+trips touches does not fit the level's capacity; otherwise the first trip moves it and the
+others move nothing (the Repeats column). ExaSAT's Loops sheet moves it at every trip, so
+with repetitions the last cache level's traffic may be less than the Loops sheet's.
+
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
 touches (per thread) moves nothing to or from the level further out (condition 0,
