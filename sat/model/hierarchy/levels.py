@@ -244,9 +244,11 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
 
 
 def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
-                memory: NestMemory, ctx: ModelContext, key: tuple) -> E.Expr:
+                memory: NestMemory, ctx: ModelContext, key: tuple,
+                share: E.Expr) -> E.Expr:
     """The change the gathers make to a level's traffic (GB): their lines at the level's
-    capacity less the stream count of the arrays they replace."""
+    capacity (over every sweep: a range that fits is moved once) less the stream count of
+    the arrays they replace (``share``: of the repetitions, those that move the streams)."""
     terms: list[E.Expr] = []
     for index, gather in enumerate(gathers, start=1):
         left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
@@ -255,7 +257,8 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
                           "fraction of revisits that miss")
         terms.append(gather.traffic_gb(gather.lines(miss), ctx))
         if gather.replaces:
-            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx)))
+            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx),
+                               share))
     return E.add(*terms)
 
 
@@ -340,17 +343,21 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
-        traffic_expr = E.mul(traffic_expr, share)
-        regular = E.Quantity((*key, "traffic_regular_gb" if gathers else "traffic_gb"),
-                             E.if_(resident, 0, traffic_expr), "GB",
-                             f"{spec.link} traffic" + (", streams" if gathers else ""))
+        taken = regular = E.Quantity(
+            (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
+            E.if_(resident, 0, traffic_expr), "GB",
+            f"{spec.link} traffic" + (", streams" if gathers else ""))
+        if repeats:  # the case is that of every repetition; the share of them moves
+            taken = E.Quantity((*key, "traffic_repeated_gb"), E.if_(resident, 0, traffic_expr),
+                               "GB", f"{spec.link} traffic if every repetition moved the data")
+            regular.expr = E.mul(E.Ref(taken), share)
         condition = E.Quantity((*key, "layer_condition"),
-                               E.if_(resident, 0, case_taken(regular)), "case",
+                               E.if_(resident, 0, case_taken(taken)), "case",
                                f"{spec.name} layer condition")
         traffic, extra = regular, {}
         if gathers:
-            change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, E.mul(_gathers_at(
-                gathers, capacity, condition, memory, ctx, key), share)), "GB",
+            change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
+                gathers, capacity, condition, memory, ctx, key, share)), "GB",
                 f"{spec.link} traffic of the gathers and scatters, less the streams they "
                 "replace")
             traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",

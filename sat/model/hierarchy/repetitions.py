@@ -40,9 +40,13 @@ class PassData:
     quantities: dict[int, E.Quantity] = field(default_factory=dict)
     closed: bool = False
 
-    def of(self, whole: Loop, ident: str, term: E.Expr) -> E.Quantity:
-        """The pass's data, ``term`` (this row's share) added while the rows are built."""
+    def of(self, whole: Loop, ident: str, term: E.Expr) -> E.Expr | E.Quantity:
+        """The pass's data, ``term`` (this row's share) added while the rows are built (a
+        nest built after them, a fused one, under a time loop none of them was under: its
+        own share)."""
         key = id(whole)
+        if self.closed and key not in self.quantities:
+            return term
         if key not in self.quantities:
             self.quantities[key] = E.Quantity(
                 ("pass", ident, "data_kib"), E.Num(0), "KiB",
