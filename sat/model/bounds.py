@@ -45,7 +45,7 @@ from sat.ir import Body, Branch, InlinedCall, Loop, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import parameter_name
-from sat.model.exasat.compulsory import time_passes
+from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import SHORT_LEADING_TRIPS, NestShape, NestSpace, trip_count
 from sat.model.nests import literal_trips
 from sat.model.tables import CellValue, ModelResult
@@ -234,7 +234,7 @@ def _repetitions(shape: NestShape, trips: dict[int, E.Expr]) -> E.Expr:
             for access in array.accesses for var in access.loopvars if var}
     passes = time_passes(shape.sweep_loops, {id(lp) for a in shape.axis_loops for lp in a})
     loops = [lp for lp in shape.sweep_loops
-             if lp.loopvar.lower() not in used and id(lp) in passes]
+             if id(lp) in passes and is_repetition(lp, used)]
     return E.mul(*[trips[id(lp)] for lp in loops], *[arm.count for arm in shape.repeats])
 
 

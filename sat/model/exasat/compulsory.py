@@ -56,6 +56,24 @@ def local_axes(items: Sequence[Item], stepping: list[set[str]],
     return frozenset(local - plain)
 
 
+def is_repetition(sweep: Loop, subscripting: set[str]) -> bool:
+    """Whether the sweep loop repeats the same elements: its variable subscripts no array
+    (not in ``subscripting``), places no reference (``a(ti+ii)``: a tile's origin) and bounds
+    no loop inside it."""
+    var = sweep.loopvar.lower()
+    if not var or var in subscripting:
+        return False
+    word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+    for body in sweep.levels():
+        if body is not sweep and isinstance(body, Loop) and \
+                word.search(f"{body.lower} {body.upper} {body.stride}"):
+            return False
+        if any(isinstance(offset, str) and word.search(offset) for array in body.arrays
+               for access in array.accesses for offset in access.offsets):
+            return False
+    return True
+
+
 def time_passes(sweeps: Sequence[Loop], grid: set[int]) -> frozenset[int]:
     """Ids of the sweep loops that are the passes of a time loop: a nest split from a
     repetition loop around several (:class:`sat.model.nests.NestPart`), a ``do while``, or a
@@ -81,7 +99,7 @@ def new_element_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], grid: set[
     found = []
     for n, sweep in enumerate(sweeps):
         var = sweep.loopvar.lower()
-        if var not in subscripting and id(sweep) not in passes:
+        if id(sweep) not in passes and is_repetition(sweep, subscripting):
             continue  # a repetition of the nest's own: the same elements again
         if var not in subscripting or id(sweep) not in in_grid:
             if id(sweep) not in tiled:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from sat.ir import Loop
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.exasat.compulsory import is_repetition
 from sat.model.exasat.iteration import NestShape, trip_count
 
 
@@ -63,12 +64,14 @@ class PassData:
 
 
 def repetition_loops(shape: NestShape) -> list[Loop]:
-    """The nest's sweep loops whose variable subscripts no reference, outside the source's
-    tile loops (a repetition of one tile is counted by the reuse between planes)."""
+    """The nest's sweep loops whose variable subscripts, places and bounds nothing
+    (:func:`~sat.model.exasat.compulsory.is_repetition`),
+    outside the source's tile loops (a repetition of one tile is counted by the reuse
+    between planes)."""
     used = {var.lower() for body in shape.loop.levels() for array in body.arrays
             for access in array.accesses for var in access.loopvars if var}
     return [lp for n, lp in enumerate(shape.sweep_loops)
-            if lp.loopvar.lower() not in used and n not in shape.tile_repeats]
+            if is_repetition(lp, used) and n not in shape.tile_repeats]
 
 
 def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
