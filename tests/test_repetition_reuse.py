@@ -199,3 +199,26 @@ def test_editing_the_l2_size_in_libreoffice_switches_the_reuse(capsys, tmp_path)
         assert float(value_at(values, before["levels"][1]["cells"]["traffic_gb"])) * 1e9 == \
             pytest.approx(36_864)
         assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(12_288)
+
+
+def test_a_loop_placing_a_tile_is_no_repetition(capsys, tmp_path):
+    """ii subscripts no array but places every reference (a(ti + ii)): each of its 64 trips
+    touches 8 new elements, so it is no repetition. The distinct bytes: a read, 512 x 8 =
+    4,096 B, and c read for ownership and written back, 512 x 16 = 8,192 B: 12,288 B (taken
+    as a repetition they would be 64 times fewer), and no level has a Repeats cell."""
+    text = """\
+subroutine copy(a, c)
+  integer :: ii, ti
+  real(8) :: a(512), c(512)
+  do ii = 0, 504, 8
+    do ti = 1, 8
+      c(ti + ii) = a(ti + ii)
+    end do
+  end do
+end subroutine
+"""
+    data = run(capsys, tmp_path, "tile.f90", text)
+    (loop,) = data["loops"]
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(12_288)
+    assert all("repeats" not in level for level in loop["levels"])
+    assert data["bounds_violations"] == []
