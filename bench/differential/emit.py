@@ -427,8 +427,12 @@ class TruthPrinter:
                          f"* {a.size});")
         lines.append("}")
         entry = nest.procedures[0].body
-        # compulsory per sweep: a top-level time loop starts each step afresh
-        timed = len(entry) == 1 and isinstance(entry[0], Loop) and entry[0].var == "t"
+        # compulsory per pass of a time loop around a call or several nests (satreport's
+        # passes of a time loop): each step starts afresh; a time loop around one nest written
+        # in place is that nest's own repetition, whose steps touch the same elements again
+        timed = len(entry) == 1 and isinstance(entry[0], Loop) and entry[0].var == "t" and (
+            any(isinstance(item, Call) for item in entry[0].body)
+            or sum(isinstance(item, Loop) for item in entry[0].body) > 1)
         lines.append(f"static void run_{ident}(long *sc, long *lc, long *bc) {{")
         for a in nest.arrays:
             if a.values is not None:

@@ -9,24 +9,29 @@ carry one of these classes.
 from __future__ import annotations
 
 REASONS = {
-    "invariant-loop": "Loops that index no array (repetitions around a sweep) multiply the "
-                      "compulsory bytes and every level's traffic by their trip count, even "
-                      "where the data fits the level: n01732 (54 repetitions of a 700-element "
-                      "sweep) compulsory 453,600 B where 8,400 B are touched, L2 and L3 54x "
-                      "the 8,448 B measured (+5,300 %); only the 512 B L1 is right.",
-    "time-loop": "Each step of a time loop is charged as a cold sweep: where the data fits "
-                 "a level, the steps after the first move nothing, but the model charges "
-                 "them all (n00060, 3 steps over 8.4 KB: L2 and L3 33,792 B where 11,264 B "
-                 "move, +200 %).",
+    "invariant-loop": "Loops that index no array repeat a sweep: a level holding what one "
+                      "repetition touches moves the data once, a smaller one at every "
+                      "repetition, and the compulsory bytes count it once (n01732's 54 "
+                      "repetitions of a 700-element sweep: within 1 % at L2 and L3). The worst "
+                      "nests carry another class: tiles narrower than a line (n00076, +290 % "
+                      "at every level), steps (n00061).",
+    "time-loop": "The steps of a time loop reuse what stays in a level: one step's data (all "
+                 "its nests' together) fits, the steps after the first move nothing (n00060: "
+                 "L2 and L3 exact). The compulsory bytes count each step afresh for a time "
+                 "loop around a call or several nests, once for one around a single nest (a "
+                 "repetition of it). The worst nests carry another class: scratch tiles "
+                 "(n00252), rows rounded up to whole lines where the data just fits the 16 "
+                 "KiB level (n00048: 48,384 B where 22,848 B move, +112 %).",
     "time-loop-call": "A time loop calling a procedure beside a sibling nest is one Loops "
                       "row whose iteration space multiplies the callee's loops with the "
                       "sibling's: n00475 (a tiled callee, 6 x 6 tiles, beside a 2,000-"
                       "element sibling) compulsory 13,248,000 B where 62,112 B are touched "
                       "(x213), every level x200 to x400; the worst rows of the table. "
                       "Otherwise as time-loop.",
-    "siblings": "As time-loop-call (a sibling beside a call is folded into one row), and the "
-                "sibling's data stays in the 2 MiB level from one step to the next but is "
-                "charged every step.",
+    "siblings": "As time-loop-call (a sibling beside a call is folded into one row). The "
+                "nests of a step are taken to share no data: each is charged its own "
+                "footprint, and they stay in a level from one step to the next when all of "
+                "them fit it together.",
     "offsets": "Rows shorter than a few lines are rounded up to whole lines although the "
                "rows of an array lie back to back: n00142 (rows of ten 4-byte reals, 40 B "
                "charged 64 B) +60 % at every level; the compulsory bytes miss part of the "

@@ -167,7 +167,8 @@ What is measured and how: `bench/differential/README.md`.
 Errors are (satreport − truth) / truth; median and 90th percentile of the magnitude, worst
 with its sign. Flops exact: total flops and the per-iteration adds, multiplies, divides and
 specials equal to the executed counts. Compulsory: the JSON's `traffic_blocks_gb` against the
-distinct bytes touched plus the distinct bytes written (each sweep of a time loop afresh).
+distinct bytes touched plus the distinct bytes written (each pass of a time loop around a
+call or several nests afresh).
 L1, L2, L3: the Levels traffic (`levels[].traffic_gb`) against the write-back cache
 simulation of the nest's address trace ({capacities}; fully associative, LRU, 64-byte
 lines, cold at the start, dirty lines written back at the end).

@@ -11,9 +11,10 @@ could produce:
   iterations the model counts are at most the runs of the innermost statements (the
   products of the trip counts of the loops around them, summed over the innermost loops);
 - **lower**: the traffic to memory is at least the compulsory traffic: the distinct elements
-  each array's references touch, once per run of the nest (times its repetitions: loops
-  whose variable subscripts nothing, which the model runs from memory each time), reads and
-  writes alike;
+  each array's references touch, once per run of the nest, reads and writes alike. The
+  Loops row's traffic (ExaSAT's: every pass of a time loop from memory) counts them once per
+  pass of a time loop as well; the last cache level's, whose passes reuse what stays in it,
+  once;
 - every number finite and >= 0, the time at least ``max(flops / peak, compulsory bytes /
   bandwidth)``.
 
@@ -44,6 +45,7 @@ from sat.ir import Body, Branch, InlinedCall, Loop, element_words
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import parameter_name
+from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import SHORT_LEADING_TRIPS, NestShape, NestSpace, trip_count
 from sat.model.nests import literal_trips
 from sat.model.tables import CellValue, ModelResult
@@ -71,6 +73,8 @@ class NestBounds:
     peak_gflops: E.Expr
     bandwidth_gbs: E.Expr
     warm: E.Expr  # WarmCaches: a level may hold the data from the previous run
+    # distinct elements once (the passes of a time loop reuse what stays in the last level)
+    distinct_bytes: E.Quantity | None = None
 
 
 @dataclass
@@ -222,11 +226,15 @@ def _walk(body: Body, runs: E.Expr, chain: tuple[Loop, ...], conditional: bool,
 
 
 def _repetitions(shape: NestShape, trips: dict[int, E.Expr]) -> E.Expr:
-    """Runs of the nest's grid sweep that touch the same elements: its sweep loops whose
-    variable subscripts no reference, and the calls written in once for several."""
+    """Runs of the nest's grid sweep that count the same elements again: the passes of a
+    time loop (:func:`sat.model.exasat.compulsory.time_passes`) whose variable subscripts no
+    reference, and the calls written in once for several. The nest's own repetition loops
+    touch the same elements, counted once."""
     used = {var.lower() for body in shape.loop.levels() for array in body.arrays
             for access in array.accesses for var in access.loopvars if var}
-    loops = [lp for lp in shape.sweep_loops if lp.loopvar.lower() not in used]
+    passes = time_passes(shape.sweep_loops, {id(lp) for a in shape.axis_loops for lp in a})
+    loops = [lp for lp in shape.sweep_loops
+             if id(lp) in passes and is_repetition(lp, used)]
     return E.mul(*[trips[id(lp)] for lp in loops], *[arm.count for arm in shape.repeats])
 
 
@@ -251,7 +259,8 @@ def nest_bounds(shape: NestShape, space: NestSpace, row: dict[str, CellValue],
 
     distinct = [E.mul(E.maximum(*elements), out.sizes[key])
                 for key, elements in out.touched.items() if elements]
-    compulsory = E.mul(space.probability, _repetitions(shape, trips), E.add(*distinct))
+    once = E.mul(space.probability, E.add(*distinct))
+    compulsory = E.mul(_repetitions(shape, trips), once)
     cores = ctx.param("Cores")
     return NestBounds(
         procedure, shape.file, loop.line, row, levels, arrays, space.iterations,
@@ -262,7 +271,8 @@ def nest_bounds(shape: NestShape, space: NestSpace, row: dict[str, CellValue],
                  "every reference missing at every run of its statement"),
         quantity("compulsory_bytes", compulsory, "B", "compulsory traffic"),
         E.mul(ctx.param("GflopsPerCore"), cores), E.mul(ctx.param("GBsPerCore"), cores),
-        E.Param("WarmCaches") if "WarmCaches" in ctx.params else E.Num(0))
+        E.Param("WarmCaches") if "WarmCaches" in ctx.params else E.Num(0),
+        quantity("distinct_bytes", once, "B", "distinct bytes touched"))
 
 
 # ------------------------------------------------------------------ checking them
@@ -322,7 +332,9 @@ def _nest_violations(nest: NestBounds, env: E.Env) -> list[Violation]:
         broken(key, _value(nest.row.get(key), env), "lower", compulsory / 1e9, least)
     if nest.levels and not nest.warm.evaluate(env):
         memory = nest.levels[-1]
-        broken("traffic_gb", _value(memory.get("traffic_gb"), env), "lower", compulsory / 1e9,
+        once = nest.distinct_bytes.value(env) if nest.distinct_bytes is not None else \
+            compulsory
+        broken("traffic_gb", _value(memory.get("traffic_gb"), env), "lower", once / 1e9,
                least, str(memory.get("level")))
     time = _value(nest.row.get("time_s"), env)
     gflops = _value(nest.row.get("gflops"), env) or 0.0

@@ -629,6 +629,7 @@ def build_model(program: Program, params: ParameterSet,
         flops = {k: row[k] for k in KINDS}
         by_procedure.setdefault(shape.procedure.name, []).append(
             NestRecord(shape, space, memory.q, flops))  # type: ignore[arg-type]
+    hierarchy.passes.close()  # every nest under a time loop is built: its passes' data
     alt_rows = []
     for records in by_procedure.values():
         rows = procedure_rows(records, ctx)

@@ -4,10 +4,12 @@ ExaSAT's grid has three axes; the other loops of a nest are sweeps that repeat i
 compulsory count (every element once, a lower bound) a sweep repeats a pattern's elements
 only when it brings new ones:
 
-* a repetition loop (its variable subscripts no array: a time loop) streams every array
-  again, as in the original tool, unless it runs inside a tile loop of the source: then it
-  repeats one tile, which the code's own blocking keeps (the copy into a scratch tile inside
-  ``do it``, which tiles only the product beside it);
+* a repetition loop (its variable subscripts no array) brings no new element: the same
+  elements are touched again. Only the passes of a time loop (:func:`time_passes`: a
+  repetition loop around a call's work, around several nests each a row of its own, or a
+  ``do while``) stream every array again, as in the original tool, unless they run inside a
+  tile loop of the source: then they repeat one tile, which the code's own blocking keeps
+  (the copy into a scratch tile inside ``do it``, which tiles only the product beside it);
 * so does a loop around the whole grid (a time loop reading a per-step table, ``fict(t)``;
   a loop over a fourth index, ``u(i,j,k,n)``), as in the original tool;
 * a loop beyond the three axes inside a loop of the grid, whose variable subscripts arrays
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sat.ir import Access, Loop
+from sat.ir import Access, InlinedCall, Loop
 
 # (access, enclosing loops inside the nest, outermost first) of one pattern
 Item = tuple[Access, tuple[Loop, ...]]
@@ -54,16 +56,51 @@ def local_axes(items: Sequence[Item], stepping: list[set[str]],
     return frozenset(local - plain)
 
 
+def is_repetition(sweep: Loop, subscripting: set[str]) -> bool:
+    """Whether the sweep loop repeats the same elements: its variable subscripts no array
+    (not in ``subscripting``), places no reference (``a(ti+ii)``: a tile's origin) and bounds
+    no loop inside it."""
+    var = sweep.loopvar.lower()
+    if not var or var in subscripting:
+        return False
+    word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+    for body in sweep.levels():
+        if body is not sweep and isinstance(body, Loop) and \
+                word.search(f"{body.lower} {body.upper} {body.stride}"):
+            return False
+        if any(isinstance(offset, str) and word.search(offset) for array in body.arrays
+               for access in array.accesses for offset in access.offsets):
+            return False
+    return True
+
+
+def time_passes(sweeps: Sequence[Loop], grid: set[int]) -> frozenset[int]:
+    """Ids of the sweep loops that are the passes of a time loop: a nest split from a
+    repetition loop around several (:class:`sat.model.nests.NestPart`), a ``do while``, or a
+    loop whose grid loops are a call's work (``do t; call sweep(); end do``). A repetition
+    loop written in the nest itself is one of the nest's own loops instead."""
+    found = set()
+    for sweep in sweeps:
+        called = any(isinstance(arm, InlinedCall) and any(id(lp) in grid
+                                                          for lp in arm.all_loops())
+                     for arm in sweep.branches)
+        if getattr(sweep, "whole", None) is not None or sweep.kind == "while" or called:
+            found.add(id(sweep))
+    return frozenset(found)
+
+
 def new_element_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], grid: set[int],
-                       subscripting: set[str], tiled: set[int], in_grid: set[int]
-                       ) -> tuple[int, ...]:
+                       subscripting: set[str], tiled: set[int], in_grid: set[int],
+                       passes: frozenset[int] = frozenset()) -> tuple[int, ...]:
     """Indexes into ``sweeps`` of the sweep loops that bring the pattern new elements (see
     the module); ``grid``: ids of the axis loops, ``subscripting``: the variables that
     subscript some array of the nest, ``tiled`` and ``in_grid``: ids of the loops inside a
-    tile loop, inside an axis loop."""
+    tile loop, inside an axis loop; ``passes``: ids of the passes of a time loop."""
     found = []
     for n, sweep in enumerate(sweeps):
         var = sweep.loopvar.lower()
+        if id(sweep) not in passes and is_repetition(sweep, subscripting):
+            continue  # a repetition of the nest's own: the same elements again
         if var not in subscripting or id(sweep) not in in_grid:
             if id(sweep) not in tiled:
                 found.append(n)

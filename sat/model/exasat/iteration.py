@@ -387,6 +387,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
     subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
     in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
+    passes = compulsory.time_passes(sweeps, grid_loops)
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
@@ -396,7 +397,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled, in_grid))
+                                                      subscripting, tiled, in_grid, passes))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))

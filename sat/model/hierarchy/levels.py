@@ -28,6 +28,12 @@ indexed array's count as a stream at the condition the level takes (the index ar
 a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
 whenever the two models' conditions agree.
 
+**Repetitions** (:mod:`sat.model.hierarchy.repetitions`): a loop whose variable subscripts
+no reference, or a pass of a time loop, moves the data at a level only when what one of its
+trips touches does not fit the level's capacity; otherwise the first trip moves it and the
+others move nothing (the Repeats column). ExaSAT's Loops sheet moves it at every trip, so
+with repetitions the last cache level's traffic may be less than the Loops sheet's.
+
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
 touches (per thread) moves nothing to or from the level further out (condition 0,
@@ -57,6 +63,7 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
+from sat.model.hierarchy.repetitions import PassData, moving_repetitions
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec, ParameterSet
@@ -95,6 +102,13 @@ LEVEL_COLUMNS: list[Column] = [
        "0 all the nest's data stays in it (WarmCaches), 1 planes, 2 pencils, 3 within "
        "pencils, 4 none.",
        words=tuple(CONDITIONS[case] for case in sorted(CONDITIONS)), first_code=min(CONDITIONS)),
+    _c("repeats", "Repeats", "", "Only for a nest with repetitions (loops whose variable "
+       "subscripts no reference, passes of a time loop): how many of their runs move the "
+       "data over the link out, each repetition loop counting 1 when what one of its trips "
+       "touches (Data times the trips of the sweeps inside it that bring new elements; for "
+       "a time loop around several nests, what all of them touch) fits this level's "
+       "Capacity, its trips otherwise. Traffic is the one sweep's traffic times Repeats "
+       "over all the repetitions; blank without repetitions."),
     _c("gathers_gb", "Gathers", "GB", "Of Traffic, the change the nest's gathers and "
        "scatters make (Gathers sheet's model with this level's capacity for CacheKB: "
        "compulsory lines plus the revisits that miss, x 2 when written) less the indexed "
@@ -131,6 +145,7 @@ class Hierarchy:
 
     def __init__(self, specs: list[LevelSpec], ctx: ModelContext):
         self.specs = specs
+        self.passes = PassData()  # what a pass of a time loop touches, over all its nests
         self.capacity: dict[str, E.Quantity] = {}
         self.bandwidth: dict[str, E.Quantity] = {}
         cores = ctx.param("Cores")
@@ -229,9 +244,11 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
 
 
 def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
-                memory: NestMemory, ctx: ModelContext, key: tuple) -> E.Expr:
+                memory: NestMemory, ctx: ModelContext, key: tuple,
+                share: E.Expr) -> E.Expr:
     """The change the gathers make to a level's traffic (GB): their lines at the level's
-    capacity less the stream count of the arrays they replace."""
+    capacity (over every sweep: a range that fits is moved once) less the stream count of
+    the arrays they replace (``share``: of the repetitions, those that move the streams)."""
     terms: list[E.Expr] = []
     for index, gather in enumerate(gathers, start=1):
         left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
@@ -240,8 +257,23 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
                           "fraction of revisits that miss")
         terms.append(gather.traffic_gb(gather.lines(miss), ctx))
         if gather.replaces:
-            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx)))
+            terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx),
+                               share))
     return E.add(*terms)
+
+
+def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
+                      passes: PassData, ctx: ModelContext, key: tuple
+                      ) -> tuple[E.Expr, dict[str, CellValue]]:
+    """(the share of the nest's repetitions that move its data at a level, the Repeats cell):
+    1 and no cell for a nest without repetitions (:mod:`sat.model.hierarchy.repetitions`)."""
+    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx)
+    if found is None:
+        return E.Num(1), {}
+    moving, every = found
+    repeats = E.Quantity((*key, "repeats"), moving, "", f"{key[-1]} repetitions that move "
+                         "the data")
+    return E.Div(E.Ref(repeats), E.maximum(1, every)), {"repeats": repeats}
 
 
 def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
@@ -310,16 +342,22 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             memory.q, *layer_condition([plane, pencil, cell], capacity, cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        regular = E.Quantity((*key, "traffic_regular_gb" if gathers else "traffic_gb"),
-                             E.if_(resident, 0, traffic_expr), "GB",
-                             f"{spec.link} traffic" + (", streams" if gathers else ""))
+        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        taken = regular = E.Quantity(
+            (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
+            E.if_(resident, 0, traffic_expr), "GB",
+            f"{spec.link} traffic" + (", streams" if gathers else ""))
+        if repeats:  # the case is that of every repetition; the share of them moves
+            taken = E.Quantity((*key, "traffic_repeated_gb"), E.if_(resident, 0, traffic_expr),
+                               "GB", f"{spec.link} traffic if every repetition moved the data")
+            regular.expr = E.mul(E.Ref(taken), share)
         condition = E.Quantity((*key, "layer_condition"),
-                               E.if_(resident, 0, case_taken(regular)), "case",
+                               E.if_(resident, 0, case_taken(taken)), "case",
                                f"{spec.name} layer condition")
         traffic, extra = regular, {}
         if gathers:
             change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
-                gathers, capacity, condition, memory, ctx, key)), "GB",
+                gathers, capacity, condition, memory, ctx, key, share)), "GB",
                 f"{spec.link} traffic of the gathers and scatters, less the streams they "
                 "replace")
             traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",
@@ -337,7 +375,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             **where, "level": spec.name, "size_kib": capacity, "data_kib": data,
             "ws_plane_kb": plane, **_sweep(q),
             "ws_pencil_kb": pencil, "ws_cell_kb": cell, "layer_condition": condition,
-            **extra, "traffic_gb": traffic,
+            **repeats, **extra, "traffic_gb": traffic,
             "bytes_per_iteration": result.bytes_per_iteration[spec.name],
             "bandwidth_gbs": bandwidth, "time_s": time})
     return result
