@@ -76,6 +76,9 @@ class Pattern:
     # new elements (None: every sweep)
     local: frozenset[int] = frozenset()
     new_sweeps: tuple[int, ...] | None = None
+    # written before read, with sweeps that bring it no new elements: it moves once when the
+    # block fits (sat.model.exasat.compulsory.written_first)
+    scratch: bool = False
 
     @property
     def kind(self) -> str:
@@ -387,6 +390,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
     subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
     in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
+    placing = compulsory.placing_vars([access for _, access, _ in accesses])
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
@@ -395,11 +399,23 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
-                        compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled, in_grid))
+                        _new_sweeps(items[key], sweeps, grid_loops, subscripting, tiled,
+                                    in_grid, placing),
+                        compulsory.written_first(items[key])
+                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
+
+
+def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: set[int],
+                subscripting: set[str], tiled: set[int], in_grid: set[int],
+                placing: set[str]) -> tuple[int, ...]:
+    """The sweeps that bring a pattern new elements (:mod:`sat.model.exasat.compulsory`)."""
+    found = compulsory.new_element_sweeps(items, sweeps, grid_loops, subscripting, tiled,
+                                          in_grid)
+    unplaced = compulsory.unplaced_sweeps(items, sweeps, placing)
+    return tuple(n for n in found if n not in unplaced)
 
 
 def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:

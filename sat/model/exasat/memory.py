@@ -468,7 +468,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep with reuse between blocks"),
             # a scratch tile is in the block's working set and touched by every block: when
             # that fits (this case), it stays, moved once
-            ("traffic_planes_gb", once if pattern.local and once is not None else
+            ("traffic_planes_gb", once if (pattern.local or pattern.scratch)
+             and once is not None else
              _per_tile(shape, ctx, _prod(1, unit, block)), "GB",
              "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",

@@ -1,0 +1,80 @@
+"""The compulsory traffic (the Loops sheet's "reuse between blocks", the JSON's
+``traffic_blocks_gb``): every element a nest touches, once, reads and writes at their costs
+(docs/compulsory-traffic.md). Each test works the bytes out by hand."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+
+# costs per word: 8 B a read, 16 B a read-and-write or a write (read for ownership, written
+# back); 8-byte words, 64-byte lines
+MACHINE = ["--set", "StreamingWrites=0", "--set", "NTAHints=0", "--set", "ReadCost=8",
+           "--set", "ReadWriteCost=16", "--set", "WriteCost=16", "--set", "WordBytes=8",
+           "--set", "LineBytes=64"]
+
+
+def run(capsys, tmp_path: Path, text: str, name: str, *options: str) -> dict:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main([str(path), "--json", "-", "-q", *MACHINE, *options]) == 0
+    (loop,) = json.loads(capsys.readouterr().out)["loops"]
+    return loop
+
+
+# ------------------------------------------------------------ a scratch tile
+
+TILED_F = """\
+subroutine tiled(a, c)
+  real(8), intent(in) :: a(16,16)
+  real(8), intent(out) :: c(16,16)
+  real(8) :: t(4,4)
+  integer :: ii, jj, ti, tj
+  do jj = 0, 12, 4
+    do ii = 0, 12, 4
+      do tj = 1, 4
+        do ti = 1, 4
+          t(ti,tj) = a(ti+ii, tj+jj)
+        end do
+      end do
+      do tj = 1, 4
+        do ti = 1, 4
+          c(ti+ii, tj+jj) = 2.0d0 * t(ti,tj)
+        end do
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+TILED_C = """\
+double a[16][16], c[16][16];
+void tiled(void)
+{
+    double t[4][4];
+    for (int jj = 0; jj < 16; jj += 4)
+        for (int ii = 0; ii < 16; ii += 4) {
+            for (int tj = 0; tj < 4; tj++)
+                for (int ti = 0; ti < 4; ti++)
+                    t[tj][ti] = a[tj + jj][ti + ii];
+            for (int tj = 0; tj < 4; tj++)
+                for (int ti = 0; ti < 4; ti++)
+                    c[tj + jj][ti + ii] = 2.0 * t[tj][ti];
+        }
+}
+"""
+
+
+def test_a_scratch_tile_counts_once_not_once_per_tile(capsys, tmp_path):
+    for text, name in ((TILED_F, "tiled.f90"), (TILED_C, "tiled.c")):
+        loop = run(capsys, tmp_path, text, name)
+        # a read once: 256 x 8 B = 2,048; c written once: 256 x 16 B = 4,096; the scratch
+        # tile t (written, then read) the same 16 elements for each of the 16 tiles:
+        # 16 x 16 B = 256 (it was 16 tiles x 256 = 4,096)
+        assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(2_048 + 4_096 + 256), name
+        # reuse between planes (the block fits): a and c a 64-byte line per row of each
+        # tile, 16 tiles x 4 rows x (64 + 2 x 64) = 12,288; t written first stays in cache
+        # from one tile to the next, moved once: 256
+        assert loop["traffic_planes_gb"] * 1e9 == pytest.approx(12_288 + 256), name
