@@ -122,3 +122,115 @@ def test_a_scatter_counts_its_distinct_elements_read_and_written(capsys, tmp_pat
     # out: the scattered array has no loop-variable subscript)
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(
         4_000 + 8_000 + 787.09035431981 * 16)
+
+
+# ------------------------------------------------------------ a reduction, the loop outside
+
+REDUCE_C = """\
+double out[24][48], inp[24][48], red[48];
+void reduce(void)
+{
+    for (int i = 0; i < 48; i++)
+        for (int j = 0; j < 24; j++) {
+            out[j][i] = inp[j][i];
+            red[i] = red[i] + 3.0 * inp[j][i];
+        }
+}
+"""
+
+REDUCE_F = """\
+subroutine reduce(out, inp, red)
+  real(8), intent(out) :: out(48,24)
+  real(8), intent(in) :: inp(48,24)
+  real(8), intent(inout) :: red(48)
+  integer :: i, j
+  do i = 1, 48
+    do j = 1, 24
+      out(i,j) = inp(i,j)
+      red(i) = red(i) + 3.0d0 * inp(i,j)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_an_array_reduced_into_counts_its_own_elements_in_any_loop_order(capsys, tmp_path):
+    for text, name in ((REDUCE_C, "reduce.c"), (REDUCE_F, "reduce.f90")):
+        loop = run(capsys, tmp_path, text, name)
+        # out written 48 x 24 x 16 B = 18,432; inp read 1,152 x 8 B = 9,216; red read and
+        # written, its 48 elements only: 48 x 16 B = 768 (it was charged the 1,152 points
+        # of the nest, 18,432, as its loop i is not the innermost)
+        assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(18_432 + 9_216 + 768), name
+
+
+# ------------------------------------------------------------ steps
+
+STEP_F = """\
+subroutine step(out, inp, coef)
+  integer(4), intent(out) :: out(1500)
+  integer(4), intent(in) :: inp(1500), coef(1500)
+  integer :: i
+  do i = 1, 1500, 3
+    out(i) = 2 * inp(i) - coef(i) * inp(i)
+  end do
+end subroutine
+"""
+
+STEP_C = """\
+double out[3000], inp[3000];
+void step(void)
+{
+    for (int i = 0; i < 3000; i += 2)
+        out[i] = inp[i] + inp[i + 1];
+}
+"""
+
+
+def test_a_loop_with_a_step_counts_the_elements_it_touches(capsys, tmp_path):
+    loop = run(capsys, tmp_path, STEP_F, "step.f90", "--set", "SetupIterations=1")
+    # 500 iterations touch every third element: inp and coef 500 x 4 B (half a word of
+    # 8 B) = 2,000 each; out written 500 x 8 B = 4,000 (it was the whole range: 1,500 each)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(2_000 + 2_000 + 4_000)
+    loop = run(capsys, tmp_path, STEP_C, "step.c")
+    # 1,500 iterations: inp[i] and inp[i+1] touch all 3,000 elements of inp, 8 B each =
+    # 24,000; out every second one, 1,500 x 16 B = 24,000
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(24_000 + 24_000)
+
+
+# ------------------------------------------------------------ halos
+
+HALO_C = """\
+double a[40][40], b[40][40];
+void halo(void)
+{
+    for (int j = 4; j < 40; j++)
+        for (int i = 4; i < 40; i++)
+            b[j][i] = a[j - 4][i] + a[j][i - 4];
+}
+"""
+
+STAR_F = """\
+subroutine star(a, b)
+  real(8), intent(in) :: a(34,34)
+  real(8), intent(out) :: b(34,34)
+  integer :: i, j
+  do j = 2, 33
+    do i = 2, 33
+      b(i,j) = a(i-1,j) + a(i+1,j) + a(i,j-1) + a(i,j+1)
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_stencil_counts_the_union_of_its_shifted_grids(capsys, tmp_path):
+    loop = run(capsys, tmp_path, HALO_C, "halo.c")
+    # 36 x 36 points; a at (j-4, i) covers rows 0..35, columns 4..39, a at (j, i-4) rows
+    # 4..39, columns 0..35: 2 x 1,296 - 32 x 32 shared = 1,568 elements x 8 B = 12,544
+    # (it was 1,296, the halo of the one-sided offsets left out); b 1,296 x 16 B = 20,736
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(12_544 + 20_736)
+    loop = run(capsys, tmp_path, STAR_F, "star.f90")
+    # 32 x 32 points; a's star covers rows 2..33 from column 1 to 34 (32 x 34 = 1,088) and
+    # rows 1 and 34 over columns 2..33 (2 x 32 = 64): 1,152 elements x 8 B = 9,216 (the
+    # four corners left out); b 1,024 x 16 B = 16,384
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(9_216 + 16_384)

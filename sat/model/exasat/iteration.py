@@ -31,6 +31,7 @@ loop, ``w(i)`` in a 3-D nest, ``b(l,0)`` in the ``j`` loop) is *invariant* along
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -79,6 +80,13 @@ class Pattern:
     # written before read, with sweeps that bring it no new elements: it moves once when the
     # block fits (sat.model.exasat.compulsory.written_first)
     scratch: bool = False
+    # axes with loops the pattern does not step along, whatever the loops' order: its
+    # distinct elements do not grow along them (the compulsory count; ``invariant`` holds
+    # only the axes along which the model also reuses it from cache)
+    unstepped: frozenset[int] = frozenset()
+    # distinct elements one iteration of stepped axis loops touches (a[i] and a[i+1] of
+    # i += 3: 2), where step_copies counts what moves (whole lines along X)
+    step_elements: int = 1
 
     @property
     def kind(self) -> str:
@@ -402,7 +410,9 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         _new_sweeps(items[key], sweeps, grid_loops, subscripting, tiled,
                                     in_grid, placing),
                         compulsory.written_first(items[key])
-                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)))
+                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)),
+                        frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
+                        math.prod(len(r) for r in residues.get(key, {}).values()))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))

@@ -548,13 +548,22 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     loops and every sweep repeats it)."""
     every = tuple(range(len(shape.sweep_loops)))
     new_sweeps = every if pattern.new_sweeps is None else pattern.new_sweeps
-    if not pattern.invariant and not pattern.local and new_sweeps == every:
+    # an axis it does not step along adds no element, in any loop order (red(i) summed
+    # over an inner j loop)
+    invariant = pattern.invariant | pattern.unstepped
+    halo = any(spans(pattern.offsets))
+    if not invariant and not pattern.local and new_sweeps == every and not halo and \
+            pattern.step_elements == pattern.step_copies:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
-    factors = [E.minimum(1, E.Ref(space.extent[a])) if a in pattern.invariant else
-               E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
-               for a in range(3) if a not in pattern.invariant or shape.axis_loops[a]]
+    base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
+            if a in invariant else E.Ref(space.block[a]) if a in pattern.local
+            else E.Ref(space.extent[a]) for a in range(3)]
+    factors = [stencil_union(pattern.offsets, base, space)] if halo else \
+        [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
+    if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
+        copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
         factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
                                      for n in new_sweeps]),
@@ -562,6 +571,14 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def stencil_union(offsets: frozenset[Point], base: list[E.Expr], space: NestSpace) -> E.Expr:
+    """Distinct elements of a stencil over the grid of ``base`` points per axis: the union of
+    the grid shifted by every offset (each axis's extent plus the offsets' span where they
+    reach, exactly, corners of a star left out), none when the nest runs no iteration."""
+    union = footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
+    return E.if_(E.compare(">", space.iterations, 0), union, 0)
 
 
 def _per_tile(shape: NestShape, ctx: ModelContext, traffic: E.Expr) -> E.Expr:
