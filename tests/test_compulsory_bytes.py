@@ -1,6 +1,6 @@
 """The compulsory traffic (the Loops sheet's "reuse between blocks", the JSON's
 ``traffic_blocks_gb``): every element a nest touches, once, reads and writes at their costs
-(docs/compulsory-traffic.md). Each test works the bytes out by hand."""
+(docs/nest-forms.md). Each test works the bytes out by hand."""
 
 import json
 from pathlib import Path

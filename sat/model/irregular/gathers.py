@@ -82,7 +82,10 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "after the first one to each of the range's lines; bytes = lines x LineBytes (x 2 "
         "when written: read for ownership and write-back). The nest's traffic on the Loops "
         "sheet takes these bytes instead of the ExaSAT count for the array (ReadCost per "
-        "point, as a stream) when all its references in the nest are indirect.")
+        "point, as a stream) when all its references in the nest are indirect. Its "
+        "compulsory traffic (reuse between blocks) is the distinct elements the indices "
+        "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
+        "elements.")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
