@@ -644,7 +644,7 @@ def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity
 _LEVELS = (("plane", "Plane"), ("pencil", "Pencil"), ("cell", "Cell"))
 TRAFFIC_CASES = (
     ("blocks", "Reuse between blocks",
-     "compulsory: every element once, no halo reloaded (a lower bound, never chosen)"),
+     "compulsory: every element once, the halo of the grid once (a lower bound, never chosen)"),
     ("planes", "Reuse between planes",
      "the block footprint (block plus halos, whole cache lines) loaded once per block"),
     ("pencils", "Reuse between pencils",
