@@ -403,7 +403,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
-                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
+                        frozenset((with_loops | inside_x) - stepped[key]),
+                        _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),

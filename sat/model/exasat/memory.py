@@ -363,11 +363,14 @@ class Collapsed:
     i_within: E.Expr
 
 
-def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr) -> Collapsed:
+def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr,
+               inside_x: frozenset[int] = frozenset()) -> Collapsed:
     one = E.Num(1)
     back = {}  # invariant axis -> the reuse level its elements come back after (0 cell, ...)
     for axis in sorted(invariant):
-        back[axis] = back.get(axis - 1, axis)
+        # an axis whose loop runs inside the X loop (red(i) summed over an inner j loop)
+        # gives the same element back at the next cell
+        back[axis] = 0 if axis in inside_x else back.get(axis - 1, axis)
     return Collapsed(one if 0 in back else g,
                      one if 1 in back else h, one if 2 in back else i,
                      one if back.get(2, 2) <= 1 else i,
@@ -403,7 +406,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
         sx, sy, sz = spans(pattern.offsets)
         size = pattern_bytes(ctx, shape, pattern)
-        sizes = _collapsed(pattern.invariant, g, h, i)
+        sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit)
         if form not in shapes:  # identical stencils share their expressions
 
