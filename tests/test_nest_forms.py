@@ -199,9 +199,11 @@ def test_csr_row_costs_y_once_per_row(capsys, tmp_path):
     result = run(capsys, source(tmp_path, CSR, "csr.c"), "--set", "nrows=1000", *ROWS)
     (loop,) = result["loops"]
     # by hand, per row: val 10 x 8 B + col 10 x 4 B (int) + y read and written 16 B +
-    # rowptr 4 B (rowptr[row+1] is the next row's rowptr[row]) = 140 B; 1000 rows: 140,000 B
-    # (x[col[k]] is a gather: the Gathers sheet's)
-    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(140_000)
+    # rowptr 4 B (rowptr[row+1] is the next row's rowptr[row]) = 140 B; 1000 rows: 140,000 B,
+    # and rowptr's last element, 4 B; x[col[k]] is a gather over a range of one element per
+    # reference (x has no declared extent): 10,000 draws over 10,000 elements pick
+    # 10000 x (1 - (1 - 1/10000)^10000) = 6,321.389 distinct, 8 B each = 50,571.12 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(140_004 + 50_571.11628536237)
     # 2 flops per nonzero and the add into y: 1000 x (2 x 10 + 1)
     assert loop["gflops"] * 1e9 == pytest.approx(21_000)
 
@@ -209,9 +211,11 @@ def test_csr_row_costs_y_once_per_row(capsys, tmp_path):
 def test_fortran_csr_row_costs_y_once_per_row(capsys, tmp_path):
     result = run(capsys, source(tmp_path, CSR_F, "csr.f90"), "--set", "n=1000", *ROWS)
     (loop,) = result["loops"]
-    # by hand, per row: val 80 B + col 40 B (default integer, 4 B) + x(col(k)) 80 B (in this
-    # column an indirect read counts as a stream) + y 16 B + rowptr 4 B = 220 B; 220,000 B
-    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(220_000)
+    # by hand, per row: val 80 B + col 40 B (default integer, 4 B) + y 16 B + rowptr 4 B =
+    # 140 B; 140,000 B, and rowptr's last element, 4 B; x(col(k)), a gather, its distinct
+    # elements: 10,000 draws over x's 1,000 pick 1000 x (1 - (1 - 1/1000)^10000) = 999.955,
+    # 8 B each = 7,999.64 B (it was a stream of 80 B per row)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(140_004 + 7_999.63861323218)
 
 
 def test_a_value_per_block_costs_once_per_block(capsys, tmp_path):

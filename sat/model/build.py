@@ -300,6 +300,15 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             q["traffic_gb"] = E.Quantity(("loop", ident, "traffic_gb"),
                                          E.Ref(regular) + nest_gathers.delta, "GB",
                                          "memory traffic, actual, with gathers and scatters")
+            # the compulsory count takes the distinct elements the gathers pick
+            blocks = q["traffic_blocks_gb"]
+            blocks.key = ("loop", ident, "traffic_blocks_regular_gb")
+            blocks.label = "traffic with reuse between blocks, without the gathers"
+            q["traffic_blocks_regular_gb"] = blocks
+            q["traffic_blocks_gb"] = E.Quantity(
+                ("loop", ident, "traffic_blocks_gb"),
+                E.Ref(blocks) + nest_gathers.compulsory_delta, "GB",
+                "traffic with reuse between blocks, with gathers and scatters")
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
                      _q: dict = q, _ident: str = ident) -> E.Quantity:

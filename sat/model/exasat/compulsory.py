@@ -19,6 +19,15 @@ only when it brings new ones:
   pattern whose other accesses run over the same dimension with a loop of an axis
   (``s(p)`` also written in ``do p`` of axis X: the same ``np`` elements).
 
+A sweep whose variable moves some reference of the nest (in an offset: the tile loops ``do
+ii = 1, n, 4`` around ``t(ti,tj) = a(ti+ii,tj+jj)``) and no reference of the pattern brings
+the pattern no new elements: the scratch tile ``t`` holds the same 16 elements for every
+tile, counted once (:func:`unplaced_sweeps`). A sweep whose variable moves nothing (a time
+loop, one reading a per-step table ``f(t)``) is a repetition, left to the rules above.
+When such a pattern is written before it is read in the nest (a scratch array,
+:func:`written_first`), its elements stay in cache from one step of those sweeps to the
+next when the block fits (reuse between planes): it moves once.
+
 A pattern subscripted relative to a tile loop's variable (``t(j-jt+1, k-kt+1)``) is a
 scratch tile: along those axes it holds one tile's elements, reused by every tile.
 
@@ -131,3 +140,36 @@ def tile_repeats(sweeps: Sequence[Loop], subscripting: set[str], tiled: set[int]
     a tile loop: each repeats one tile of the nest."""
     return tuple(n for n, sweep in enumerate(sweeps) if id(sweep) in tiled
                  and sweep.loopvar.lower() not in subscripting)
+
+
+def _mentions(access: Access) -> set[str]:
+    """Lower-case names a reference's subscripts use: its loop variables and the words of
+    its offsets (``a(ti+ii)``: ``ti`` and ``ii``)."""
+    words = {v.lower() for v in access.loopvars if v}
+    for offset in access.offsets:
+        if isinstance(offset, str):
+            words.update(w.lower() for w in re.findall(r"[A-Za-z_]\w*", offset))
+    return words
+
+
+def placing_vars(accesses: Sequence[Access]) -> set[str]:
+    """Names that move some reference of the nest: the words of its offsets (a tile's origin
+    ``ii`` in ``a(ti+ii)``)."""
+    return {w.lower() for access in accesses for offset in access.offsets
+            if isinstance(offset, str) for w in re.findall(r"[A-Za-z_]\w*", offset)}
+
+
+def unplaced_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], placing: set[str]
+                    ) -> frozenset[int]:
+    """Indexes into ``sweeps`` of the sweeps whose variable moves some reference of the nest
+    (``placing``) but none of the pattern's: each step of them touches the pattern's same
+    elements again (a scratch tile reused by every tile)."""
+    own = set().union(*(_mentions(access) for access, _ in items)) if items else set()
+    return frozenset(n for n, sweep in enumerate(sweeps) if sweep.loopvar
+                     and sweep.loopvar.lower() in placing - own)
+
+
+def written_first(items: Sequence[Item]) -> bool:
+    """Whether the pattern's first reference in the nest only writes it (a scratch array:
+    what it holds before the nest is never read)."""
+    return bool(items) and items[0][0].writes > 0 and items[0][0].reads == 0

@@ -31,6 +31,7 @@ loop, ``w(i)`` in a 3-D nest, ``b(l,0)`` in the ``j`` loop) is *invariant* along
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -76,6 +77,16 @@ class Pattern:
     # new elements (None: every sweep)
     local: frozenset[int] = frozenset()
     new_sweeps: tuple[int, ...] | None = None
+    # written before read, with sweeps that bring it no new elements: it moves once when the
+    # block fits (sat.model.exasat.compulsory.written_first)
+    scratch: bool = False
+    # axes with loops the pattern does not step along, whatever the loops' order: its
+    # distinct elements do not grow along them (the compulsory count; ``invariant`` holds
+    # only the axes along which the model also reuses it from cache)
+    unstepped: frozenset[int] = frozenset()
+    # distinct elements one iteration of stepped axis loops touches (a[i] and a[i+1] of
+    # i += 3: 2), where step_copies counts what moves (whole lines along X)
+    step_elements: int = 1
 
     @property
     def kind(self) -> str:
@@ -388,19 +399,35 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
     in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
     passes = compulsory.time_passes(sweeps, grid_loops)
+    placing = compulsory.placing_vars([access for _, access, _ in accesses])
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
         else {0} if inside_x else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
-                        frozenset(with_loops - stepped[key]), _unit(units.get(key, set())),
+                        frozenset((with_loops | inside_x) - stepped[key]),
+                        _unit(units.get(key, set())),
                         _stepped(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
-                        compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled, in_grid, passes))
+                        _new_sweeps(items[key], sweeps, grid_loops, subscripting, tiled,
+                                    in_grid, placing, passes),
+                        compulsory.written_first(items[key])
+                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)),
+                        frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
+                        math.prod(len(r) for r in residues.get(key, {}).values()))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
+
+
+def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: set[int],
+                subscripting: set[str], tiled: set[int], in_grid: set[int],
+                placing: set[str], passes: frozenset[int]) -> tuple[int, ...]:
+    """The sweeps that bring a pattern new elements (:mod:`sat.model.exasat.compulsory`)."""
+    found = compulsory.new_element_sweeps(items, sweeps, grid_loops, subscripting, tiled,
+                                          in_grid, passes)
+    unplaced = compulsory.unplaced_sweeps(items, sweeps, placing)
+    return tuple(n for n in found if n not in unplaced)
 
 
 def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:

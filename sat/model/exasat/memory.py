@@ -363,11 +363,14 @@ class Collapsed:
     i_within: E.Expr
 
 
-def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr) -> Collapsed:
+def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr,
+               inside_x: frozenset[int] = frozenset()) -> Collapsed:
     one = E.Num(1)
     back = {}  # invariant axis -> the reuse level its elements come back after (0 cell, ...)
     for axis in sorted(invariant):
-        back[axis] = back.get(axis - 1, axis)
+        # an axis whose loop runs inside the X loop (red(i) summed over an inner j loop)
+        # gives the same element back at the next cell
+        back[axis] = 0 if axis in inside_x else back.get(axis - 1, axis)
     return Collapsed(one if 0 in back else g,
                      one if 1 in back else h, one if 2 in back else i,
                      one if back.get(2, 2) <= 1 else i,
@@ -403,7 +406,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         counts = pattern_counts(pattern.offsets, plane_gap, pencil_gap)
         sx, sy, sz = spans(pattern.offsets)
         size = pattern_bytes(ctx, shape, pattern)
-        sizes = _collapsed(pattern.invariant, g, h, i)
+        sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit)
         if form not in shapes:  # identical stencils share their expressions
 
@@ -468,7 +471,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep with reuse between blocks"),
             # a scratch tile is in the block's working set and touched by every block: when
             # that fits (this case), it stays, moved once
-            ("traffic_planes_gb", once if pattern.local and once is not None else
+            ("traffic_planes_gb", once if (pattern.local or pattern.scratch)
+             and once is not None else
              _per_tile(shape, ctx, _prod(1, unit, block)), "GB",
              "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
@@ -547,13 +551,22 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     loops and every sweep repeats it)."""
     every = tuple(range(len(shape.sweep_loops)))
     new_sweeps = every if pattern.new_sweeps is None else pattern.new_sweeps
-    if not pattern.invariant and not pattern.local and new_sweeps == every:
+    # an axis it does not step along adds no element, in any loop order (red(i) summed
+    # over an inner j loop)
+    invariant = pattern.invariant | pattern.unstepped
+    halo = any(spans(pattern.offsets))
+    if not invariant and not pattern.local and new_sweeps == every and not halo and \
+            pattern.step_elements == pattern.step_copies:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
-    factors = [E.minimum(1, E.Ref(space.extent[a])) if a in pattern.invariant else
-               E.Ref(space.block[a]) if a in pattern.local else E.Ref(space.extent[a])
-               for a in range(3) if a not in pattern.invariant or shape.axis_loops[a]]
+    base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
+            if a in invariant else E.Ref(space.block[a]) if a in pattern.local
+            else E.Ref(space.extent[a]) for a in range(3)]
+    factors = [stencil_union(pattern.offsets, base, space)] if halo else \
+        [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
+    if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
+        copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
         factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
                                      for n in new_sweeps]),
@@ -561,6 +574,14 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def stencil_union(offsets: frozenset[Point], base: list[E.Expr], space: NestSpace) -> E.Expr:
+    """Distinct elements of a stencil over the grid of ``base`` points per axis: the union of
+    the grid shifted by every offset (each axis's extent plus the offsets' span where they
+    reach, exactly, corners of a star left out), none when the nest runs no iteration."""
+    union = footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
+    return E.if_(E.compare(">", space.iterations, 0), union, 0)
 
 
 def _per_tile(shape: NestShape, ctx: ModelContext, traffic: E.Expr) -> E.Expr:
@@ -626,7 +647,7 @@ def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity
 _LEVELS = (("plane", "Plane"), ("pencil", "Pencil"), ("cell", "Cell"))
 TRAFFIC_CASES = (
     ("blocks", "Reuse between blocks",
-     "compulsory: every element once, no halo reloaded (a lower bound, never chosen)"),
+     "compulsory: every element once, the halo of the grid once (a lower bound, never chosen)"),
     ("planes", "Reuse between planes",
      "the block footprint (block plus halos, whole cache lines) loaded once per block"),
     ("pencils", "Reuse between pencils",

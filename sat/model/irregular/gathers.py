@@ -39,6 +39,15 @@ capacity in place of ``CacheKB``, a range that fits the level moves only its com
 to it from the next level out, and one that does not misses the fraction of revisits that it
 exceeds the level by.
 
+Its compulsory traffic (the Loops sheet's reuse between blocks) is the distinct elements
+the indices pick, each once: ``k`` references whose indices are drawn independently and
+uniformly over the range's ``m`` elements pick ``m*(1 - (1 - 1/m)^k)`` distinct ones on
+average (:func:`distinct_elements`; never more than ``k`` nor ``m``). Sorted indices are the
+same draws in order, the same count; indices clustered in small windows repeat more and pick
+fewer, which the model does not know from the code. Those elements cost what the array's
+elements cost in the compulsory count: ``ReadCost``, or ``ReadWriteCost`` when written
+through the index.
+
 On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
 ``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
 point like a unit-stride stream, and that share of the nest's actual traffic
@@ -73,7 +82,10 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "after the first one to each of the range's lines; bytes = lines x LineBytes (x 2 "
         "when written: read for ownership and write-back). The nest's traffic on the Loops "
         "sheet takes these bytes instead of the ExaSAT count for the array (ReadCost per "
-        "point, as a stream) when all its references in the nest are indirect.")
+        "point, as a stream) when all its references in the nest are indirect. Its "
+        "compulsory traffic (reuse between blocks) is the distinct elements the indices "
+        "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
+        "elements.")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
@@ -106,6 +118,13 @@ GATHER_COLUMNS: list[Column] = [
        "visits x miss fraction.", "Traffic"),
     _c("traffic_gb", "Traffic", "GB", "Lines x LineBytes, twice when the array is written "
        "through the index (read for ownership and write-back).", "Traffic", "0.000000"),
+    _c("distinct", "Distinct", "elements", "Expected distinct elements the references "
+       "pick, indices drawn uniformly over the range's m = Range x 1024 / element bytes "
+       "elements: m x (1 - (1 - 1/m)^references).", "Compulsory"),
+    _c("compulsory_gb", "Compulsory", "GB", "Distinct elements x the array's cost per "
+       "element (ReadCost, ReadWriteCost when written through the index, per word of the "
+       "element): the gather's share of the reuse-between-blocks traffic.", "Compulsory",
+       "0.000000"),
     _c("replaced_gb", "Replaced", "GB", "The ExaSAT traffic of the array in the nest that "
        "this replaces on the Loops sheet (0 when the array also has direct references).",
        "Traffic", "0.000000"),
@@ -289,6 +308,17 @@ class NestGathers:
     rows: list[dict[str, CellValue]]
     delta: E.Expr
     models: list[GatherTraffic]
+    # the change of the nest's compulsory traffic (GB): the gathers' distinct elements less
+    # the ExaSAT count of the arrays they replace
+    compulsory_delta: E.Expr = E.Num(0)
+
+
+def distinct_elements(references: E.ExprLike | E.Quantity,
+                      range_elements: E.ExprLike | E.Quantity) -> E.Expr:
+    """Expected distinct elements of ``references`` draws uniform over ``range_elements``
+    elements: m*(1 - (1 - 1/m)^k), with m at least one element."""
+    m = E.maximum(1, range_elements)
+    return E.mul(m, 1 - E.func("POWER", 1 - E.div(1, m), references))
 
 
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
@@ -301,6 +331,8 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
     rows: list[dict[str, CellValue]] = []
     deltas: list[E.Expr] = []
     models: list[GatherTraffic] = []
+    compulsory: list[E.Expr] = []
+    replaced_keys: set[str] = set()
     line_bytes = ctx.param("LineBytes")
     for instance, chain in nest_instances(procedure, nest, idiom_rows, lines):
         size = element_bytes(ctx, procedure.name, instance.array,
@@ -371,6 +403,15 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
+        distinct = quantity("distinct", distinct_elements(
+            references, E.div(E.mul(range_kb, KIB), size)), "elements",
+            f"distinct elements of {instance.array} the indices pick")
+        cost = ctx.param("ReadWriteCost" if instance.written else "ReadCost")
+        once = quantity("compulsory_gb", E.div(E.mul(distinct, cost, size),
+                                               E.mul(ctx.param("WordBytes"), GB)), "GB",
+                        f"compulsory traffic of {instance.array}")
+        compulsory.append(E.Ref(once))
+        replaced_keys.update(replaces)
         time = quantity("time_s", E.Ref(traffic) / E.mul(ctx.param("GBsPerCore"),
                                                           ctx.param("Cores")),
                         "s", "time of the gather's traffic")
@@ -383,8 +424,14 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      "cluster": shown,
                      "visits": visits, "range_lines": range_lines, "other_kb": other,
                      "cache_left_kb": left, "miss_fraction": miss, "lines": lines,
-                     "traffic_gb": traffic, "replaced_gb": replaced, "time_s": time})
-    return NestGathers(rows, E.add(*deltas) if deltas else E.Num(0), models)
+                     "traffic_gb": traffic, "distinct": distinct, "compulsory_gb": once,
+                     "replaced_gb": replaced, "time_s": time})
+    # the arrays the gathers replace leave the compulsory count, once each
+    blocks = [a.q["traffic_blocks_gb"] for a in memory.arrays if a.key in replaced_keys]
+    compulsory_delta = E.add(*compulsory) - E.mul(memory.sweeps, E.add(*blocks)) \
+        if blocks else E.add(*compulsory) if compulsory else E.Num(0)
+    return NestGathers(rows, E.add(*deltas) if deltas else E.Num(0), models,
+                       compulsory_delta)
 
 
 def _show(param: E.Param, prefix: tuple, name: str, unit: str) -> E.Quantity:
