@@ -14,7 +14,7 @@ expressions, and building and evaluating them must stay small beside the Fortran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 Number = int | float
@@ -343,8 +343,8 @@ def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
     return as_expr(expr).evaluate(Env(params))
 
 
-def sweep(quantities: list[Quantity], base: Env, name: str,
-          values: Iterable[float]) -> list[list[float]]:
+def sweep(quantities: list[Quantity], base: Env, name: str, values: Iterable[float],
+          known: Known | None = None) -> list[list[float]]:
     """The quantities' values with parameter ``name`` set to each of ``values`` in turn.
 
     Every other parameter is as in ``base``.  The numbers are the very ones a fresh evaluation
@@ -353,11 +353,27 @@ def sweep(quantities: list[Quantity], base: Env, name: str,
     not depend on ``name`` is computed once, a part that does is computed for every point in
     one pass over its node, so a chart over one parameter costs about one evaluation of what
     it shows instead of one per point.
+
+    ``known`` (:class:`Known`) spares the walk of what does not move with ``name``: a quantity
+    that reads neither ``name`` nor a parameter ``base`` sets otherwise takes its value from
+    another evaluation, so several sweeps of one model share it, and one that reads only the
+    latter is evaluated once in ``base``.
     """
-    points = _Sweep(base, name, values)
+    points = _Sweep(base, name, values, known)
     every = range(len(points.values))
     columns = [points.quantity(q, every) for q in quantities]
     return [[c[i] if type(c) is list else c for c in columns] for i in every]
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a sweep need not walk (:func:`sweep`): ``env`` is an evaluation at other values of
+    some parameters, ``moved`` the ids of the quantities whose value may differ from it in the
+    sweep's base, ``swept`` those that read the swept parameter (both from :func:`readers`)."""
+
+    env: Env
+    moved: Container[int]
+    swept: Container[int]
 
 
 # A value at a set of points: one float when it is the same at every point (nothing it was
@@ -377,8 +393,10 @@ class _Sweep:
     so that a float means "independent of the parameter" and can serve any later point.
     """
 
-    def __init__(self, base: Env, name: str, values: Iterable[float]):
+    def __init__(self, base: Env, name: str, values: Iterable[float],
+                 known: Known | None = None):
         self.base = base
+        self.known = known
         self.name = name
         self.values = [float(v) for v in values]  # Env.param gives floats
         # quantity id -> its value: a float, or one slot per point (None until computed)
@@ -388,6 +406,9 @@ class _Sweep:
             Div: self._div, Func: self._func, Compare: self._compare}
 
     def quantity(self, quantity: Quantity, at: Sequence[int]) -> Values:
+        if self.known is not None and id(quantity) not in self.known.swept:
+            return quantity.value(self.base if id(quantity) in self.known.moved
+                                  else self.known.env)
         known = self.memo.get(id(quantity))
         if type(known) is float:
             return known
@@ -481,6 +502,50 @@ class _Sweep:
             return float(compare(left, right))
         return [float(compare(a, b))
                 for a, b in zip(_spread(left, len(at)), _spread(right, len(at)), strict=True)]
+
+
+def readers(quantities: Iterable[Quantity], names: Collection[str], env: Env
+            ) -> dict[int, frozenset[str]]:
+    """For every quantity the given ones reach (themselves included), by id: which of the
+    parameters ``names`` its value reads, through the quantities it refers to and the derived
+    defaults ``env`` takes (a parameter ``env`` has a value for reads nothing further)."""
+    found: dict[int, frozenset[str]] = {}
+    params: dict[str, frozenset[str]] = {}
+    nothing: frozenset[str] = frozenset()
+
+    def of_param(name: str) -> frozenset[str]:
+        read = params.get(name)
+        if read is None:
+            read = frozenset((name,)) if name in names else nothing
+            default = env.defaults.get(name)
+            if default is not None and name not in env.params:
+                params[name] = read  # a default that reads itself: no loop
+                read = read | of(default)
+            params[name] = read
+        return read
+
+    def of_quantity(quantity: Quantity) -> frozenset[str]:
+        read = found.get(id(quantity))
+        if read is None:
+            read = found[id(quantity)] = of(quantity.expr)
+        return read
+
+    def of(node: Expr) -> frozenset[str]:
+        kind = type(node)
+        if kind is Ref:
+            return of_quantity(node.quantity)
+        if kind is Param:
+            return of_param(node.name)
+        read = nothing
+        for child in children(node):
+            more = of(child)
+            if more:
+                read = read | more
+        return read
+
+    for quantity in quantities:
+        of_quantity(quantity)
+    return found
 
 
 def _spread(value: Values, count: int) -> list[float]:
