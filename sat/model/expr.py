@@ -67,7 +67,7 @@ class Env:
     changing what it derives from moves it, while a value in ``params`` (given) wins.
     """
 
-    __slots__ = ("params", "memo", "defaults", "derived")
+    __slots__ = ("params", "memo", "defaults", "derived", "numbers")
 
     def __init__(self, params: Mapping[str, Number],
                  defaults: Mapping[str, Expr] | None = None):
@@ -75,6 +75,7 @@ class Env:
         self.memo: dict[int, float] = {}
         self.defaults = defaults or {}
         self.derived: dict[str, float] = {}
+        self.numbers: dict[str, float] = {}  # every parameter read so far, as a float
 
     def param(self, name: str) -> float:
         try:
@@ -113,7 +114,10 @@ class Param(Expr):
     name: str
 
     def evaluate(self, env: Env) -> float:
-        return env.param(self.name)
+        value = env.numbers.get(self.name)
+        if value is None:
+            value = env.numbers[self.name] = env.param(self.name)
+        return value
 
 
 @dataclass(eq=False, slots=True)
@@ -129,11 +133,10 @@ class Quantity:
     label: str = ""
 
     def value(self, env: Env) -> float:
-        memo = env.memo
-        ident = id(self)
-        if ident not in memo:
-            memo[ident] = self.expr.evaluate(env)
-        return memo[ident]
+        value = env.memo.get(id(self))
+        if value is None:  # values are floats: None is "not evaluated yet"
+            value = env.memo[id(self)] = self.expr.evaluate(env)
+        return value
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -143,7 +146,11 @@ class Ref(Expr):
     quantity: Quantity
 
     def evaluate(self, env: Env) -> float:
-        return self.quantity.value(env)
+        quantity = self.quantity  # Quantity.value inlined: the commonest node of a walk
+        value = env.memo.get(id(quantity))
+        if value is None:
+            value = env.memo[id(quantity)] = quantity.expr.evaluate(env)
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,17 +537,24 @@ def readers(quantities: Iterable[Quantity], names: Collection[str], env: Env
             read = found[id(quantity)] = of(quantity.expr)
         return read
 
+    shared: dict[int, frozenset[str]] = {}  # by identity: the model shares sub-expressions
+
     def of(node: Expr) -> frozenset[str]:
         kind = type(node)
         if kind is Ref:
             return of_quantity(node.quantity)
         if kind is Param:
             return of_param(node.name)
-        read = nothing
-        for child in children(node):
-            more = of(child)
-            if more:
-                read = read | more
+        if kind is Num:
+            return nothing
+        read = shared.get(id(node))
+        if read is None:
+            read = nothing
+            for child in _CHILDREN[kind](node):
+                more = of(child)
+                if more:
+                    read = read | more
+            shared[id(node)] = read
         return read
 
     for quantity in quantities:
