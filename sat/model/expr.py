@@ -274,13 +274,23 @@ def add(*items: ExprLike | Quantity) -> Expr:
     terms: list[Expr] = []
     const = 0.0
     for item in items:
-        e = as_expr(item)
-        parts = e.terms if isinstance(e, Add) else (e,)
-        for p in parts:
-            if isinstance(p, Num):
-                const += p.value
+        kind = type(item)  # the node types are final: one look at each item's type
+        if kind is Num:
+            const += item.value  # type: ignore[union-attr]
+        elif kind is Add:
+            for p in item.terms:  # type: ignore[union-attr]
+                if type(p) is Num:
+                    const += p.value
+                else:
+                    terms.append(p)
+        elif kind in _NODES:
+            terms.append(item)  # type: ignore[arg-type]
+        else:
+            e = as_expr(item)
+            if type(e) is Num:
+                const += e.value  # type: ignore[attr-defined]
             else:
-                terms.append(p)
+                terms.append(e)
     if const or not terms:
         terms.append(Num(const))
     return terms[0] if len(terms) == 1 else Add(tuple(terms))
@@ -291,18 +301,33 @@ def mul(*items: ExprLike | Quantity) -> Expr:
     factors: list[Expr] = []
     const = 1.0
     for item in items:
-        e = as_expr(item)
-        parts = e.factors if isinstance(e, Mul) else (e,)
-        for p in parts:
-            if isinstance(p, Num):
-                const *= p.value
+        kind = type(item)  # as in add()
+        if kind is Num:
+            const *= item.value  # type: ignore[union-attr]
+        elif kind is Mul:
+            for p in item.factors:  # type: ignore[union-attr]
+                if type(p) is Num:
+                    const *= p.value
+                else:
+                    factors.append(p)
+        elif kind in _NODES:
+            factors.append(item)  # type: ignore[arg-type]
+        else:
+            e = as_expr(item)
+            if type(e) is Num:
+                const *= e.value  # type: ignore[attr-defined]
             else:
-                factors.append(p)
+                factors.append(e)
     if const == 0:
         return Num(0)
     if const != 1 or not factors:
         factors.insert(0, Num(const))
     return factors[0] if len(factors) == 1 else Mul(tuple(factors))
+
+
+# The node types that are neither a literal nor a sum nor a product: add() and mul() take
+# them as they are.
+_NODES = frozenset({Param, Ref, Div, Func, Compare})
 
 
 def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
