@@ -5,13 +5,13 @@
     python bench/output_digests.py [--smc PATH] > after.txt && diff before.txt after.txt
 
 For each bundled Fortran and C example (and, with ``--smc``, a large program such as SMC's
-``kernels.f90``) it runs satreport once with ``--json``, ``--xml``, ``--aspen`` and ``-o``
-(the workbook) and prints one line per output: the example, the output kind and the SHA-256
-of its bytes. What changes from run to run is blanked first: the JSON's version field and
-elapsed times, the Aspen model's ``// Date:`` line, the workbook's document properties (its
-creation time; the workbook's digest is over the other parts of the file, uncompressed);
-nothing else is. Aspen models under ``examples/aspen`` are run with
-``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status
+``kernels.f90``) it runs satreport once with ``--json``, ``--xml``, ``--aspen``, ``--html``
+and ``-o`` (the workbook) and prints one line per output: the example, the output kind and
+the SHA-256 of its bytes. What changes from run to run is blanked first: the JSON's version
+field and elapsed times, the Aspen model's ``// Date:`` line, the HTML page's date, the
+workbook's document properties (its creation time; the workbook's digest is over the other
+parts of the file, uncompressed); nothing else is. Aspen models under ``examples/aspen`` are
+run with ``--json`` alone (they have no XML or Aspen output). A failed run prints its exit status
 instead of digests.
 """
 
@@ -64,7 +64,8 @@ def digests(source: Path, work: Path) -> list[str]:
     name = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
     outputs = {"json": work / "out.json"}
     if source.suffix != ".aspen":
-        outputs.update(xml=work / "out.xml", aspen=work / "out.aspen", xlsx=work / "out.xlsx")
+        outputs.update(xml=work / "out.xml", aspen=work / "out.aspen", html=work / "out.html",
+                       xlsx=work / "out.xlsx")
     # Run from the checkout with the example's relative path: the outputs name their source,
     # and two checkouts in different folders must name it alike.
     argv = [sys.executable, "-m", "sat", str(name), "-q"]
@@ -80,6 +81,8 @@ def digests(source: Path, work: Path) -> list[str]:
             data = stable_json(data)
         elif kind == "aspen":
             data = re.sub(rb"(?m)^// Date: .*$", b"// Date: -", data)
+        elif kind == "html":
+            data = re.sub(rb"&middot; \d{4}-\d\d-\d\d &middot;", b"&middot; - &middot;", data)
         elif kind == "xlsx":
             data = workbook_parts(path)
         lines.append(f"{name} {kind} {hashlib.sha256(data).hexdigest()[:16]}")

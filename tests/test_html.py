@@ -310,6 +310,43 @@ def test_sweep_takes_each_point_its_own_way_through_branches_and_divisions():
     assert got[3][0] == 0 and got[1][1] == 0 + got[1][0] * 1.4
 
 
+def test_sweeps_sharing_one_evaluation_give_what_fresh_evaluations_give(reference):
+    """The cache chart's sweeps (CacheKB, some with blocks or fusion set) take what none of
+    their parameters moves from the page's evaluation: the values of fresh evaluations."""
+    from sat.model.expr import Known, readers, sweep
+
+    _program, result, _data, _page, _doc = reference
+    quantities = [q for t in result.tables.values() for r in t.rows + [t.totals or {}]
+                  for q in r.values() if hasattr(q, "expr")] + list(result.totals.values())
+    plain = result.env()
+    reads = readers(quantities, {"CacheKB", "BlockY", "BlockZ"}, plain)
+    swept = {ident for ident, read in reads.items() if "CacheKB" in read}
+    sizes = [0.5, 3, 64, 1024, 1e6]
+    for overrides in ({}, {"BlockY": 8, "BlockZ": 8}, {"BlockY": 1, "BlockZ": 64}):
+        moved = {ident for ident, read in reads.items() if read & set(overrides)}
+        got = sweep(quantities, result.env(overrides), "CacheKB", sizes,
+                    Known(plain, moved, swept))
+        for size, row in zip(sizes, got, strict=True):
+            fresh = result.env({**overrides, "CacheKB": size})
+            assert [repr(v) for v in row] == [repr(q.value(fresh)) for q in quantities]
+    assert swept and len(swept) < len(reads)  # some quantities read CacheKB, not all
+
+
+def test_readers_look_through_references_and_derived_defaults():
+    """Which parameters a quantity reads: through the quantities it refers to and through a
+    parameter whose value is a derived default, not through one given a value."""
+    from sat.model.expr import Env, Param, Quantity, Ref, readers
+
+    x, y, z = Param("x"), Param("y"), Param("z")
+    derived = Param("d")  # defaults to 2 * x
+    near = Quantity(("t", "near"), y * 2)
+    far = Quantity(("t", "far"), Ref(near) + derived)
+    given = Quantity(("t", "given"), Param("g") + z)  # g defaults to x but is given
+    env = Env({"x": 1, "y": 2, "z": 3, "g": 4}, {"d": x * 2, "g": x + 0})
+    reads = readers([far, given], {"x", "y"}, env)
+    assert reads == {id(far): {"x", "y"}, id(near): {"y"}, id(given): frozenset()}
+
+
 def test_a_big_program_keeps_closed_sections_tables_in_templates(tmp_path):
     """With more than eight procedures only the three costliest sections start open; the
     others' tables wait in a <template> (no layout until opened), each nest's row once."""

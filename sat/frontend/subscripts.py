@@ -242,9 +242,14 @@ def _mentions(text: str, name: str) -> bool:
         start = end
 
 
+@lru_cache(maxsize=4096)
 def as_expr(text: str) -> Algebra:
     """Bound text (as produced by :func:`expr_text`) back to algebra, for offsets between
-    sections."""
+    sections.
+
+    Remembered by text (the algebra is immutable): a program's declarations and loops repeat
+    a few bounds (``lo(1)-ng``, ``1``) hundreds of times, each an fparser parse.
+    """
     try:
         return _parse_text(text)
     except Exception:  # unreadable text becomes an opaque symbol

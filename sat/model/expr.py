@@ -14,7 +14,7 @@ expressions, and building and evaluating them must stay small beside the Fortran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 Number = int | float
@@ -67,7 +67,7 @@ class Env:
     changing what it derives from moves it, while a value in ``params`` (given) wins.
     """
 
-    __slots__ = ("params", "memo", "defaults", "derived")
+    __slots__ = ("params", "memo", "defaults", "derived", "numbers")
 
     def __init__(self, params: Mapping[str, Number],
                  defaults: Mapping[str, Expr] | None = None):
@@ -75,6 +75,7 @@ class Env:
         self.memo: dict[int, float] = {}
         self.defaults = defaults or {}
         self.derived: dict[str, float] = {}
+        self.numbers: dict[str, float] = {}  # every parameter read so far, as a float
 
     def param(self, name: str) -> float:
         try:
@@ -113,7 +114,10 @@ class Param(Expr):
     name: str
 
     def evaluate(self, env: Env) -> float:
-        return env.param(self.name)
+        value = env.numbers.get(self.name)
+        if value is None:
+            value = env.numbers[self.name] = env.param(self.name)
+        return value
 
 
 @dataclass(eq=False, slots=True)
@@ -129,11 +133,10 @@ class Quantity:
     label: str = ""
 
     def value(self, env: Env) -> float:
-        memo = env.memo
-        ident = id(self)
-        if ident not in memo:
-            memo[ident] = self.expr.evaluate(env)
-        return memo[ident]
+        value = env.memo.get(id(self))
+        if value is None:  # values are floats: None is "not evaluated yet"
+            value = env.memo[id(self)] = self.expr.evaluate(env)
+        return value
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -143,7 +146,11 @@ class Ref(Expr):
     quantity: Quantity
 
     def evaluate(self, env: Env) -> float:
-        return self.quantity.value(env)
+        quantity = self.quantity  # Quantity.value inlined: the commonest node of a walk
+        value = env.memo.get(id(quantity))
+        if value is None:
+            value = env.memo[id(quantity)] = quantity.expr.evaluate(env)
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,13 +274,23 @@ def add(*items: ExprLike | Quantity) -> Expr:
     terms: list[Expr] = []
     const = 0.0
     for item in items:
-        e = as_expr(item)
-        parts = e.terms if isinstance(e, Add) else (e,)
-        for p in parts:
-            if isinstance(p, Num):
-                const += p.value
+        kind = type(item)  # the node types are final: one look at each item's type
+        if kind is Num:
+            const += item.value  # type: ignore[union-attr]
+        elif kind is Add:
+            for p in item.terms:  # type: ignore[union-attr]
+                if type(p) is Num:
+                    const += p.value
+                else:
+                    terms.append(p)
+        elif kind in _NODES:
+            terms.append(item)  # type: ignore[arg-type]
+        else:
+            e = as_expr(item)
+            if type(e) is Num:
+                const += e.value  # type: ignore[attr-defined]
             else:
-                terms.append(p)
+                terms.append(e)
     if const or not terms:
         terms.append(Num(const))
     return terms[0] if len(terms) == 1 else Add(tuple(terms))
@@ -284,18 +301,33 @@ def mul(*items: ExprLike | Quantity) -> Expr:
     factors: list[Expr] = []
     const = 1.0
     for item in items:
-        e = as_expr(item)
-        parts = e.factors if isinstance(e, Mul) else (e,)
-        for p in parts:
-            if isinstance(p, Num):
-                const *= p.value
+        kind = type(item)  # as in add()
+        if kind is Num:
+            const *= item.value  # type: ignore[union-attr]
+        elif kind is Mul:
+            for p in item.factors:  # type: ignore[union-attr]
+                if type(p) is Num:
+                    const *= p.value
+                else:
+                    factors.append(p)
+        elif kind in _NODES:
+            factors.append(item)  # type: ignore[arg-type]
+        else:
+            e = as_expr(item)
+            if type(e) is Num:
+                const *= e.value  # type: ignore[attr-defined]
             else:
-                factors.append(p)
+                factors.append(e)
     if const == 0:
         return Num(0)
     if const != 1 or not factors:
         factors.insert(0, Num(const))
     return factors[0] if len(factors) == 1 else Mul(tuple(factors))
+
+
+# The node types that are neither a literal nor a sum nor a product: add() and mul() take
+# them as they are.
+_NODES = frozenset({Param, Ref, Div, Func, Compare})
 
 
 def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
@@ -343,8 +375,8 @@ def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
     return as_expr(expr).evaluate(Env(params))
 
 
-def sweep(quantities: list[Quantity], base: Env, name: str,
-          values: Iterable[float]) -> list[list[float]]:
+def sweep(quantities: list[Quantity], base: Env, name: str, values: Iterable[float],
+          known: Known | None = None) -> list[list[float]]:
     """The quantities' values with parameter ``name`` set to each of ``values`` in turn.
 
     Every other parameter is as in ``base``.  The numbers are the very ones a fresh evaluation
@@ -353,11 +385,27 @@ def sweep(quantities: list[Quantity], base: Env, name: str,
     not depend on ``name`` is computed once, a part that does is computed for every point in
     one pass over its node, so a chart over one parameter costs about one evaluation of what
     it shows instead of one per point.
+
+    ``known`` (:class:`Known`) spares the walk of what does not move with ``name``: a quantity
+    that reads neither ``name`` nor a parameter ``base`` sets otherwise takes its value from
+    another evaluation, so several sweeps of one model share it, and one that reads only the
+    latter is evaluated once in ``base``.
     """
-    points = _Sweep(base, name, values)
+    points = _Sweep(base, name, values, known)
     every = range(len(points.values))
     columns = [points.quantity(q, every) for q in quantities]
     return [[c[i] if type(c) is list else c for c in columns] for i in every]
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a sweep need not walk (:func:`sweep`): ``env`` is an evaluation at other values of
+    some parameters, ``moved`` the ids of the quantities whose value may differ from it in the
+    sweep's base, ``swept`` those that read the swept parameter (both from :func:`readers`)."""
+
+    env: Env
+    moved: Container[int]
+    swept: Container[int]
 
 
 # A value at a set of points: one float when it is the same at every point (nothing it was
@@ -377,8 +425,10 @@ class _Sweep:
     so that a float means "independent of the parameter" and can serve any later point.
     """
 
-    def __init__(self, base: Env, name: str, values: Iterable[float]):
+    def __init__(self, base: Env, name: str, values: Iterable[float],
+                 known: Known | None = None):
         self.base = base
+        self.known = known
         self.name = name
         self.values = [float(v) for v in values]  # Env.param gives floats
         # quantity id -> its value: a float, or one slot per point (None until computed)
@@ -388,6 +438,9 @@ class _Sweep:
             Div: self._div, Func: self._func, Compare: self._compare}
 
     def quantity(self, quantity: Quantity, at: Sequence[int]) -> Values:
+        if self.known is not None and id(quantity) not in self.known.swept:
+            return quantity.value(self.base if id(quantity) in self.known.moved
+                                  else self.known.env)
         known = self.memo.get(id(quantity))
         if type(known) is float:
             return known
@@ -481,6 +534,57 @@ class _Sweep:
             return float(compare(left, right))
         return [float(compare(a, b))
                 for a, b in zip(_spread(left, len(at)), _spread(right, len(at)), strict=True)]
+
+
+def readers(quantities: Iterable[Quantity], names: Collection[str], env: Env
+            ) -> dict[int, frozenset[str]]:
+    """For every quantity the given ones reach (themselves included), by id: which of the
+    parameters ``names`` its value reads, through the quantities it refers to and the derived
+    defaults ``env`` takes (a parameter ``env`` has a value for reads nothing further)."""
+    found: dict[int, frozenset[str]] = {}
+    params: dict[str, frozenset[str]] = {}
+    nothing: frozenset[str] = frozenset()
+
+    def of_param(name: str) -> frozenset[str]:
+        read = params.get(name)
+        if read is None:
+            read = frozenset((name,)) if name in names else nothing
+            default = env.defaults.get(name)
+            if default is not None and name not in env.params:
+                params[name] = read  # a default that reads itself: no loop
+                read = read | of(default)
+            params[name] = read
+        return read
+
+    def of_quantity(quantity: Quantity) -> frozenset[str]:
+        read = found.get(id(quantity))
+        if read is None:
+            read = found[id(quantity)] = of(quantity.expr)
+        return read
+
+    shared: dict[int, frozenset[str]] = {}  # by identity: the model shares sub-expressions
+
+    def of(node: Expr) -> frozenset[str]:
+        kind = type(node)
+        if kind is Ref:
+            return of_quantity(node.quantity)
+        if kind is Param:
+            return of_param(node.name)
+        if kind is Num:
+            return nothing
+        read = shared.get(id(node))
+        if read is None:
+            read = nothing
+            for child in _CHILDREN[kind](node):
+                more = of(child)
+                if more:
+                    read = read | more
+            shared[id(node)] = read
+        return read
+
+    for quantity in quantities:
+        of_quantity(quantity)
+    return found
 
 
 def _spread(value: Values, count: int) -> list[float]:

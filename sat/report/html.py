@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from sat import __version__, collector
 from sat.ir import Program
-from sat.model.expr import Env, Quantity, sweep
+from sat.model.expr import Env, Known, Quantity, readers, sweep
 from sat.model.tables import CellValue, ModelResult, Table
 from sat.outputs import atomic_write_text
 from sat.report.callgraph import FOLLOWED, MEANING, CallGraph
@@ -283,17 +283,30 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     blocked, and with the alternative block execution (all nests per block, the blocks as
     set). Each curve is the model evaluated at those parameters."""
     values = result.inputs()
+    toggles = [p.name for p in result.parameters if p.name.startswith("Fuse_")]
+    alternative = result.tables.get("Alternative blocking")
+    alt_bf = (alternative.totals or {}).get("bytes_per_flop") if alternative else None
+    # What none of the curves' parameters moves is taken from one evaluation, not walked in
+    # each of the 15 sweeps (the page's evaluation, when it is of these very inputs).
+    plain = env if env.params == values else result.env()
+    reads = readers([q for q in (bf, alt_bf) if isinstance(q, Quantity)],
+                    {"CacheKB", "BlockX", "BlockY", "BlockZ", *toggles}, plain)
+    swept = {ident for ident, read in reads.items() if "CacheKB" in read}
+    moving: dict[frozenset[str], set[int]] = {}
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
         base = result.env(overrides)
-        return [v[0] for v in sweep([quantity], base, "CacheKB", sizes)]
+        moved = frozenset(overrides)
+        if moved not in moving:
+            moving[moved] = {ident for ident, read in reads.items() if read & moved}
+        return [v[0] for v in sweep([quantity], base, "CacheKB", sizes,
+                                    Known(plain, moving[moved], swept))]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
         tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b})
                  for b in _CHART_BLOCKS]
         return [min(column) for column in zip(*tried, strict=True)]
 
-    toggles = [p.name for p in result.parameters if p.name.startswith("Fuse_")]
     curves = [("B:F, whole program", "#1f77b4", curve({}))]
     if "BlockY" in values:
         curves.append(("cache blocking (best Y×Z block)", "#ff7f0e", best_block({})))
@@ -301,8 +314,6 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
         fused = dict.fromkeys(toggles, 1.0)
         curves.append(("fusion (every legal group)", "#2ca02c", curve(fused)))
         curves.append(("fusion + blocking", "#d62728", best_block(fused)))
-    alternative = result.tables.get("Alternative blocking")
-    alt_bf = (alternative.totals or {}).get("bytes_per_flop") if alternative else None
     if isinstance(alt_bf, Quantity):
         curves.append(("alternative block execution", "#9467bd", curve({}, alt_bf)))
     return [(label, colour, list(zip(sizes, ys, strict=True))) for label, colour, ys in curves]
