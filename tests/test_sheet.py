@@ -110,21 +110,28 @@ def test_workbook_is_the_same_without_the_short_cuts(
 
 
 def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool) -> dict[str, bytes]:
-    """A table sheet of 2,500 rows (formulas, numbers, texts, two formats, a comment), its
-    rows written ahead (or not, the threshold out of reach) once finished."""
+    """A table sheet of 2,500 rows (formulas, numbers, texts, a merged band, booleans, three
+    formats, a comment), its rows written ahead (or not, the threshold out of reach) once
+    finished, after a first sheet written later that uses the formats in another order."""
     import sat.report.sheet as S
 
-    monkeypatch.setattr(S, "STREAMED_ROWS", 2000 if ahead else 10**9)
+    monkeypatch.setattr(S, "STREAMED_ROWS", 1 if ahead else 10**9)
     out = io.BytesIO()
     book = xlsxwriter.Workbook(out, {"in_memory": True})
     bold, money = book.add_format({"bold": True}), book.add_format({"num_format": "0.00"})
+    band, italic = book.add_format({"bg_color": "#DDEBF7"}), book.add_format({"italic": True})
+    summary = book.add_worksheet("Summary", ModelSheet)
     ws = book.add_worksheet("Loops", ModelSheet)
     ws.write_comment(0, 1, "a header comment")
+    ws.merge_range(0, 2, 0, 4, "a band", band)
     for row in range(1, 2501):
         ws.store_row(row, [(0, "s", f"nest <{row}>", bold, 0.0), (1, "n", row / 7, money, 0.0),
                            (2, "f", f"=B{row + 1}*2", None, 2 * row / 7)])
+        ws.write_boolean(row, 3, row % 2 == 0, italic if row > 2000 else None)
     ws.stream_rows(2500)
     assert (not ws.table) is ahead  # written ahead, the cells are gone from memory
+    summary.write_string(0, 0, "first", italic)  # numbered first in the file
+    summary.write_number(1, 0, 3.5, money)
     book.close()
     return parts(out.getvalue())
 

@@ -172,6 +172,13 @@ class ExcelPrinter:
         # short-lived Ref nodes).
         self._alive: list[object] = []
 
+    def forget_all_but(self, exprs: Collection[Expr]) -> None:
+        """Forget the texts of what was printed but ``exprs``' own (a sheet printed ahead,
+        whose formulas are all that is printed again: the Workings sheet's thousands of
+        sub-formulas need not wait for it in memory)."""
+        printed = self._printed
+        self._printed = {id(e): printed[id(e)] for e in exprs if id(e) in printed}
+
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
 

@@ -9,7 +9,7 @@ the same bytes (``tests/test_sheet.py`` compares its files with plain xlsxwriter
 
 from __future__ import annotations
 
-import shutil
+import re
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -86,18 +86,20 @@ class ModelSheet(Worksheet):
         """Write the XML of the rows now, to a temporary file, and drop the cells, when the
         finished sheet is a table of at least :data:`STREAMED_ROWS` ``rows``.
 
-        For a big program's tables: their cells would otherwise wait in memory, with
-        every other sheet's, until the file is closed (xlsxwriter's ``constant_memory`` mode
-        does the same row by row, but writes strings inline, and asks for every sheet to be
-        written strictly in row order).  Not for a sheet with charts, whose cached data
-        xlsxwriter reads from the cells at the end.  Style numbers are given in the order the
-        formats are first written, so a streamed workbook may number them differently from
-        one written at the end (the same styles).
+        For a program's tables: their cells would otherwise wait in memory, with every other
+        sheet's, until the file is closed (xlsxwriter's ``constant_memory`` mode does the same
+        row by row, but writes strings inline, and asks for every sheet to be written strictly
+        in row order).  Not for a sheet with charts, whose cached data xlsxwriter reads from
+        the cells at the end.  xlsxwriter numbers the styles in the order the file first uses
+        them, so the rows written ahead name each format by a placeholder, replaced by its
+        number when the file is written (:meth:`_write_rows`): the file is byte for byte the
+        one written all at the end.
         """
         if rows < STREAMED_ROWS or not self.fast_rows or self.constant_memory or self.charts \
                 or self._written_rows is not None or self.dim_rowmin is None:
             return
         saved, self.fh = self.fh, tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._ahead_formats = []
         try:
             self._write_rows()
         finally:
@@ -139,12 +141,63 @@ class ModelSheet(Worksheet):
                     low = high = None
         self.row_spans = spans
 
+    # Formats named by a placeholder in rows written ahead, in the order the rows first use
+    # them (None: the rows are written into the file, formats by their numbers).
+    _ahead_formats: list[Format] | None = None
+
+    def _style_number(self, fmt: Format) -> str:
+        """The style number of ``fmt``; while rows are written ahead, its placeholder."""
+        formats = self._ahead_formats
+        if formats is None:
+            return str(fmt._get_xf_index())
+        formats.append(fmt)
+        return f"\x01{len(formats) - 1}\x02"
+
+    def _write_cell(self, row: int, col: int, cell) -> None:
+        """xlsxwriter's cell writer; while rows are written ahead, the cell's, row's and
+        column's formats that have no number yet give their placeholders instead."""
+        if self._ahead_formats is None:
+            super()._write_cell(row, col, cell)
+            return
+        info, column = self.row_info.get(row), self.col_info.get(col)
+        formats = [fmt for fmt in (cell.format, info and info.row_format,
+                                   column and column.column_format)
+                   if fmt and fmt.xf_index is None]
+        for fmt in formats:
+            fmt.xf_index = self._style_number(fmt)
+        try:
+            super()._write_cell(row, col, cell)
+        finally:
+            for fmt in formats:
+                fmt.xf_index = None
+
+    def _copy_written_rows(self) -> None:
+        """The rows written ahead into the file, each placeholder replaced by its format's
+        style number, numbered now in the order the rows use them."""
+        written, self._written_rows = self._written_rows, None
+        formats, self._ahead_formats = self._ahead_formats or [], None
+        numbers: list[str] = []
+
+        def number(match: re.Match) -> str:
+            while len(numbers) <= int(match.group(1)):
+                numbers.append(str(formats[len(numbers)]._get_xf_index()))
+            return numbers[int(match.group(1))]
+
+        with written:
+            written.seek(0)
+            rest = ""
+            while chunk := written.read(1 << 20):
+                text = rest + chunk
+                # up to the last whole row: no placeholder is cut in two
+                last = text.rfind("</row>")
+                end = last + len("</row>") if last >= 0 else 0
+                self.fh.write(_PLACEHOLDER.sub(number, text[:end]))
+                rest = text[end:]
+            self.fh.write(_PLACEHOLDER.sub(number, rest))
+
     def _write_rows(self) -> None:
         if self._written_rows is not None:  # written ahead: copied into the file
-            written, self._written_rows = self._written_rows, None
-            with written:
-                written.seek(0)
-                shutil.copyfileobj(written, self.fh)
+            self._copy_written_rows()
             return
         if not self.fast_rows or self.constant_memory:
             super()._write_rows()
@@ -180,7 +233,7 @@ class ModelSheet(Worksheet):
                 if fmt:
                     style = styles.get(id(fmt))
                     if style is None:
-                        style = styles[id(fmt)] = f' s="{fmt._get_xf_index()}"'
+                        style = styles[id(fmt)] = f' s="{self._style_number(fmt)}"'
                 else:
                     style = ""
                 name = names.get(col) or column_name(col)
@@ -199,8 +252,10 @@ class ModelSheet(Worksheet):
             write("</row>")
 
 
-# A table of this many rows is written ahead (ModelSheet.stream_rows).
-STREAMED_ROWS = 2000
+# A table of this many rows is written ahead (ModelSheet.stream_rows): every table with rows.
+STREAMED_ROWS = 1
+# A format's placeholder in rows written ahead: its position in ModelSheet._ahead_formats.
+_PLACEHOLDER = re.compile("\x01(\\d+)\x02")
 
 # The classes of a formula's cached value that xlsxwriter writes as they are (a logical, a
 # text or an error code takes a type attribute).

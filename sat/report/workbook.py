@@ -212,10 +212,9 @@ class _Writer:
         """The Workings sheet: every quantity placed there, those its own formulas refer to
         included (placed while they are printed here)."""
         printer, placed = self.printer, self.workings.quantities
-        done = 0
-        while done < len(placed):
-            printer.formula(placed[done].expr)
-            done += 1
+        for quantity in placed:  # the list grows while it is printed: those are printed too
+            printer.formula(quantity.expr)
+        printer.forget_all_but([quantity.expr for quantity in placed])
         rows: list[dict[str, CellValue]] = [
             {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
              "unit": quantity.unit, "meaning": quantity.label} for quantity in placed]
