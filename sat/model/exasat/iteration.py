@@ -140,7 +140,7 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
     STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension. A loop
-    whose variable indexes the bounds of a loop inside it (a CSR row, ``y[row]`` beside
+    whose variable indexes the lower bound of a loop inside it (a CSR row, ``y[row]`` beside
     ``for (k = rowptr[row]; …)``) steps along its arrays with that loop: its accesses cost
     at their level, over the loops around them.
     """
@@ -161,11 +161,14 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
 
 def _bounds_inner(loop: Loop) -> bool:
-    """Whether ``loop``'s variable indexes an array in a bound of a loop inside it (a CSR
-    row: ``rowptr[row]``)."""
+    """Whether ``loop``'s variable indexes an array in the lower bound of a loop inside it (a
+    CSR row: ``rowptr[row]``), so that the inner loop starts a new stretch at each of its
+    points. In the upper bound alone (a level's size ``do i = 1, m1(lt) - lt``, a block's
+    ``do i = 1, lv%blocks(lv%perm(b))%n``) the inner loop starts where it started before:
+    ``loop`` repeats its sweep over the same elements."""
     reference = re.compile(rf"[A-Za-z_]\w*\s*[(\[][^()\[\]]*\b{re.escape(loop.loopvar)}\b",
                            re.I)
-    return any(reference.search(f"{lp.lower} {lp.upper}") for lp in loop.all_loops())
+    return any(reference.search(lp.lower) for lp in loop.all_loops())
 
 
 def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
