@@ -405,11 +405,34 @@ def test_a_four_deep_nest_reads_each_element_once(capsys, tmp_path):
     (loop,) = result["loops"]
     # by hand: np^2 nq nr = 128^4 = 268,435,456 innermost iterations
     assert iterations(loop) == pytest.approx(128 ** 4)
-    # compulsory: a read and written once, 16 B x 128^3 = 33,554,432 B; c4 read once,
-    # 8 B x 128^2 = 131,072 B; the scratch s(p) 16 B x 128 = 2,048 B: 33,687,552 B,
-    # 0.1255 B per iteration (16/np + 8/(nq nr) + 16/(np nq nr)), not 16
+    # compulsory, every element once (a written line is read for ownership, then written
+    # back: 16 B, whether or not the program read it first):
+    # - a(:,q,r) is read by the k loops and written by the second p loop of the same (r,q),
+    #   np elements, 1 KiB, still in the cache: 16 B x np per (r,q), over the np^2 innermost
+    #   iterations of that (r,q): 16/np = 0.125 B per iteration; 16 x 128^3 = 33,554,432 B
+    # - c4(p,k), np^2 elements, once in the whole run: 8 x 128^2 = 131,072 B, 8/(nq nr) per
+    #   iteration (re-read per r it would be 8/nq, per (r,q) 8 B: that is a cache's, not
+    #   the compulsory traffic)
+    # - the scratch s(p), np elements written and read: 16 x 128 = 2,048 B
+    # 33,687,552 B, 0.1255 B per iteration (16/np + 8/(nq nr) + 16/(np nq nr)), not 16
+    # (read and written a(k,q,r) and s(p) at every k) nor 0.25 (a at 24/np: read 8 B, then
+    # written 16 B as if the pencil left the cache in between; c4 once per r, 8/nq)
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(33_687_552)
     assert loop["traffic_blocks_gb"] * 1e9 / iterations(loop) < 0.13
+
+
+def test_a_four_deep_nest_moves_what_a_cache_simulation_moves(capsys, tmp_path):
+    result = run(capsys, source(tmp_path, DEEP, "deep.f90"), "--set", "np=128",
+                 "--set", "nq=16", "--set", "nr=8")
+    (loop,) = result["loops"]
+    # by hand as above at nq = 16, nr = 8: a 16 x 128 x 16 x 8 = 262,144 B, c4 131,072 B,
+    # s 2,048 B: 395,264 B over 128^2 x 16 x 8 = 2,097,152 iterations, 0.1885 B each.
+    # The nest's trace through bench/validation/cachesim.c (fully associative LRU,
+    # write-back, 64 B lines; a 16 KiB L2, a 2 MiB L3, then 2.5 MiB of fresh lines read):
+    # the L3 misses 4,096 lines on reads and 16 on writes and writes 2,064 dirty lines back,
+    # 6,176 x 64 = 395,264 B, the same to the byte. (With a 64 KiB last level, c4's 128 KiB
+    # leave the cache at every (r,q): 8.2 B per iteration, a cache's traffic, not compulsory.)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(395_264)
 
 
 def test_a_fourth_index_on_the_operator_reads_it_per_r(capsys, tmp_path):
