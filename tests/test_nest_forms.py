@@ -113,6 +113,33 @@ def test_a_c_chain_of_three_ranges(capsys, tmp_path):
     assert loop["gflops"] * 1e9 == pytest.approx(2 * 165)
 
 
+# outer loops the data is invariant along, the inner one starting at the middle one's variable:
+# no tile (do j steps by one and k's end does not move with it), a triangular range
+STARTS = """\
+subroutine starts(a, b)
+  real(8), intent(inout) :: a(504)
+  real(8), intent(in) :: b(504)
+  integer :: i, j, k
+  do i = 1, 3
+    do j = i, 3
+      do k = j + 2, 502
+        a(k) = 3.0d0 * b(k) + b(k + 2)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_range_starting_at_an_outer_variable_is_no_tile(capsys, tmp_path):
+    (loop,) = nest_loops(capsys, tmp_path, STARTS, "starts.f90")
+    # by hand: k runs 501 - j times; (i, j) = (1,1) (1,2) (1,3) (2,2) (2,3) (3,3):
+    # 500 + 499 + 498 + 499 + 498 + 498 = 2,992 iterations of 2 flops, 5,984 flops (taken
+    # for a tile of j, k ran its whole range: 6 x 500)
+    assert iterations(loop) == pytest.approx(2_992)
+    assert loop["gflops"] * 1e9 == pytest.approx(5_984)
+
+
 def test_the_count_is_a_formula_of_the_size(capsys, tmp_path):
     path = source(tmp_path, LU, "lu.f90")
     small = run(capsys, path, "--set", "n=10")["loops"][0]

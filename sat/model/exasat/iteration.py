@@ -476,16 +476,20 @@ def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
                 ) -> list[tuple[Loop, Loop, int]]:
     """(tile, inner, axis) of each non-axis loop whose variable starts an axis loop inside it
     (``do jt = 1, n, ts`` around ``do j = jt, min(n, jt+ts-1)``; not ``do k = rowptr(i), …``,
-    a row of a sparse matrix, which is no tile)."""
+    a row of a sparse matrix, which is no tile). A tile loop steps by more than one, or its
+    element loop ends within the tile: ``do k = j + 2, n`` inside ``do j = i, 3`` is a
+    triangular range, whose count the nested sums take (:mod:`sat.model.sums`)."""
     found = []
     for tile in others:
         if not tile.loopvar:
             continue
         start = re.compile(rf"^\s*{re.escape(tile.loopvar.lower())}\s*([+-][^,]*)?$", re.I)
+        named = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
+        unit = tile.stride.strip() in ("1", "")
         inside = {id(lp) for lp in tile.all_loops()}
         for axis, on_axis in enumerate(axis_loops):
-            inner = next((lp for lp in on_axis if id(lp) in inside
-                          and start.match(lp.lower)), None)
+            inner = next((lp for lp in on_axis if id(lp) in inside and start.match(lp.lower)
+                          and not (unit and not named.search(lp.upper))), None)
             if inner is not None:
                 found.append((tile, inner, axis))
                 break
