@@ -6,13 +6,17 @@ so a sample is reproducible and any nest can be made again alone.  Families: den
 reductions into lower-rank arrays with row-level statements, branches, every bound form),
 strided and indirect references (uniform, sorted, clustered index arrays; CSR rows), Fortran
 array sections and whole-array statements, scratch copies into tiles; any of them may sit in
-a time loop, beside a sibling nest, or in a procedure the time loop calls.
+a time loop, beside a sibling nest, or in a procedure the time loop calls. Forms of the text
+(statement functions, index functions, constant subscripts written as expressions, array
+reductions, nested triangular ranges, bounds read from a table) are drawn after the nest on a
+stream of their own (:mod:`forms`), so the nests of a seed stay the ones drawn before.
 """
 
 from __future__ import annotations
 
 import random
 
+import forms
 from nests import (
     TYPES,
     Array,
@@ -56,6 +60,14 @@ class Builder:
         a = Array(f"{base}_{self.ident}", etype or self.etype, tuple(extents), values)
         self.arrays.append(a)
         return a
+
+    def next_sid(self) -> int:
+        self.sid += 1
+        return self.sid
+
+    def next_lid(self) -> int:
+        self.lid += 1
+        return self.lid
 
     def assign(self, lhs: Ref, rhs, acc: bool = False) -> Assign:
         self.sid += 1
@@ -467,6 +479,7 @@ def make_nest(seed: int, index: int) -> Nest:
         body = [b.loop("t", Bound((), 0), Bound((), steps), inside)]
     nest = Nest(ident, lang, b.arrays, [Procedure(f"kernel_{ident}", body), *procedures],
                 b.symbols, b.classes, seed)
+    forms.add_forms(nest, b.next_sid, b.next_lid)
     return nest
 
 

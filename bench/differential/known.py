@@ -14,6 +14,14 @@ REASONS = {
                       "where the data fits the level: n01732 (54 repetitions of a 700-element "
                       "sweep) compulsory 453,600 B where 8,400 B are touched, L2 and L3 54x "
                       "the 8,448 B measured (+5,300 %); only the 512 B L1 is right.",
+    "index-function": "A one-dimensional array's element found by an index function of a "
+                      "tile's element and origin (ix_a(tj + jj + 1, ti + ii + 1), inlined to "
+                      "((tj + jj) + 1)*66 + (ti + ii) + 1) cannot be split into dimensions: "
+                      "ti and ii have the same stride, and the access is read as one-"
+                      "dimensional (n00114, a scratch tile: compulsory -30 % where the same "
+                      "nest with two-dimensional arrays is +60 %). Index functions of plain "
+                      "loop variables read as the arrays they stand for: the other nests of "
+                      "the class have the errors of the same nests without them.",
     "time-loop": "Each step of a time loop is charged as a cold sweep: where the data fits "
                  "a level, the steps after the first move nothing, but the model charges "
                  "them all (n00060, 3 steps over 8.4 KB: L2 and L3 33,792 B where 11,264 B "
