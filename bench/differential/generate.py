@@ -70,17 +70,14 @@ class Builder:
         return self.lid
 
     def assign(self, lhs: Ref, rhs, acc: bool = False) -> Assign:
-        self.sid += 1
-        return Assign(lhs, rhs, acc, self.sid)
+        return Assign(lhs, rhs, acc, self.next_sid())
 
     def branch(self, cond: Ref, then: list, els: list | None) -> If:
-        self.sid += 1
-        return If(cond, then, els, self.sid)
+        return If(cond, then, els, self.next_sid())
 
     def loop(self, var: str, lo, hi, body: list, step: int = 1, descending: bool = False,
              form: str = "loop") -> Loop:
-        self.lid += 1
-        return Loop(var, lo, hi, body, step, descending, form, self.lid)
+        return Loop(var, lo, hi, body, step, descending, form, self.next_lid())
 
     def const(self) -> Const:
         if self.etype in ("i4", "i8"):
