@@ -28,6 +28,18 @@ def run(capsys, path: str, *options: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def nest_loops(capsys, tmp_path: Path, text: str, name: str, *options: str) -> list[dict]:
+    """The Loops rows of ``text`` written as ``name`` and run with ``options``."""
+    return run(capsys, source(tmp_path, text, name), *options)["loops"]
+
+
+def workbook(capsys, tmp_path: Path, path: str, *options: str) -> tuple[Path, dict]:
+    """The workbook of ``path`` run with ``options``, and the run's totals."""
+    book = tmp_path / "book.xlsx"
+    assert main([path, "--json", "-", "-q", *MACHINE, *options, "-o", str(book)]) == 0
+    return book, json.loads(capsys.readouterr().out)["totals"]
+
+
 def iterations(loop: dict) -> float:
     return loop["sweeps"] * loop["iter_x"] * loop["iter_y"] * loop["iter_z"]
 
@@ -78,8 +90,7 @@ void chain(int n, double a[n][n])
 
 
 def test_lu_update_counts_the_sum_of_squares(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, LU, "lu.f90"), "--set", "n=1000")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, LU, "lu.f90", "--set", "n=1000")
     # by hand: 2 flops x sum_{k=1}^{1000} (1000-k)^2 = 2 x (999 x 1000 x 1999 / 6)
     #        = 2 x 332,833,500 = 665,667,000 flops (the two means multiplied gave 0.499 G)
     assert loop["gflops"] * 1e9 == pytest.approx(665_667_000)
@@ -87,8 +98,7 @@ def test_lu_update_counts_the_sum_of_squares(capsys, tmp_path):
 
 
 def test_a_range_moving_with_a_moving_range_is_summed_exactly(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, TETRA, "tetra.f90"), "--set", "n=100")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, TETRA, "tetra.f90", "--set", "n=100")
     # by hand: sum_i sum_{j<=i} j = sum_i i(i+1)/2 = n(n+1)(n+2)/6 = 100 x 101 x 102 / 6
     #        = 171,700 iterations, one multiply each
     assert iterations(loop) == pytest.approx(171_700)
@@ -96,12 +106,38 @@ def test_a_range_moving_with_a_moving_range_is_summed_exactly(capsys, tmp_path):
 
 
 def test_a_c_chain_of_three_ranges(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, CHAIN, "chain.c"), "--set", "n=10")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, CHAIN, "chain.c", "--set", "n=10")
     # by hand: for k, j = k+1..9 and i = j..9: sum_k sum_{j=k+1}^{9} (10 - j)
     #        = sum_k (9-k)(10-k)/2 = sum_{m=0}^{9} m(m+1)/2 = 9 x 10 x 11 / 6 = 165
     assert iterations(loop) == pytest.approx(165)
     assert loop["gflops"] * 1e9 == pytest.approx(2 * 165)
+
+
+# outer loops the data is invariant along, the inner one starting at the middle one's variable:
+# no tile (do j steps by one and k's end does not move with it), a triangular range
+STARTS = """\
+subroutine starts(a, b)
+  real(8), intent(inout) :: a(504)
+  real(8), intent(in) :: b(504)
+  integer :: i, j, k
+  do i = 1, 3
+    do j = i, 3
+      do k = j + 2, 502
+        a(k) = 3.0d0 * b(k) + b(k + 2)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_range_starting_at_an_outer_variable_is_no_tile(capsys, tmp_path):
+    (loop,) = nest_loops(capsys, tmp_path, STARTS, "starts.f90")
+    # by hand: k runs 501 - j times; (i, j) = (1,1) (1,2) (1,3) (2,2) (2,3) (3,3):
+    # 500 + 499 + 498 + 499 + 498 + 498 = 2,992 iterations of 2 flops, 5,984 flops (taken
+    # for a tile of j, k ran its whole range: 6 x 500)
+    assert iterations(loop) == pytest.approx(2_992)
+    assert loop["gflops"] * 1e9 == pytest.approx(5_984)
 
 
 def test_the_count_is_a_formula_of_the_size(capsys, tmp_path):
@@ -115,9 +151,7 @@ def test_the_count_is_a_formula_of_the_size(capsys, tmp_path):
 def test_editing_the_size_in_libreoffice_recounts_the_triangle(capsys, tmp_path):
     from libreoffice import named_value, recalculate_edited
 
-    path = source(tmp_path, LU, "lu.f90")
-    book = tmp_path / "lu.xlsx"
-    assert main([path, "-q", *MACHINE, "--set", "n=1000", "-o", str(book)]) == 0
+    book, _ = workbook(capsys, tmp_path, source(tmp_path, LU, "lu.f90"), "--set", "n=1000")
     values = recalculate_edited(book, {"n": 10}, tmp_path / "edit")
     # by hand at n = 10: 2 x 285 = 570 flops
     assert math.isclose(float(named_value(values, "Total_GFlops")) * 1e9, 570, rel_tol=1e-9)
@@ -196,8 +230,7 @@ ROWS = ["--set", "rowptr(row)=1", "--set", "rowptr_row_1=11"]
 
 
 def test_csr_row_costs_y_once_per_row(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, CSR, "csr.c"), "--set", "nrows=1000", *ROWS)
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, CSR, "csr.c", "--set", "nrows=1000", *ROWS)
     # by hand, per row: val 10 x 8 B + col 10 x 4 B (int) + y read and written 16 B +
     # rowptr 4 B (rowptr[row+1] is the next row's rowptr[row]) = 140 B; 1000 rows: 140,000 B,
     # and rowptr's last element, 4 B; x[col[k]] is a gather over a range of one element per
@@ -209,8 +242,7 @@ def test_csr_row_costs_y_once_per_row(capsys, tmp_path):
 
 
 def test_fortran_csr_row_costs_y_once_per_row(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, CSR_F, "csr.f90"), "--set", "n=1000", *ROWS)
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, CSR_F, "csr.f90", "--set", "n=1000", *ROWS)
     # by hand, per row: val 80 B + col 40 B (default integer, 4 B) + y 16 B + rowptr 4 B =
     # 140 B; 140,000 B, and rowptr's last element, 4 B; x(col(k)), a gather, its distinct
     # elements: 10,000 draws over x's 1,000 pick 1000 x (1 - (1 - 1/1000)^10000) = 999.955,
@@ -219,18 +251,16 @@ def test_fortran_csr_row_costs_y_once_per_row(capsys, tmp_path):
 
 
 def test_a_value_per_block_costs_once_per_block(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, BLOCKS, "blocks.f90"), "--set", "nb=1000",
-                 "--set", "bs=64")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, BLOCKS, "blocks.f90", "--set", "nb=1000",
+                         "--set", "bs=64")
     # by hand: x 64 x 1000 x 8 B = 512,000 B; norm written once per block, 16 B x 1000
     #        = 16,000 B; together 528,000 B
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(528_000)
 
 
 def test_a_value_per_cell_beside_a_species_loop_costs_once_per_cell(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, SPECIES, "species.f90"), "--set", "n=1000",
-                 "--set", "ns=9")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, SPECIES, "species.f90", "--set", "n=1000",
+                         "--set", "ns=9")
     # by hand: y 9 x 1000 x 8 B = 72,000 B; t read and written once per cell, 16 B x 1000
     #        = 16,000 B; together 88,000 B
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(88_000)
@@ -302,9 +332,8 @@ HOISTED = TILED.replace("""      do it = 1, order, ts
 
 
 def test_tiled_product_with_a_scratch_copy(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, TILED, "mm.f90"), "--set", "order=1000",
-                 "--set", "ts=32")
-    copy, product = result["loops"]  # the copy is a nest of its own
+    copy, product = nest_loops(capsys, tmp_path, TILED, "mm.f90", "--set", "order=1000",
+                               "--set", "ts=32")  # the copy is a nest of its own
     # by hand: the product runs order^3 = 10^9 iterations of 2 flops, in 32^3 blocks
     assert iterations(product) == pytest.approx(1e9)
     assert product["gflops"] == pytest.approx(2)
@@ -321,9 +350,8 @@ def test_tiled_product_with_a_scratch_copy(capsys, tmp_path):
 
 def test_tiled_product_moves_a_and_c_once_per_tile_and_keeps_the_scratch_tile(capsys,
                                                                             tmp_path):
-    result = run(capsys, source(tmp_path, TILED, "mm.f90"), "--set", "order=1000",
-                 "--set", "ts=32", "--set", "CacheKB=64")
-    copy, product = result["loops"]
+    copy, product = nest_loops(capsys, tmp_path, TILED, "mm.f90", "--set", "order=1000",
+                               "--set", "ts=32", "--set", "CacheKB=64")
     # the copy's block (b's and t's 32 x 32 tiles, 16 KiB) fits: it stays while do it repeats
     # it, b is read once, 8,000,000 B, t written once, 16,384 B
     assert copy["reuse"] == 1
@@ -349,18 +377,16 @@ def test_the_tile_size_is_the_block_and_stays_live(capsys, tmp_path):
 
 
 def test_a_tiled_transpose_is_one_nest_of_n_squared(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, TILED_TRANSPOSE, "tr.f90"), "--set", "n=1000",
-                 "--set", "ts=64")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, TILED_TRANSPOSE, "tr.f90", "--set", "n=1000",
+                         "--set", "ts=64")
     # by hand: 10^6 iterations; a read 8 MB, b written 16 MB
     assert iterations(loop) == pytest.approx(1e6)
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(24e6)
 
 
 def test_a_copy_hoisted_out_of_the_inner_tile_runs_once(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, HOISTED, "mm.f90"), "--set", "order=1000",
-                 "--set", "ts=32")
-    copy, product = result["loops"]
+    copy, product = nest_loops(capsys, tmp_path, HOISTED, "mm.f90", "--set", "order=1000",
+                               "--set", "ts=32")
     # by hand: outside do it, the copy covers b once: 10^6 iterations
     assert iterations(copy) == pytest.approx(1e6)
     assert iterations(product) == pytest.approx(1e9)
@@ -405,27 +431,46 @@ SIZES = ["--set", "np=128", "--set", "nq=128", "--set", "nr=128"]
 
 
 def test_a_four_deep_nest_reads_each_element_once(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, DEEP, "deep.f90"), *SIZES)
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, DEEP, "deep.f90", *SIZES)
     # by hand: np^2 nq nr = 128^4 = 268,435,456 innermost iterations
     assert iterations(loop) == pytest.approx(128 ** 4)
-    # compulsory: a read and written once, 16 B x 128^3 = 33,554,432 B; c4 read once,
-    # 8 B x 128^2 = 131,072 B; the scratch s(p) 16 B x 128 = 2,048 B: 33,687,552 B,
-    # 0.1255 B per iteration (16/np + 8/(nq nr) + 16/(np nq nr)), not 16
+    # compulsory, every element once (a written line is read for ownership, then written
+    # back: 16 B, whether or not the program read it first):
+    # - a(:,q,r) is read by the k loops and written by the second p loop of the same (r,q),
+    #   np elements, 1 KiB, still in the cache: 16 B x np per (r,q), over the np^2 innermost
+    #   iterations of that (r,q): 16/np = 0.125 B per iteration; 16 x 128^3 = 33,554,432 B
+    # - c4(p,k), np^2 elements, once in the whole run: 8 x 128^2 = 131,072 B, 8/(nq nr) per
+    #   iteration (re-read per r it would be 8/nq, per (r,q) 8 B: that is a cache's, not
+    #   the compulsory traffic)
+    # - the scratch s(p), np elements written and read: 16 x 128 = 2,048 B
+    # 33,687,552 B, 0.1255 B per iteration (16/np + 8/(nq nr) + 16/(np nq nr)), not 16
+    # (read and written a(k,q,r) and s(p) at every k) nor 0.25 (a at 24/np: read 8 B, then
+    # written 16 B as if the pencil left the cache in between; c4 once per r, 8/nq)
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(33_687_552)
     assert loop["traffic_blocks_gb"] * 1e9 / iterations(loop) < 0.13
 
 
+def test_a_four_deep_nest_moves_what_a_cache_simulation_moves(capsys, tmp_path):
+    (loop,) = nest_loops(capsys, tmp_path, DEEP, "deep.f90", "--set", "np=128", "--set", "nq=16",
+                         "--set", "nr=8")
+    # by hand as above at nq = 16, nr = 8: a 16 x 128 x 16 x 8 = 262,144 B, c4 131,072 B,
+    # s 2,048 B: 395,264 B over 128^2 x 16 x 8 = 2,097,152 iterations, 0.1885 B each.
+    # The nest's trace through bench/validation/cachesim.c (fully associative LRU,
+    # write-back, 64 B lines; a 16 KiB L2, a 2 MiB L3, then 2.5 MiB of fresh lines read):
+    # the L3 misses 4,096 lines on reads and 16 on writes and writes 2,064 dirty lines back,
+    # 6,176 x 64 = 395,264 B, the same to the byte. (With a 64 KiB last level, c4's 128 KiB
+    # leave the cache at every (r,q): 8.2 B per iteration, a cache's traffic, not compulsory.)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(395_264)
+
+
 def test_a_fourth_index_on_the_operator_reads_it_per_r(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, DEEP_PER_R, "deep.f90"), *SIZES)
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, DEEP_PER_R, "deep.f90", *SIZES)
     # by hand: a 33,554,432 B as before; c4(p,k,r) 8 B x 128^3 = 16,777,216 B; s 2,048 B
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(33_554_432 + 16_777_216 + 2_048)
 
 
 def test_a_time_loop_around_a_four_deep_nest_repeats_it(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, DEEP_TIMED, "deep.f90"), *SIZES, "--set", "nt=10")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, DEEP_TIMED, "deep.f90", *SIZES, "--set", "nt=10")
     # by hand: ten steps of the four-deep nest, 10 x 128^4 iterations; a loop written around
     # the one nest is a repetition of it, whose steps touch the same elements: the distinct
     # bytes stay 33,687,552 (the ExaSAT traffic moves them every step, 10 times as many)
@@ -439,10 +484,8 @@ def test_editing_the_tile_size_in_libreoffice_equals_set(capsys, tmp_path):
     from libreoffice import recalculate_edited, value_at
 
     path = source(tmp_path, TILED, "mm.f90")
-    book = tmp_path / "mm.xlsx"
-    assert main([path, "--json", "-", "-q", *MACHINE, "--set", "order=1000", "--set", "ts=32",
-                 "-o", str(book)]) == 0
-    cells = json.loads(capsys.readouterr().out)["totals"]["cells"]
+    book, totals = workbook(capsys, tmp_path, path, "--set", "order=1000", "--set", "ts=32")
+    cells = totals["cells"]
     values = recalculate_edited(book, {"ts": 50}, tmp_path / "edit")
     want = run(capsys, path, "--set", "order=1000", "--set", "ts=50")["totals"]
     for key in ("traffic_blocks_gb", "traffic_gb", "gflops"):
@@ -471,9 +514,8 @@ void mm(int n, int ts, double a[n][n], double b[n][n], double c[n][n], double t[
 
 
 def test_the_tiled_product_in_c_reads_the_same(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, TILED_C, "mm.c"), "--set", "n=1000",
-                 "--set", "ts=32")
-    copy, product = result["loops"]
+    copy, product = nest_loops(capsys, tmp_path, TILED_C, "mm.c", "--set", "n=1000",
+                               "--set", "ts=32")
     # by hand, as the Fortran: 10^9 and 32 x 10^6 iterations, compulsory 24,008,192 B and
     # 8,016,384 B (t is an argument here: its 32 x 32 tile all the same)
     assert iterations(product) == pytest.approx(1e9)
@@ -502,8 +544,7 @@ end subroutine
 
 
 def test_a_time_loop_reading_a_table_per_step_still_repeats_the_grid(capsys, tmp_path):
-    result = run(capsys, source(tmp_path, STEPPED, "stepped.f90"), "--set", "n=100",
-                 "--set", "nt=10")
-    (loop,) = result["loops"]
+    (loop,) = nest_loops(capsys, tmp_path, STEPPED, "stepped.f90", "--set", "n=100",
+                         "--set", "nt=10")
     # by hand: u read and written once per step, 16 B x 100 x 100 x 10 = 1,600,000 B
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(1_600_000)

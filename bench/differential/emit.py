@@ -24,6 +24,7 @@ from nests import (
     Loop,
     Nest,
     Ref,
+    index_reads,
     refs_of,
     statement_flops,
     walk,
@@ -47,12 +48,21 @@ def _lin_text(terms: list[tuple[str, int]], const: int) -> str:
 
 
 class Printer:
-    """Expressions, references and bounds in one language."""
+    """Expressions, references and bounds in one language; ``written`` prints the forms of
+    the text the nest's classes ask for (:mod:`forms`), as the source satreport reads."""
 
-    def __init__(self, nest: Nest, lang: str):
+    def __init__(self, nest: Nest, lang: str, written: bool = False):
         self.nest = nest
         self.lang = lang
         self.fortran = lang == "fortran"
+        self.written = written
+        forms = nest.classes if written else set()
+        # arrays whose element a function of the subscripts finds (C): one-dimensional
+        self.flat = {a.name for a in nest.arrays if len(a.extents) > 1} \
+            if "index-function" in forms else set()
+        self.spelled = "constant-subscript" in forms
+        # a statement function's dummy argument for each reference its expression reads
+        self.arguments: dict[Ref, str] = {}
 
     # -- indices
     def index(self, ix) -> str:
@@ -69,15 +79,23 @@ class Printer:
         return _lin_text(terms, const)
 
     def ref(self, r: Ref, ranges: dict | None = None) -> str:
+        if r in self.arguments:
+            return self.arguments[r]
         idx = []
         for ix in r.idx:
             if ranges and isinstance(ix, Lin) and ix.var in ranges:
                 lo, hi = ranges[ix.var]
                 idx.append(f"{lo + ix.off}:{hi + ix.off}")
+            elif self.spelled and r.array.name.startswith("z_") and isinstance(ix, Lin) \
+                    and ix.var is None:
+                # a plane written as an expression: 2 as (3 - 1)
+                idx.append(f"({int(self.index(ix)) + 1} - 1)")
             else:
                 idx.append(self.index(ix))
         if self.fortran:
             return f"{r.array.name}({', '.join(idx)})"
+        if r.array.name in self.flat:
+            return f"{r.array.name}[ix_{r.array.name}({', '.join(reversed(idx))})]"
         return r.array.name + "".join(f"[{i}]" for i in reversed(idx))
 
     def const(self, c: Const, etype: str) -> str:
@@ -171,12 +189,50 @@ def _section_ranges(p: Printer, loop: Loop) -> dict:
     return {loop.var: (lo, hi)}
 
 
+def _function_use(p: Printer, s: Assign) -> str:
+    """``s`` with its expression a call of its statement function (:func:`statement_functions`)."""
+    lhs = p.ref(s.lhs)
+    call = f"sf{s.sid}({', '.join(p.ref(r) for r in _top_refs(s.rhs))})"
+    return f"{lhs} = {lhs} + {call}" if s.acc else f"{lhs} = {call}"
+
+
+def _top_refs(expr) -> list[Ref]:
+    """The distinct array references of an expression, outside subscripts, in order."""
+    return list(dict.fromkeys(r for r in refs_of(expr) if r not in
+                              {x for y in refs_of(expr) for x in index_reads(y)}))
+
+
+def statement_functions(p: Printer, body: list) -> list[str]:
+    """The declarations and statement functions of a body's statements, one per statement:
+    ``sf3(sa3_1, sa3_2) = (sa3_1 + (0.5d0 * sa3_2))``, the references as arguments."""
+    declarations, functions = [], []
+    for item, outer in walk(body):
+        if not isinstance(item, Assign) or any(lp.form != "loop" for lp in outer):
+            continue  # a reduction's statement is printed as the intrinsic
+        refs = _top_refs(item.rhs)
+        if not refs:
+            continue  # a statement function of no arguments: fparser does not read it
+        names = [f"sa{item.sid}_{n}" for n in range(1, len(refs) + 1)]
+        etype = item.lhs.array.etype
+        declarations.append(f"{TYPES[etype][2]} :: sf{item.sid}")
+        declarations += [f"{TYPES[r.array.etype][2]} :: {name}"
+                         for r, name in zip(refs, names, strict=True)]
+        p.arguments = dict(zip(refs, names, strict=True))
+        try:
+            functions.append(f"sf{item.sid}({', '.join(names)}) = {p.expr(item.rhs, etype)}")
+        finally:
+            p.arguments = {}
+    return declarations + functions
+
+
 def source_body(p: Printer, body: list, indent: int) -> list[str]:
     pad = "  " * indent if p.fortran else "    " * indent
     out = []
     for item in body:
         if isinstance(item, Assign):
-            out.append(pad + _assign_text(p, item))
+            functions = p.written and p.fortran and "statement-function" in p.nest.classes \
+                and _top_refs(item.rhs)
+            out.append(pad + (_function_use(p, item) if functions else _assign_text(p, item)))
         elif isinstance(item, Call):
             args = ", ".join(p.nest.symbols)
             out.append(pad + (f"call {item.name}({args})" if p.fortran
@@ -198,7 +254,12 @@ def source_body(p: Printer, body: list, indent: int) -> list[str]:
                     out += source_body(p, item.els, indent + 1)
                 out.append(f"{pad}}}")
         elif isinstance(item, Loop):
-            if p.fortran and item.form == "whole":
+            if p.fortran and item.form in ("dot_product", "sum"):  # dot(1) = sum(p * q)
+                s = item.body[0]
+                left, right = (r.array.name for r in refs_of(s.rhs))
+                args = f"{left}, {right}" if item.form == "dot_product" else f"{left} * {right}"
+                out.append(f"{pad}{p.ref(s.lhs)} = {item.form}({args})")
+            elif p.fortran and item.form == "whole":
                 inner = item
                 while isinstance(inner, Loop):
                     inner = inner.body[0]
@@ -226,7 +287,7 @@ def _loop_vars(nest: Nest) -> list[str]:
 
 
 def fortran_source(nest: Nest) -> str:
-    p = Printer(nest, "fortran")
+    p = Printer(nest, "fortran", written=True)
     lines = [f"module m_{nest.ident}", "  implicit none"]
     for a in nest.arrays:
         lines.append(f"  {TYPES[a.etype][2]} :: {a.name}({', '.join(map(str, a.extents))})")
@@ -237,6 +298,9 @@ def fortran_source(nest: Nest) -> str:
         for s in symbols:
             lines.append(f"    integer, intent(in) :: {s}")
         used = [v for v in _loop_vars(nest)]
+        if "statement-function" in nest.classes:
+            # declared after the statement functions, as codes including headers of them do
+            lines += [f"    {line}" for line in statement_functions(p, proc.body)]
         if used:
             lines.append(f"    integer :: {', '.join(used)}")
         lines += source_body(p, proc.body, 2)
@@ -256,11 +320,15 @@ def _continued(line: str, width: int = 100) -> list[str]:
 
 
 def c_source(nest: Nest) -> str:
-    p = Printer(nest, "c")
+    p = Printer(nest, "c", written=True)
     lines = ["#define MIN(a, b) ((a) < (b) ? (a) : (b))", ""]
     if any(isinstance(i, Fn) for i in _exprs(nest)):
         lines.insert(0, "#include <math.h>")
     for a in nest.arrays:
+        if a.name in p.flat:
+            lines.append(f"{TYPES[a.etype][1]} {a.name}[{a.elements}];")
+            lines.append(_index_function(a))
+            continue
         lines.append(f"{TYPES[a.etype][1]} {a.name}"
                      + "".join(f"[{e}]" for e in reversed(a.extents)) + ";")
     params = ", ".join(f"int {s}" for s in nest.symbols) or "void"
@@ -269,6 +337,18 @@ def c_source(nest: Nest) -> str:
         lines += source_body(p, proc.body, 1)
         lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _index_function(a) -> str:
+    """``static inline int ix_a(int i2, int i1, int i0) { return (i2*E1 + i1)*E0 + i0; }``:
+    the position of an element of ``a`` (C order: the last subscript contiguous)."""
+    rank = len(a.extents)
+    names = [f"i{d}" for d in reversed(range(rank))]
+    text = names[0]
+    for d in reversed(range(rank - 1)):
+        text = f"({text}) * {a.extents[d]} + i{d}"
+    return f"static inline int ix_{a.name}({', '.join(f'int {n}' for n in names)}) " \
+           f"{{ return {text}; }}"
 
 
 def _exprs(nest: Nest):

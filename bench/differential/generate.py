@@ -6,13 +6,17 @@ so a sample is reproducible and any nest can be made again alone.  Families: den
 reductions into lower-rank arrays with row-level statements, branches, every bound form),
 strided and indirect references (uniform, sorted, clustered index arrays; CSR rows), Fortran
 array sections and whole-array statements, scratch copies into tiles; any of them may sit in
-a time loop, beside a sibling nest, or in a procedure the time loop calls.
+a time loop, beside a sibling nest, or in a procedure the time loop calls. Forms of the text
+(statement functions, index functions, constant subscripts written as expressions, array
+reductions, nested triangular ranges, bounds read from a table) are drawn after the nest on a
+stream of their own (:mod:`forms`), so the nests of a seed stay the ones drawn before.
 """
 
 from __future__ import annotations
 
 import random
 
+import forms
 from nests import (
     TYPES,
     Array,
@@ -57,18 +61,23 @@ class Builder:
         self.arrays.append(a)
         return a
 
-    def assign(self, lhs: Ref, rhs, acc: bool = False) -> Assign:
+    def next_sid(self) -> int:
         self.sid += 1
-        return Assign(lhs, rhs, acc, self.sid)
+        return self.sid
+
+    def next_lid(self) -> int:
+        self.lid += 1
+        return self.lid
+
+    def assign(self, lhs: Ref, rhs, acc: bool = False) -> Assign:
+        return Assign(lhs, rhs, acc, self.next_sid())
 
     def branch(self, cond: Ref, then: list, els: list | None) -> If:
-        self.sid += 1
-        return If(cond, then, els, self.sid)
+        return If(cond, then, els, self.next_sid())
 
     def loop(self, var: str, lo, hi, body: list, step: int = 1, descending: bool = False,
              form: str = "loop") -> Loop:
-        self.lid += 1
-        return Loop(var, lo, hi, body, step, descending, form, self.lid)
+        return Loop(var, lo, hi, body, step, descending, form, self.next_lid())
 
     def const(self) -> Const:
         if self.etype in ("i4", "i8"):
@@ -467,6 +476,7 @@ def make_nest(seed: int, index: int) -> Nest:
         body = [b.loop("t", Bound((), 0), Bound((), steps), inside)]
     nest = Nest(ident, lang, b.arrays, [Procedure(f"kernel_{ident}", body), *procedures],
                 b.symbols, b.classes, seed)
+    forms.add_forms(nest, b.next_sid, b.next_lid)
     return nest
 
 

@@ -22,6 +22,14 @@ REASONS = {
                  "repetition of it). The worst nests carry another class: scratch tiles "
                  "(n00252), rows rounded up to whole lines where the data just fits the 16 "
                  "KiB level (n00048: 48,384 B where 22,848 B move, +112 %).",
+    "index-function": "A one-dimensional array's element found by an index function of a "
+                      "tile's element and origin (ix_a(tj + jj + 1, ti + ii + 1), inlined to "
+                      "((tj + jj) + 1)*66 + (ti + ii) + 1) cannot be split into dimensions: "
+                      "ti and ii have the same stride, and the access is read as one-"
+                      "dimensional (n00114, a scratch tile: compulsory -30 % where the same "
+                      "nest with two-dimensional arrays is +60 %). Index functions of plain "
+                      "loop variables read as the arrays they stand for: the other nests of "
+                      "the class have the errors of the same nests without them.",
     "time-loop-call": "A time loop calling a procedure beside a sibling nest is one Loops "
                       "row whose iteration space multiplies the callee's loops with the "
                       "sibling's: n00475 (a tiled callee, 6 x 6 tiles, beside a 2,000-"

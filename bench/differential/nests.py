@@ -138,7 +138,9 @@ class Loop:
     body: list
     step: int | str = 1  # a number, or a size symbol (a run-time tile size)
     descending: bool = False
-    form: str = "loop"  # loop, section (Fortran a(lo:hi)), whole (Fortran whole arrays)
+    # loop, section (Fortran a(lo:hi)), whole (Fortran whole arrays), dot_product or sum
+    # (Fortran: the reduction of two whole arrays its statement accumulates)
+    form: str = "loop"
     lid: int = 0
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fparser.two import Fortran2003 as F
+from fparser.two import Fortran2008 as F2008
 
-# Intrinsic function names as fparser knows them (generic and specific, upper case).
-_INTRINSICS = frozenset(F.Intrinsic_Name.generic_function_names) | frozenset(
-    F.Intrinsic_Name.specific_function_names)
+# Intrinsic function names as fparser knows them in the standard it parses (Fortran 2008, as
+# parse.py asks: norm2, findloc, erf, hypot, ...), generic and specific, upper case.
+_INTRINSICS = frozenset(F2008.Intrinsic_Name.generic_function_names) | frozenset(
+    F2008.Intrinsic_Name.specific_function_names)
 
 
 class Unsupported(Exception):

@@ -151,7 +151,7 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
     A time loop that records something per pass (``t[k][0] = …`` beside the inner loops,
     STREAM's ``times[j][k]``) repeats the inner sweep: it is not a spatial dimension. A loop
-    whose variable indexes the bounds of a loop inside it (a CSR row, ``y[row]`` beside
+    whose variable indexes the lower bound of a loop inside it (a CSR row, ``y[row]`` beside
     ``for (k = rowptr[row]; …)``) steps along its arrays with that loop: its accesses cost
     at their level, over the loops around them.
     """
@@ -172,11 +172,14 @@ def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
 
 
 def _bounds_inner(loop: Loop) -> bool:
-    """Whether ``loop``'s variable indexes an array in a bound of a loop inside it (a CSR
-    row: ``rowptr[row]``)."""
+    """Whether ``loop``'s variable indexes an array in the lower bound of a loop inside it (a
+    CSR row: ``rowptr[row]``), so that the inner loop starts a new stretch at each of its
+    points. In the upper bound alone (a level's size ``do i = 1, m1(lt) - lt``, a block's
+    ``do i = 1, lv%blocks(lv%perm(b))%n``) the inner loop starts where it started before:
+    ``loop`` repeats its sweep over the same elements."""
     reference = re.compile(rf"[A-Za-z_]\w*\s*[(\[][^()\[\]]*\b{re.escape(loop.loopvar)}\b",
                            re.I)
-    return any(reference.search(f"{lp.lower} {lp.upper}") for lp in loop.all_loops())
+    return any(reference.search(lp.lower) for lp in loop.all_loops())
 
 
 def _short_leading_vars(loops: list[Loop], accesses: list, loop_dims, row_major: bool,
@@ -501,16 +504,20 @@ def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
                 ) -> list[tuple[Loop, Loop, int]]:
     """(tile, inner, axis) of each non-axis loop whose variable starts an axis loop inside it
     (``do jt = 1, n, ts`` around ``do j = jt, min(n, jt+ts-1)``; not ``do k = rowptr(i), …``,
-    a row of a sparse matrix, which is no tile)."""
+    a row of a sparse matrix, which is no tile). A tile loop steps by more than one, or its
+    element loop ends within the tile: ``do k = j + 2, n`` inside ``do j = i, 3`` is a
+    triangular range, whose count the nested sums take (:mod:`sat.model.sums`)."""
     found = []
     for tile in others:
         if not tile.loopvar:
             continue
         start = re.compile(rf"^\s*{re.escape(tile.loopvar.lower())}\s*([+-][^,]*)?$", re.I)
+        named = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
+        unit = tile.stride.strip() in ("1", "")
         inside = {id(lp) for lp in tile.all_loops()}
         for axis, on_axis in enumerate(axis_loops):
-            inner = next((lp for lp in on_axis if id(lp) in inside
-                          and start.match(lp.lower)), None)
+            inner = next((lp for lp in on_axis if id(lp) in inside and start.match(lp.lower)
+                          and not (unit and not named.search(lp.upper))), None)
             if inner is not None:
                 found.append((tile, inner, axis))
                 break
