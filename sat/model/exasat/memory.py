@@ -554,7 +554,9 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     # an axis it does not step along adds no element, in any loop order (red(i) summed
     # over an inner j loop)
     invariant = pattern.invariant | pattern.unstepped
-    halo = any(spans(pattern.offsets))
+    # a stepped pattern's offsets count steps, its residues within a step already hold the
+    # elements a shifted access adds (c(ti + ii) over tiles of ii: offsets 0 and 1 step)
+    halo = any(spans(pattern.offsets)) and pattern.step_copies == 1
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
             pattern.step_elements == pattern.step_copies:
         return None
