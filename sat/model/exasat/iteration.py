@@ -76,6 +76,9 @@ class Pattern:
     # new elements (None: every sweep)
     local: frozenset[int] = frozenset()
     new_sweeps: tuple[int, ...] | None = None
+    # elements its unit-stride subscript moves per step of the X loop (x(16*i): 16; 1 for
+    # x(i)): the lines it touches along X, see :func:`strided_lines`
+    stride: int = 1
 
     @property
     def kind(self) -> str:
@@ -345,6 +348,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
+    strides: dict[str, int] = {}
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
     for array, access, chain in accesses:
@@ -361,6 +365,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
             units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
+            if unit_var in stepping[0]:
+                strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
         point = []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -396,7 +402,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled, in_grid))
+                                                      subscripting, tiled, in_grid),
+                        strides.get(key, 1))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
@@ -526,6 +533,17 @@ def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
     return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
 
 
+def _unit_coefficient(access, row_major: bool) -> int:
+    """The literal coefficient of the loop variable in the access's unit-stride subscript
+    (``x(16*i)``: 16; 1 when it is 1, symbolic or unknown)."""
+    if not access.subscripts or len(access.subscripts) != len(access.loopvars):
+        return 1
+    sub = access.subscripts[-1 if row_major else 0]
+    if sub.kind != "induction" or not isinstance(sub.coeff, int):
+        return 1
+    return max(1, abs(sub.coeff))
+
+
 def _unit(found: set[str]) -> str:
     """The pattern's unit-stride stepping, the most regular of its accesses'."""
     return next((u for u in ("x", "other", "none") if u in found), "x")
@@ -608,6 +626,19 @@ def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext,
     """Round a unit-stride extent (elements of ``size`` bytes) up to whole cache lines
     (optimistic alignment)."""
     return E.ceiling(x, elements_per_line(ctx, size))
+
+
+def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
+                  size: E.Expr | None = None) -> E.Expr:
+    """Elements of the cache lines a reference moving ``stride`` elements per iteration
+    touches over ``x`` iterations (offsets ``span`` apart): every line of its range while
+    the stride is shorter than a line, one line per iteration and offset once it is not
+    (``x(16*i)`` of 4-byte reals: a 64-byte line per access)."""
+    per_line = elements_per_line(ctx, size)
+    if stride == 1:
+        return round_to_lines(E.add(x, span), ctx, size)
+    return E.minimum(E.ceiling(E.add(E.mul(stride, x), span), per_line),
+                     E.mul(E.add(x, span), per_line))
 
 
 @dataclass
