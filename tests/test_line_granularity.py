@@ -72,3 +72,57 @@ def test_a_stride_of_a_whole_line_moves_a_line_per_access(tmp_path):
     # x[16*i]: 16 x 4 B = 64 B, each access a line of its own: 1,200 x 64 = 76,800 B;
     # y read and written back: 9,600 B; 86,400 B at every level (the execution's count)
     same_at_every_level(levels(tmp_path, "s16.c", STRIDE_16), 76800 + 9600)
+
+
+STEP_3 = {
+    "st3.c": """\
+float a[3073], b[3073], c[3073];
+void st3(void)
+{
+    for (int i = 0; i < 3072; i += 3) {
+        b[i] = a[i] + a[i + 1] + c[i];
+    }
+}
+""",
+    "st3.f90": """\
+subroutine st3(a, b, c)
+  real(4) :: a(3073), b(3073), c(3073)
+  integer :: i
+  do i = 1, 3072, 3
+    b(i) = a(i) + a(i+1) + c(i)
+  end do
+end subroutine st3
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_3))
+def test_a_step_of_3_keeps_its_lines_at_a_small_cache(tmp_path, name):
+    # 1,024 iterations, each a step of 3 reals: every line of the 3,072-real range is
+    # touched, 192 lines per array; a and c read (192 x 64 = 12,288 B each), b read for
+    # ownership and written back (24,576 B): 49,152 B.  Four lines live at a time (a's two
+    # offsets share one), 256 B: they fit the 512 B level, which moves the same bytes
+    # (a line per element of the step would be 786,432 B)
+    same_at_every_level(levels(tmp_path, name, STEP_3[name]), 2 * 12288 + 24576)
+
+
+STEP_3_MANY = """\
+float a0[3073], a1[3073], a2[3073], a3[3073], a4[3073], a5[3073], a6[3073], a7[3073],
+      a8[3073], b[3073];
+void st3many(void)
+{
+    for (int i = 0; i < 3072; i += 3) {
+        b[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i] + a8[i];
+    }
+}
+"""
+
+
+def test_a_step_of_3_moves_a_line_per_access_where_its_lines_do_not_fit(tmp_path):
+    # ten lines live at a time (640 B) in a level of eight: each access misses, a line per
+    # access (not per element of the step): 1,024 x (9 x 64 + 2 x 64) = 720,896 B at L1;
+    # L2 and L3 hold them: 9 x 12,288 + 24,576 = 135,168 B
+    found = levels(tmp_path, "st3many.c", STEP_3_MANY)
+    assert found["L1"] == pytest.approx(1024 * 11 * 64)
+    assert found["L2"] == pytest.approx(9 * 12288 + 24576)
+    assert found["L3"] == pytest.approx(9 * 12288 + 24576)

@@ -79,6 +79,9 @@ class Pattern:
     # elements its unit-stride subscript moves per step of the X loop (x(16*i): 16; 1 for
     # x(i)): the lines it touches along X, see :func:`strided_lines`
     stride: int = 1
+    # of step_copies, the elements one step of a stepped X loop spans (i += 2: 2): they
+    # share the line of the access, which moves once per access (not once per element)
+    x_step: int = 1
 
     @property
     def kind(self) -> str:
@@ -254,6 +257,12 @@ def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return factor
 
 
+def _x_step(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
+    """The X factor of :func:`_stepped`: the elements one step of a stepped X loop spans."""
+    size = abs(steps.get(0, 1))
+    return size if 0 in residues and size <= SHORT_LEADING_TRIPS else 1
+
+
 def analyse_nest(procedure: Procedure, loop: Loop,
                  shared: dict[str, float] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
@@ -403,7 +412,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
                                                       subscripting, tiled, in_grid),
-                        strides.get(key, 1))
+                        strides.get(key, 1), _x_step(residues.get(key, {}), steps))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
