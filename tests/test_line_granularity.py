@@ -126,3 +126,58 @@ def test_a_step_of_3_moves_a_line_per_access_where_its_lines_do_not_fit(tmp_path
     assert found["L1"] == pytest.approx(1024 * 11 * 64)
     assert found["L2"] == pytest.approx(9 * 12288 + 24576)
     assert found["L3"] == pytest.approx(9 * 12288 + 24576)
+
+
+WHOLE_ARRAY = """\
+module m_rows
+  implicit none
+  real(4) :: a(24, 16), b(24, 16), c(24, 16)
+contains
+  subroutine rows()
+    a = b + c
+  end subroutine rows
+end module m_rows
+"""
+
+SHORT_ROWS = """\
+float a[8][10], b[8][10];
+void rows(void)
+{
+    for (int j = 0; j < 8; j++) {
+        for (int i = 0; i < 10; i++) {
+            a[j][i] = 2.0f * b[j][i];
+        }
+    }
+}
+"""
+
+PART_ROWS = """\
+subroutine part(a, b)
+  real(4) :: a(48, 16), b(48, 16)
+  integer :: i, j
+  do j = 1, 16
+    do i = 1, 16
+      a(i, j) = b(i, j)
+    end do
+  end do
+end subroutine part
+"""
+
+
+def test_a_whole_array_of_short_rows_moves_its_bytes_not_whole_lines_per_row(tmp_path):
+    # rows of 24 reals (96 B, a line and a half) lie back to back: each array is 24 x 16 x
+    # 4 = 1,536 B = 24 lines; b and c read, a read for ownership and written back:
+    # 4 x 1,536 = 6,144 B (whole lines per row: 2 x 64 x 16 = 2,048 B an array, 8,192 B)
+    same_at_every_level(levels(tmp_path, "rows.f90", WHOLE_ARRAY), 4 * 1536)
+
+
+def test_rows_of_ten_reals_share_their_lines(tmp_path):
+    # b[8][10]: 80 reals back to back, 320 B = 5 lines; a the same, read and written back:
+    # 3 x 320 = 960 B (a line per row of 40 B would be 3 x 8 x 64 = 1,536 B)
+    same_at_every_level(levels(tmp_path, "rows.c", SHORT_ROWS), 3 * 320)
+
+
+def test_a_partial_row_still_pays_its_line(tmp_path):
+    # 16 of each row's 48 reals (64 B; rows 192 B apart, the gap longer than a line): a
+    # line per row and array, 16 rows: b 16 x 64 = 1,024 B, a twice that: 3,072 B
+    same_at_every_level(levels(tmp_path, "part.f90", PART_ROWS), 3 * 16 * 64)

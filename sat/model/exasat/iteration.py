@@ -82,6 +82,9 @@ class Pattern:
     # of step_copies, the elements one step of a stepped X loop spans (i += 2: 2): they
     # share the line of the access, which moves once per access (not once per element)
     x_step: int = 1
+    # declared elements of its unit-stride dimension when the Y loop walks rows that follow
+    # each other in memory (a literal extent; 0 otherwise): see :func:`row_lines`
+    row_length: int = 0
 
     @property
     def kind(self) -> str:
@@ -358,6 +361,9 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
     strides: dict[str, int] = {}
+    rows: dict[str, set[int]] = {}
+    declared = {v.name.lower(): v.shape for v in (*procedure.locals, *procedure.nonlocals)
+                if v.shape}
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
     for array, access, chain in accesses:
@@ -376,6 +382,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
             if unit_var in stepping[0]:
                 strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
+            rows.setdefault(key, set()).add(0 if 1 in steps else _row_length(
+                access, declared.get(array.name.lower(), ()), stepping, row_major))
         point = []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -412,7 +420,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
                                                       subscripting, tiled, in_grid),
-                        strides.get(key, 1), _x_step(residues.get(key, {}), steps))
+                        strides.get(key, 1), _x_step(residues.get(key, {}), steps),
+                        min(rows.get(key, {0})))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
@@ -551,6 +560,37 @@ def _unit_coefficient(access, row_major: bool) -> int:
     if sub.kind != "induction" or not isinstance(sub.coeff, int):
         return 1
     return max(1, abs(sub.coeff))
+
+
+def _row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
+                row_major: bool) -> int:
+    """Declared elements of the access's unit-stride dimension when its next dimension is
+    walked by a loop of Y one row after the other (``a(i,j)`` in ``do j; do i``): the rows
+    the nest touches lie back to back.  0 when the extent is no literal or the rows are not
+    consecutive."""
+    if len(shape) < 2 or len(shape) != len(access.loopvars):
+        return 0
+    unit, following = (-1, -2) if row_major else (0, 1)
+    if access.loopvars[following].lower() not in stepping[1] \
+            or access.loopvars[unit].lower() not in stepping[0]:
+        return 0
+    subs = access.subscripts
+    if subs and len(subs) == len(shape) and any(
+            sub.kind != "induction" or sub.coeff not in (1, -1) for sub in (subs[unit],
+                                                                            subs[following])):
+        return 0
+    bounds = shape[unit].split(":")
+    lower, upper = (bounds[0], bounds[1]) if len(bounds) == 2 else ("1", bounds[0])
+    if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
+        return 0
+    return max(0, int(upper) - int(lower) + 1)
+
+
+def row_lines(lined: E.Expr, row_length: int) -> E.Expr:
+    """Elements of a row's whole cache lines (``lined``), at most the row's declared length
+    when the rows the nest walks lie back to back: the lines a row shares with the next one
+    are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line)."""
+    return lined if not row_length else E.minimum(lined, row_length)
 
 
 def _unit(found: set[str]) -> str:

@@ -41,6 +41,7 @@ from sat.model.exasat.iteration import (
     elements_per_line,
     pattern_bytes,
     round_to_lines,
+    row_lines,
     strided_lines,
     trip_count,
 )
@@ -406,13 +407,14 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         sx, sy, sz = spans(pattern.offsets)
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i)
-        form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride)
+        form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
+                pattern.row_length)
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return lined(s, _size) if _p.stride == 1 else \
-                        strided_lines(g, s, _p.stride, ctx, _size)
+                    return row_lines(lined(s, _size), _p.row_length) if _p.stride == 1 \
+                        else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
                 # axis of its unit-stride dimension share its line; with a constant there
                 # every change is a line of its own
@@ -442,7 +444,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant or pattern.stride > 1 else
-                                    round_to_lines(q["access_x"], ctx, size), "elements",
+                                    row_lines(round_to_lines(q["access_x"], ctx, size),
+                                              pattern.row_length), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
