@@ -181,3 +181,38 @@ def test_a_partial_row_still_pays_its_line(tmp_path):
     # 16 of each row's 48 reals (64 B; rows 192 B apart, the gap longer than a line): a
     # line per row and array, 16 rows: b 16 x 64 = 1,024 B, a twice that: 3,072 B
     same_at_every_level(levels(tmp_path, "part.f90", PART_ROWS), 3 * 16 * 64)
+
+
+TILES_OF_4 = {
+    "tile4.f90": """\
+subroutine tile4(a, b)
+  real(8) :: a(1000), b(1000)
+  integer :: ii, i
+  do ii = 1, 1000, 4
+    do i = ii, min(ii + 3, 1000)
+      b(i) = a(i)
+    end do
+  end do
+end subroutine tile4
+""",
+    "tile4.c": """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double a[1000], b[1000];
+void tile4(void)
+{
+    for (int ii = 0; ii < 1000; ii += 4) {
+        for (int i = ii; i < MIN(ii + 4, 1000); i++) {
+            b[i] = a[i];
+        }
+    }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TILES_OF_4))
+def test_tiles_narrower_than_a_line_share_their_lines(tmp_path, name):
+    # tiles of 4 doubles (32 B, half a line) one after the other: the next tile uses the
+    # rest of the line the last one loaded.  a: 1,000 x 8 = 8,000 B; b read for ownership
+    # and written back: 16,000 B; 24,000 B (a whole line per tile would be 48,000 B)
+    same_at_every_level(levels(tmp_path, name, TILES_OF_4[name]), 8000 + 16000)

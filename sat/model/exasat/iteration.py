@@ -113,6 +113,9 @@ class NestShape:
     # sweeps (indexes into sweep_loops) that repeat one tile of the source's tile loops
     # around them (sat.model.exasat.compulsory.tile_repeats)
     tile_repeats: tuple[int, ...] = ()
+    # the source's tiles of X hold no loop of Y or Z: consecutive tiles walk X one after
+    # the other, a tile narrower than a line shares its lines with the next one
+    x_tiles_share_lines: bool = False
 
     @property
     def file(self) -> str:
@@ -424,7 +427,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         min(rows.get(key, {0})))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
-                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
+                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
+                     _x_tiles_share_lines(loops, axis_loops))
 
 
 def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:
@@ -511,6 +515,24 @@ def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
             if inner is not None:
                 found.append((tile, inner, axis))
                 break
+    return found
+
+
+def _x_tiles_share_lines(loops: list[Loop], axis_loops: list[list[Loop]]) -> bool:
+    """Whether the source tiles X (:mod:`sat.frontend.tiles`) with tile loops that hold no
+    loop of Y or Z (``do ii = 1, n, 4; do i = ii, min(ii+3, n)`` alone, or inside the row
+    loop): the next tile continues the line the last one ended in, still in every cache."""
+    x_tiled = [lp for lp in axis_loops[0] if lp.tile]
+    others = {id(lp) for lp in (*axis_loops[1], *axis_loops[2])}
+    found = False
+    for x_loop in x_tiled:
+        for tile in loops:
+            inside = {id(lp) for lp in tile.all_loops()}
+            if tile.kind == "tile" and id(x_loop) in inside \
+                    and tile.stride.strip() == x_loop.tile.strip():
+                if not others.isdisjoint(inside):
+                    return False
+                found = True
     return found
 
 

@@ -398,6 +398,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
 
     def lined(s: int, size: E.Expr) -> E.Expr:
+        if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
+            return E.add(g, s)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
