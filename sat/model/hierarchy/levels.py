@@ -12,6 +12,9 @@ It is ExaSAT's rule with two changes that matter at small caches:
   the stencil touches, the cache lines its X offsets span: ``ceil(span / elements per line)
   + 1`` lines (one line for a single offset), not one word per cell as ExaSAT counts; and
   without that reuse every access moves a whole line.  (ExaSAT's columns keep their words.)
+  A step along X moves one line per access, whatever elements it skips; the footprints
+  along X count a stride's lines, rows that lie back to back and tiles of X one after the
+  other without rounding each to whole lines (:mod:`sat.model.exasat.memory`).
 - **Capacity of exclusive and victim caches** adds the capacity of the levels inside it (their
   contents do not repeat each other).
 
