@@ -22,13 +22,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "differen
 import measure  # noqa: E402
 
 
-def levels(tmp_path: Path, name: str, source: str, *options: str) -> dict[str, float]:
-    """Bytes each level moves for the one nest of ``source``."""
+def levels(tmp_path: Path, name: str, source: str, *options: str,
+           procedure: str = "") -> dict[str, float]:
+    """Bytes each level moves for the one nest of ``source`` (of ``procedure``)."""
     path, out = tmp_path / name, tmp_path / "out.json"
     path.write_text(source)
     assert main([str(path), "-m", str(measure.machine_file(tmp_path)), "--json", str(out), "-q",
                  "--set", "Cores=1", "--set", "SetupIterations=1", *options]) == 0
-    loops = json.loads(out.read_text())["loops"]
+    loops = [loop for loop in json.loads(out.read_text())["loops"]
+             if procedure in ("", loop["procedure"])]
     assert len(loops) == 1
     return {level["level"]: level["traffic_gb"] * 1e9 for level in loops[0]["levels"]}
 
@@ -216,3 +218,29 @@ def test_tiles_narrower_than_a_line_share_their_lines(tmp_path, name):
     # rest of the line the last one loaded.  a: 1,000 x 8 = 8,000 B; b read for ownership
     # and written back: 16,000 B; 24,000 B (a whole line per tile would be 48,000 B)
     same_at_every_level(levels(tmp_path, name, TILES_OF_4[name]), 8000 + 16000)
+
+
+STRIDE_IN_A_CALLEE = """\
+int x[6401];
+int y[400];
+void sweep(void)
+{
+    for (int i = 0; i < 400; i++) {
+        y[i] = x[16 * i] + 3 * y[i];
+    }
+}
+void kernel(void)
+{
+    for (int t = 0; t < 3; t++) {
+        sweep();
+    }
+}
+"""
+
+
+def test_a_called_procedure_keeps_its_stride(tmp_path):
+    # the callee's nest written into the caller's time loop: x[16*i] of 4-byte integers
+    # still moves a 64-byte line per access, 400 x 64 = 25,600 B a step; y read and written
+    # back, 3,200 B; the 512 B level keeps nothing from one step to the next: 3 x 28,800 B
+    found = levels(tmp_path, "call.c", STRIDE_IN_A_CALLEE, procedure="kernel")
+    assert found["L1"] == pytest.approx(3 * (25600 + 3200))
