@@ -92,7 +92,10 @@ CALLS_NOTE = ("Calls inside a loop nest to procedures of the program count the c
 
 LEVELS_NOTE = ("Levels and ECM sheets: per cache level, ExaSAT's reuse cases with the "
                "level's capacity per thread (L1KB, L2KB, ...), counting whole cache lines for "
-               "reuse within a pencil, and every access as a whole line without it; an "
+               "reuse within a pencil, and every access as a whole line without it (one "
+               "line per access of a step along X); a stride counts the lines of its range, "
+               "rows that lie back to back and tiles of X one after the other share their "
+               "lines; an "
                "exclusive or victim cache adds the inner levels' capacity. Caches are taken "
                "as fully associative with LRU replacement; a link's reads and write-backs add "
                "up (half duplex). The ECM model's in-core part is a port model of one unit of "

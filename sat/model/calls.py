@@ -306,7 +306,17 @@ class _Mapper:
         return ir.Access(tuple(self.rename_text(o) if isinstance(o, str) else o
                                for o in access.offsets),
                          tuple(self.rename(v) if v else "" for v in access.loopvars),
-                         access.reads, access.writes)
+                         access.reads, access.writes, self.induction_subscripts(access))
+
+    def induction_subscripts(self, access: ir.Access) -> tuple[ir.Subscript, ...]:
+        """The access's subscripts when each is a plain induction ``coeff*var + offset`` of
+        numbers (a stride the caller's nest keeps), renamed; else none (unknown)."""
+        subs = access.subscripts
+        if not subs or any(sub.kind != "induction" or not isinstance(sub.coeff, int)
+                           or not isinstance(sub.offset, int) for sub in subs):
+            return ()
+        return tuple(ir.Subscript("induction", self.rename(sub.var) if sub.var else "",
+                                  sub.coeff, sub.offset) for sub in subs)
 
     def section_access(self, access: ir.Access, parts: list[str]) -> ir.Access:
         """The callee's access through a section or element of the caller's array."""

@@ -87,6 +87,15 @@ class Pattern:
     # distinct elements one iteration of stepped axis loops touches (a[i] and a[i+1] of
     # i += 3: 2), where step_copies counts what moves (whole lines along X)
     step_elements: int = 1
+    # elements its unit-stride subscript moves per step of the X loop (x(16*i): 16; 1 for
+    # x(i)): the lines it touches along X, see :func:`strided_lines`
+    stride: int = 1
+    # of step_copies, the elements one step of a stepped X loop spans (i += 2: 2): they
+    # share the line of the access, which moves once per access (not once per element)
+    x_step: int = 1
+    # declared elements of its unit-stride dimension when the Y loop walks rows that follow
+    # each other in memory (a literal extent; 0 otherwise): see :func:`row_lines`
+    row_length: int = 0
 
     @property
     def kind(self) -> str:
@@ -115,6 +124,9 @@ class NestShape:
     # sweeps (indexes into sweep_loops) that repeat one tile of the source's tile loops
     # around them (sat.model.exasat.compulsory.tile_repeats)
     tile_repeats: tuple[int, ...] = ()
+    # the source's tiles of X hold no loop of Y or Z: consecutive tiles walk X one after
+    # the other, a tile narrower than a line shares its lines with the next one
+    x_tiles_share_lines: bool = False
 
     @property
     def file(self) -> str:
@@ -265,6 +277,12 @@ def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return factor
 
 
+def _x_step(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
+    """The X factor of :func:`_stepped`: the elements one step of a stepped X loop spans."""
+    size = abs(steps.get(0, 1))
+    return size if 0 in residues and size <= SHORT_LEADING_TRIPS else 1
+
+
 def analyse_nest(procedure: Procedure, loop: Loop,
                  shared: dict[str, float] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
@@ -359,6 +377,10 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
     stepped: dict[str, set[int]] = {}
     units: dict[str, set[str]] = {}
+    strides: dict[str, int] = {}
+    rows: dict[str, set[int]] = {}
+    declared = {v.name.lower(): v.shape for v in (*procedure.locals, *procedure.nonlocals)
+                if v.shape}
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
     for array, access, chain in accesses:
@@ -375,6 +397,10 @@ def analyse_nest(procedure: Procedure, loop: Loop,
             units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
+            if unit_var in stepping[0]:
+                strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
+            rows.setdefault(key, set()).add(0 if 1 in steps else _row_length(
+                access, declared.get(array.name.lower(), ()), stepping, row_major))
         point = []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -417,10 +443,13 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         compulsory.written_first(items[key])
                         and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)),
                         frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
-                        math.prod(len(r) for r in residues.get(key, {}).values()))
+                        math.prod(len(r) for r in residues.get(key, {}).values()),
+                        strides.get(key, 1), _x_step(residues.get(key, {}), steps),
+                        min(rows.get(key, {0})))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
-                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
+                     inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
+                     _x_tiles_share_lines(loops, axis_loops))
 
 
 def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: set[int],
@@ -524,6 +553,24 @@ def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
     return found
 
 
+def _x_tiles_share_lines(loops: list[Loop], axis_loops: list[list[Loop]]) -> bool:
+    """Whether the source tiles X (:mod:`sat.frontend.tiles`) with tile loops that hold no
+    loop of Y or Z (``do ii = 1, n, 4; do i = ii, min(ii+3, n)`` alone, or inside the row
+    loop): the next tile continues the line the last one ended in, still in every cache."""
+    x_tiled = [lp for lp in axis_loops[0] if lp.tile]
+    others = {id(lp) for lp in (*axis_loops[1], *axis_loops[2])}
+    found = False
+    for x_loop in x_tiled:
+        for tile in loops:
+            inside = {id(lp) for lp in tile.all_loops()}
+            if tile.kind == "tile" and id(x_loop) in inside \
+                    and tile.stride.strip() == x_loop.tile.strip():
+                if not others.isdisjoint(inside):
+                    return False
+                found = True
+    return found
+
+
 def _at_tile_start(inner: Loop, tile: Loop) -> Loop:
     """``inner`` with the tile loop's variable at its first value: one tile's bounds."""
     pattern = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
@@ -559,6 +606,48 @@ def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
     sweeping = _sweeping(axis_loops)
     inside = {id(lp) for x_loop in sweeping[0] for lp in x_loop.all_loops()}
     return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
+
+
+def _unit_coefficient(access, row_major: bool) -> int:
+    """The literal coefficient of the loop variable in the access's unit-stride subscript
+    (``x(16*i)``: 16; 1 when it is 1, symbolic or unknown)."""
+    if not access.subscripts or len(access.subscripts) != len(access.loopvars):
+        return 1
+    sub = access.subscripts[-1 if row_major else 0]
+    if sub.kind != "induction" or not isinstance(sub.coeff, int):
+        return 1
+    return max(1, abs(sub.coeff))
+
+
+def _row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
+                row_major: bool) -> int:
+    """Declared elements of the access's unit-stride dimension when its next dimension is
+    walked by a loop of Y one row after the other (``a(i,j)`` in ``do j; do i``): the rows
+    the nest touches lie back to back.  0 when the extent is no literal or the rows are not
+    consecutive."""
+    if len(shape) < 2 or len(shape) != len(access.loopvars):
+        return 0
+    unit, following = (-1, -2) if row_major else (0, 1)
+    if access.loopvars[following].lower() not in stepping[1] \
+            or access.loopvars[unit].lower() not in stepping[0]:
+        return 0
+    subs = access.subscripts
+    if subs and len(subs) == len(shape) and any(
+            sub.kind != "induction" or sub.coeff not in (1, -1) for sub in (subs[unit],
+                                                                            subs[following])):
+        return 0
+    bounds = shape[unit].split(":")
+    lower, upper = (bounds[0], bounds[1]) if len(bounds) == 2 else ("1", bounds[0])
+    if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
+        return 0
+    return max(0, int(upper) - int(lower) + 1)
+
+
+def row_lines(lined: E.Expr, row_length: int) -> E.Expr:
+    """Elements of a row's whole cache lines (``lined``), at most the row's declared length
+    when the rows the nest walks lie back to back: the lines a row shares with the next one
+    are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line)."""
+    return lined if not row_length else E.minimum(lined, row_length)
 
 
 def _unit(found: set[str]) -> str:
@@ -643,6 +732,19 @@ def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext,
     """Round a unit-stride extent (elements of ``size`` bytes) up to whole cache lines
     (optimistic alignment)."""
     return E.ceiling(x, elements_per_line(ctx, size))
+
+
+def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
+                  size: E.Expr | None = None) -> E.Expr:
+    """Elements of the cache lines a reference moving ``stride`` elements per iteration
+    touches over ``x`` iterations (offsets ``span`` apart): every line of its range while
+    the stride is shorter than a line, one line per iteration and offset once it is not
+    (``x(16*i)`` of 4-byte reals: a 64-byte line per access)."""
+    per_line = elements_per_line(ctx, size)
+    if stride == 1:
+        return round_to_lines(E.add(x, span), ctx, size)
+    return E.minimum(E.ceiling(E.add(E.mul(stride, x), span), per_line),
+                     E.mul(E.add(x, span), per_line))
 
 
 @dataclass

@@ -41,6 +41,8 @@ from sat.model.exasat.iteration import (
     elements_per_line,
     pattern_bytes,
     round_to_lines,
+    row_lines,
+    strided_lines,
     trip_count,
 )
 from sat.model.tables import ArrayTraffic, Column, nest_columns
@@ -205,6 +207,7 @@ class ArrayModel:
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
     size: E.Expr = field(default_factory=lambda: E.Param("WordBytes"))  # bytes per element
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
+    x_step: int = 1  # of copies, the elements one step of a stepped X loop spans
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -398,6 +401,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
 
     def lined(s: int, size: E.Expr) -> E.Expr:
+        if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
+            return E.add(g, s)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
@@ -407,12 +412,14 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         sx, sy, sz = spans(pattern.offsets)
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
-        form = (pattern.offsets, size, pattern.invariant, pattern.unit)
+        form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
+                pattern.row_length)
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return lined(s, _size)
+                    return row_lines(lined(s, _size), _p.row_length) if _p.stride == 1 \
+                        else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
                 # axis of its unit-stride dimension share its line; with a constant there
                 # every change is a line of its own
@@ -441,8 +448,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
-                                    x_length if pattern.invariant else
-                                    round_to_lines(q["access_x"], ctx, size), "elements",
+                                    x_length if pattern.invariant or pattern.stride > 1 else
+                                    row_lines(round_to_lines(q["access_x"], ctx, size),
+                                              pattern.row_length), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
@@ -488,7 +496,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         if shape.inside_x:
             q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
-                                 q=q, invariant=pattern.invariant))
+                                 q=q, invariant=pattern.invariant, x_step=pattern.x_step))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]

@@ -12,6 +12,9 @@ It is ExaSAT's rule with two changes that matter at small caches:
   the stencil touches, the cache lines its X offsets span: ``ceil(span / elements per line)
   + 1`` lines (one line for a single offset), not one word per cell as ExaSAT counts; and
   without that reuse every access moves a whole line.  (ExaSAT's columns keep their words.)
+  A step along X moves one line per access, whatever elements it skips; the footprints
+  along X count a stride's lines, rows that lie back to back and tiles of X one after the
+  other without rounding each to whole lines (:mod:`sat.model.exasat.memory`).
 - **Capacity of exclusive and victim caches** adds the capacity of the levels inside it (their
   contents do not repeat each other).
 
@@ -215,13 +218,28 @@ def executed_iterations(space: NestSpace) -> E.Expr:
 
 
 def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
-    """Cache lines one copy of ``array`` keeps for reuse within its pencils."""
+    """Cache lines ``array`` keeps for reuse within its pencils (per copy; the elements of
+    one step of a stepped X loop share the line of their access)."""
     spans = Counter(array.counts.pencil_x_spans)
     per_line = elements_per_line(ctx, array.size)
     terms: list[E.Expr] = [E.Num(spans.pop(0, 0))]
     for span, count in sorted(spans.items()):
         terms.append(E.mul(count, E.add(E.ceiling(E.div(span, per_line)), 1)))
-    return E.mul(array.copies, E.add(*terms))
+    return E.mul(_line_copies(array), E.add(*terms))
+
+
+def _line_copies(array: ArrayModel) -> E.Expr:
+    """Copies of ``array`` that each move a line of their own per access: its copies less
+    the elements of a step of a stepped X loop (``a(i)`` of ``do i = 1, n, 2`` spans two
+    elements per access, one line)."""
+    return array.copies if array.x_step == 1 else E.div(array.copies, array.x_step)
+
+
+def _line_per_access(array: ArrayModel, ctx: ModelContext) -> E.Expr:
+    """Elements of ``array`` (its traffic without reuse counts one per access and copy) that
+    a whole line per access stands for."""
+    per_line = elements_per_line(ctx, array.size)
+    return per_line if array.x_step == 1 else E.div(per_line, array.x_step)
 
 
 def _sweep(q: dict[str, E.Quantity]) -> dict[str, CellValue]:
@@ -236,7 +254,7 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
     arrays = [a for a in memory.arrays if a.key in keys]
     sums = [E.add(*[a.q[f"traffic_{case}_gb"] for a in arrays]) for case in CASES[1:-1]]
     sums.append(E.add(*[a.q["traffic_within_gb"] if 0 in a.invariant else
-                        E.mul(elements_per_line(ctx, a.size), a.q["traffic_none_gb"])
+                        E.mul(_line_per_access(a, ctx), a.q["traffic_none_gb"])
                         for a in arrays]))
     return E.mul(memory.sweeps, E.if_(E.compare("=", condition, 1), sums[0], E.if_(
         E.compare("=", condition, 2), sums[1], E.if_(E.compare("=", condition, 3), sums[2],
@@ -317,16 +335,18 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
                   "working set per cell, actual")
     pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
                                  nest_q)
-    by_size: dict[E.Expr, list[E.Quantity]] = {}
+    by_size: dict[tuple[E.Expr, int], list[E.Quantity]] = {}
     registers: list[E.Quantity] = []
+    per_access: dict[tuple[E.Expr, int], E.Expr] = {}
     for array in memory.arrays:
         if 0 in array.invariant:  # held in a register along X: one element (or line) per
             registers.append(array.q["traffic_within_gb"])  # change of its other indices
         else:
-            by_size.setdefault(array.size, []).append(array.q["traffic_none_gb"])
+            by_size.setdefault((array.size, array.x_step), []).append(array.q["traffic_none_gb"])
+            per_access.setdefault((array.size, array.x_step), _line_per_access(array, ctx))
     none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
-        E.mul(elements_per_line(ctx, size), E.add(*traffic))
-        for size, traffic in by_size.items()], *registers)), "GB",
+        E.mul(per_access[form], E.add(*traffic))
+        for form, traffic in by_size.items()], *registers)), "GB",
         "traffic without reuse within pencils, one line per access")
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
