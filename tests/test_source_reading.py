@@ -70,8 +70,10 @@ def test_a_bound_read_from_a_block_table_keeps_its_nest(tmp_path):
     assert (loop["sweeps"], loop["iter_x"], loop["iter_y"], loop["iter_z"]) == (6, 32, 63, 63)
     # one multiply per iteration: 6 * 32 * 63 * 63 = 762,048
     assert loop["gflops"] == pytest.approx(762_048e-9)
-    # x read and written, 16 B per iteration: 12,192,768 B
-    assert loop["traffic_blocks_gb"] == pytest.approx(12_192_768e-9)
+    # x read and written, 16 B per element; the sweep loop s around the one nest is a
+    # repetition (the same elements again: counted once), the block loop b sets the range
+    # ihi of each block (new elements per block): 3 x 32 x 63 x 63 x 16 B = 6,096,384 B
+    assert loop["traffic_blocks_gb"] == pytest.approx(6_096_384e-9)
 
 
 GRIDS_F90 = """\
@@ -345,7 +347,7 @@ subroutine stream(nx, ny, nz, src, dst)
   do z = 1, nz
     do y = 1, ny
       do x = 2, nx - 1
-        dst(p(x, y, z)) = src(p(x - 1, y, z)) + src(idx(x + 1, y, z))
+        dst(p(x, y, z)) = src(p(x - 1, y, z)) + src(idx(x, y, z))
       end do
     end do
   end do
@@ -358,15 +360,20 @@ end subroutine
 """
 
 
-@pytest.mark.parametrize("name, source", [("lbm.c", LBM_C), ("nested.c", LBM_NESTED_C),
-                                          ("lbm.f90", LBM_F90)])
-def test_index_functions_are_inlined_into_subscripts(tmp_path, name, source):
+# distinct bytes: 30 * 32 * 32 = 30,720 iterations; dst written, 16 B each: 491,520 B; src
+# read at x - 1 only: 30 elements a row, 8 B each, 245,760 B; at x - 1 and x: 31 elements a
+# row (the union of the two, the halo once), 253,952 B
+@pytest.mark.parametrize("name, source, compulsory", [
+    ("lbm.c", LBM_C, 491_520 + 245_760), ("nested.c", LBM_NESTED_C, 491_520 + 253_952),
+    pytest.param("lbm.f90", LBM_F90, 491_520 + 253_952, marks=pytest.mark.xfail(
+        strict=True, reason="the halo of a stencil over an assumed-size array read through "
+        "index functions is left out of the compulsory bytes (737,280 B: one element a row "
+        "short)"))])
+def test_index_functions_are_inlined_into_subscripts(tmp_path, name, source, compulsory):
     result = run(tmp_path, name, source, "--set", "nx=32", "--set", "ny=32", "--set", "nz=32")
     (loop,) = result["loops"]
-    # 30 * 32 * 32 = 30,720 iterations; src read at x - 1 (and x: one stream, 8 B), dst
-    # written (16 B): 24 B per iteration, 737,280 B
     assert loop["sweeps"] * loop["iter_x"] * loop["iter_y"] * loop["iter_z"] == 30_720
-    assert loop["traffic_blocks_gb"] == pytest.approx(737_280e-9)
+    assert loop["traffic_blocks_gb"] == pytest.approx(compulsory * 1e-9)
     text = xml(tmp_path, name, source)
     assert "irregular(" not in text and "functioncall" not in text.split("<loop")[-1]
     # the src stencil point one cell to the left of the written one
