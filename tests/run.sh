@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs on a fresh Debian machine, then run it: ruff, the
-# check of the built wheel and sdist (tests/check_package.py), and pytest.
-#   bash tests/run.sh [pytest options]
+# strict build of the guide, the check of the built wheel and sdist (tests/check_package.py),
+# and pytest, its tests spread over one worker process per core (pytest-xdist).
+#   bash tests/run.sh [pytest options]      e.g. -n 0 to run the tests in this one process
 # Debian packages (LibreOffice for recalculating workbooks, gfortran and valgrind for the
 # cache-simulator validation, graphviz, poppler for PDF rendering) are installed when missing
 # and we are root; otherwise the tests that need them are skipped with a reason.
@@ -34,4 +35,6 @@ NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet --site-dir "$site
 rm -rf "$site_dir"
 # satreport as users get it: wheel and sdist, each in a fresh environment outside the checkout.
 python3 tests/check_package.py
-python3 -m pytest -q "$@"
+# -n auto: a worker per core; --dist loadgroup: tests marked xdist_group(name) go to one worker
+# (the others are handed out one by one as workers become free). Options given win (-n 0).
+python3 -m pytest -q -n auto --dist loadgroup "$@"

@@ -130,6 +130,10 @@ def _run(entry: dict, out: Path) -> dict:
     return {"status": done.returncode, "stderr": done.stderr, "json": data}
 
 
+# one pytest-xdist worker runs this module's tests: each corpus entry through satreport once
+pytestmark = pytest.mark.xdist_group("corpus")
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict[str, dict]:
     out = tmp_path_factory.mktemp("corpus")

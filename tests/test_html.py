@@ -26,6 +26,10 @@ CONFIG = DATA / "config"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+# one pytest-xdist worker runs this module's tests: the reference model built once (tests/run.sh)
+pytestmark = pytest.mark.xdist_group("html")
+
+
 @pytest.fixture(scope="module")
 def reference():
     """hypterm-cns-fused.xml with the reference machine and parameter files."""

@@ -51,6 +51,10 @@ def reference_params(rows: list[list[str]]) -> ParameterSet:
     return params
 
 
+# one pytest-xdist worker runs this module's tests: the reference model built once (tests/run.sh)
+pytestmark = pytest.mark.xdist_group("model_reference")
+
+
 @pytest.fixture(scope="module")
 def model():
     rows = sheet()

@@ -21,6 +21,7 @@ from check_package import build, repository_data_files  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.xdist_group("package"),  # one pytest-xdist worker: the wheel and sdist built once
     pytest.mark.skipif(importlib.util.find_spec("build") is None,
                        reason="the 'build' package is not installed (pip install -e .[test])"),
 ]

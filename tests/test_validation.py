@@ -17,9 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RUN_PY = ROOT / "bench" / "validation" / "run.py"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("gfortran") is None or shutil.which("valgrind") is None,
-    reason="needs gfortran and valgrind (apt-get install gfortran valgrind)")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gfortran") is None or shutil.which("valgrind") is None,
+                       reason="needs gfortran and valgrind (apt-get install gfortran valgrind)"),
+    pytest.mark.xdist_group("validation"),  # one pytest-xdist worker: the harness run once
+]
 
 N = 64
 LINES = 64  # bytes per cache line

@@ -40,6 +40,10 @@ needs_valgrind = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which(
 # ---------------------------------------------------------------- the write-back simulation
 
 
+# one pytest-xdist worker runs this module's tests: the cache simulator compiled once (tests/run.sh)
+pytestmark = pytest.mark.xdist_group("validation_two_levels")
+
+
 @pytest.fixture(scope="module")
 def cachesim(tmp_path_factory):
     if shutil.which("gcc") is None:

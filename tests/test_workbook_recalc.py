@@ -29,7 +29,9 @@ from sat.model.expr import Quantity
 from sat.model.tables import ModelResult
 from sat.report.workbook import CellMap, write_workbook
 
-pytestmark = pytest.mark.libreoffice
+# The tests of this module run on one worker under pytest-xdist (tests/run.sh): the hand
+# workbook and its edited copies go through LibreOffice once for the two tests reading them.
+pytestmark = [pytest.mark.libreoffice, pytest.mark.xdist_group("workbook_recalc")]
 
 # Hand fixture: one edit per parameter -> Total_Time_s worked out by hand (test_workbook's
 # hand_result; default total 2.176e-6 + 1.024e-6 + 2.56e-6 s for nests A, B, C).
@@ -102,13 +104,21 @@ def _edit_copies(base: Path, cells: CellMap, edits: dict[str, float | bool], out
     return copies
 
 
-def _check(result: ModelResult, edits: dict[str, float | bool], tmp_path: Path) -> dict:
+def _recalculated(result: ModelResult, edits: dict[str, float | bool], tmp_path: Path
+                  ) -> tuple[CellMap, Path, dict[str, Path]]:
+    """The workbook of ``result`` (its cell map and path) and the recalculated copies, by edit
+    (``""``: no edit), all in one LibreOffice call."""
     base = tmp_path / "base.xlsx"
     cells = write_workbook(result, str(base), META)
-    formulas = formula_cells(base)
     copies = _edit_copies(base, cells, edits, tmp_path / "edited")
     recalculated = recalculate([base, *copies.values()], tmp_path / "recalc")
-    by_name = dict(zip(["", *copies], recalculated, strict=True))
+    return cells, base, dict(zip(["", *copies], recalculated, strict=True))
+
+
+def _check(result: ModelResult, edits: dict[str, float | bool], tmp_path: Path,
+           recalculated: tuple[CellMap, Path, dict[str, Path]] | None = None) -> dict:
+    cells, base, by_name = recalculated or _recalculated(result, edits, tmp_path)
+    formulas = formula_cells(base)
 
     # No edit: every formula cell recalculates to the value Python cached in it.
     cached = cached_values(base)
@@ -141,9 +151,19 @@ def _check(result: ModelResult, edits: dict[str, float | bool], tmp_path: Path) 
     return totals
 
 
-def test_hand_workbook_recalculates(tmp_path: Path) -> None:
-    edits = {name: value for name, (value, _) in HAND_EDITS.items()}
-    totals = _check(hand_result(), edits, tmp_path)
+HAND_EDIT_VALUES = {name: value for name, (value, _) in HAND_EDITS.items()}
+
+
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory) -> tuple[ModelResult, tuple[CellMap, Path, dict[str, Path]]]:
+    """The hand result and its workbook recalculated with no edit and with each HAND_EDITS."""
+    result = hand_result()
+    return result, _recalculated(result, HAND_EDIT_VALUES, tmp_path_factory.mktemp("hand"))
+
+
+def test_hand_workbook_recalculates(tmp_path: Path, hand) -> None:
+    result, recalculated = hand
+    totals = _check(result, HAND_EDIT_VALUES, tmp_path, recalculated)
     for name, (_, time) in HAND_EDITS.items():
         assert totals[name]["Total_Time_s"] == pytest.approx(time, rel=1e-12), name
     # DivCost 1: weighted work 9*544/1e9 + 200*512/1e9.
@@ -152,14 +172,12 @@ def test_hand_workbook_recalculates(tmp_path: Path) -> None:
     assert totals["CacheKB"]["Total_Traffic_GB"] == pytest.approx(4.352e-5 + 1.6384e-5)
 
 
-def test_boolean_coercion_in_libreoffice(tmp_path: Path) -> None:
+def test_boolean_coercion_in_libreoffice(hand) -> None:
     """2*StreamingWrites, MAX(1*StreamingWrites, 0.5), =1 comparison, 3/NTAHints guard."""
-    result = hand_result()
-    base = tmp_path / "base.xlsx"
-    cells = write_workbook(result, str(base), META)
-    copies = _edit_copies(base, cells, {"StreamingWrites": False, "NTAHints": True},
-                          tmp_path / "edited")
-    on, off, nta = recalculate([base, *copies.values()], tmp_path / "recalc")
+    result, (cells, _, by_name) = hand
+    # the hand workbook as written (StreamingWrites on, NTAHints off) and with each switched
+    assert (HAND_EDIT_VALUES["StreamingWrites"], HAND_EDIT_VALUES["NTAHints"]) == (False, True)
+    on, off, nta = by_name[""], by_name["StreamingWrites"], by_name["NTAHints"]
     checks = result.derived[1:]
     assert [cached_values(on)[split(cells.cell(q))] for q in checks] == [2, 1, 1, 1, 0]
     assert [cached_values(off)[split(cells.cell(q))] for q in checks] == [0, 0.5, 0, 0, 0]
