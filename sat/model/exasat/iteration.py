@@ -42,7 +42,7 @@ from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
-from sat.model.sums import summed_trip_count
+from sat.model.sums import stepped_mean_trips, summed_trip_count
 
 AXES = ("x", "y", "z")
 # A literal loop of at most this many trips over the unit-stride dimension of a grid array
@@ -76,6 +76,9 @@ class Pattern:
     # new elements (None: every sweep)
     local: frozenset[int] = frozenset()
     new_sweeps: tuple[int, ...] | None = None
+    # of the step_copies elements, the share that is an access of its own (a line each where
+    # no line is reused): a[i] of i += 3 touches 3 elements per iteration but 1 line
+    line_share: float = 1.0
 
     @property
     def kind(self) -> str:
@@ -251,6 +254,16 @@ def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return factor
 
 
+def _step_line_share(accesses: int, points: int, steps: dict[int, int]) -> float:
+    """Where no line is reused, the lines one iteration of a stepped X loop moves over the
+    elements :func:`_stepped` counts for it: each access as written is one line (``a[i]``
+    and ``a[i+4]`` of ``i += 3``: 2 lines, not 2 steps of 3 elements)."""
+    size = abs(steps.get(0, 1))
+    if size <= 1 or size > SHORT_LEADING_TRIPS:
+        return 1.0
+    return min(1.0, accesses / (points * size))
+
+
 def analyse_nest(procedure: Procedure, loop: Loop,
                  shared: dict[str, float] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
@@ -339,6 +352,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     steps = {a: _literal_step(lp) for a in range(3) for lp in axis_loops[a][:1]
              if _literal_step(lp) != 1 and len(axis_loops[a]) == 1}
     residues: dict[str, dict[int, set[int]]] = {}
+    unfolded: dict[str, set[tuple[int, ...]]] = {}  # offsets as written, before _fold
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
@@ -361,16 +375,18 @@ def analyse_nest(procedure: Procedure, loop: Loop,
             units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
-        point = []
+        point, written = [], []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
             value = value if isinstance(value, int) else 0
+            written.append(value)
             if a in steps and d is not None:
                 residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
                 value = _fold(value, steps[a])
             point.append(value)
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
+        unfolded.setdefault(key, set()).add(tuple(written))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets), array.name))
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
@@ -396,7 +412,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         compulsory.new_element_sweeps(items[key], sweeps, grid_loops,
-                                                      subscripting, tiled, in_grid))
+                                                      subscripting, tiled, in_grid),
+                        _step_line_share(len(unfolded[key]), len(offsets[key]), steps))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled))
@@ -549,9 +566,17 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
         return summed
     averaged = id(loop) in ctx.averaged_loops
     if averaged:
+        written = loop
         loop, enclosing = ctx.averaged_loops[id(loop)]
         for outer in enclosing:  # the sizes take the roles of the enclosing loops' bounds
             trip_count(outer, ctx)
+        key = ("stepped", written.lower, written.upper, written.stride,
+               *((lp.loopvar, lp.lower, lp.upper, lp.stride) for lp in enclosing))
+        if key not in ctx.summed_counts:
+            ctx.summed_counts[key] = stepped_mean_trips(written, enclosing, ctx)
+        stepped = ctx.summed_counts[key]
+        if stepped is not None:
+            return stepped
     key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
         ctx.trip_counts[key] = _trip_count(loop, ctx, averaged)

@@ -205,6 +205,7 @@ class ArrayModel:
     copies: E.Expr = field(default_factory=lambda: E.Num(1))  # per cell (component loops)
     size: E.Expr = field(default_factory=lambda: E.Param("WordBytes"))  # bytes per element
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
+    line_share: float = 1.0  # accesses per element of a stepped X loop (Pattern.line_share)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -484,7 +485,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         if shape.inside_x:
             q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
-                                 q=q, invariant=pattern.invariant))
+                                 q=q, invariant=pattern.invariant,
+                                 line_share=pattern.line_share))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]

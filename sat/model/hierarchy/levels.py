@@ -290,8 +290,9 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     for array in memory.arrays:
         if 0 in array.invariant:  # held in a register along X: one element (or line) per
             registers.append(array.q["traffic_within_gb"])  # change of its other indices
-        else:
-            by_size.setdefault(array.size, []).append(array.q["traffic_none_gb"])
+        else:  # a stepped X loop's access is one line, whatever elements its step covers
+            by_size.setdefault(array.size, []).append(
+                E.mul(array.line_share, array.q["traffic_none_gb"]))
     none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
         E.mul(elements_per_line(ctx, size), E.add(*traffic))
         for size, traffic in by_size.items()], *registers)), "GB",
