@@ -40,12 +40,7 @@ ENTRIES = json.loads((CORPUS / "manifest.json").read_text())["files"] if CORPUS 
 
 # Entries satreport gets wrong today, with what goes wrong: each must fail (a fix makes its
 # test pass, and then it leaves this table).
-KNOWN: dict[str, str] = {
-    "snap_dim3": "dim3_sweep.f90:166: traffic 0.0167772 GB below the compulsory 0.0167782 GB: "
-                 "the sweep's arms make each loop of ic_loop a nest of its own, and the first "
-                 "(psi = qtot(1,ic,j,k), a whole-array statement) leaves out the 128-element "
-                 "scratch psi it writes",
-}
+KNOWN: dict[str, str] = {}
 
 FORTRAN = (".f", ".f90", ".F", ".F90", ".for", ".f77")
 _INCLUDE = re.compile(r"^\s*(?:#\s*)?include\s*['\"<]([^'\">]+)['\">]", re.I | re.M)

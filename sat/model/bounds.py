@@ -126,6 +126,8 @@ class _Walk:
     touched: dict[str, list[E.Expr]] = field(default_factory=dict)
     sizes: dict[str, E.Expr] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
+    # the procedure's own arrays the nest writes: scratch, no compulsory traffic (by name)
+    scratch: set[str] = field(default_factory=set)
     # loops whose range moves with an enclosing loop (counted at their mean), by id
     moving: set[int] = field(default_factory=set)
     # the most trips of each loop, by id: a moving loop's at most twice its mean, plus one
@@ -134,6 +136,43 @@ class _Walk:
 
 def _written_arrays(loop: Loop) -> set[str]:
     return {array.key for body in loop.levels() for array in body.arrays if array.writes}
+
+
+def _scratch_arrays(loop: Loop, procedure) -> set[str]:
+    """Arrays local to the procedure that the nest writes (``X = q(i,j,k,1:n)`` then
+    ``call f(X)``): the procedure's own data, which dies with it, so nothing of it must
+    reach memory, and what the nest writes before reading needs nothing from memory either."""
+    local = {v.name.lower() for v in procedure.locals}
+    return {array.name.lower() for body in loop.levels() for array in body.arrays
+            if array.writes and array.name.lower() in local}
+
+
+_SECTION_END = re.compile(r"^(.*?)([+-]\d+)?$")
+
+
+def _section_extent(text: str) -> int:
+    """Elements of a section ``lo:hi`` whose ends differ by a number (``k-1:k+2``: 4,
+    ``-1:2``: 4); 1 for anything else (a single element, an extent only the declaration
+    knows)."""
+    ends = text.replace(" ", "").split(":")
+    if len(ends) != 2 or not all(ends):
+        return 1
+    if all(re.fullmatch(r"[+-]?\d+", end) for end in ends):
+        low, high = int(ends[0]), int(ends[1])
+    else:
+        (low_base, low_shift), (high_base, high_shift) = (
+            _SECTION_END.match(end).groups() for end in ends)  # type: ignore[union-attr]
+        if low_base != high_base:
+            return 1
+        low, high = int(low_shift or 0), int(high_shift or 0)
+    return max(1, high - low + 1)
+
+
+def _section_elements(access) -> int:
+    """Elements one run of a reference touches: the product of its sections' extents
+    (``cons(i,j,k-1:k+2,n)``, four elements on four planes, is one reference)."""
+    return math.prod(_section_extent(offset) for offset in access.offsets
+                     if isinstance(offset, str) and ":" in offset)
 
 
 def _element_size(ctx: ModelContext, procedure: str, name: str, datatype: str) -> E.Expr:
@@ -207,9 +246,9 @@ def _walk(body: Body, runs: E.Expr, chain: tuple[Loop, ...], conditional: bool,
                                                              array.datatype))
         per_ref = E.maximum(line, size)
         factor = 2 if array.key in out.written else 1
-        count = sum(max(1, a.reads + a.writes) for a in array.accesses)
+        count = sum(max(1, a.reads + a.writes) * _section_elements(a) for a in array.accesses)
         refs.append(E.mul(factor * count, per_ref))
-        if not conditional:
+        if not conditional and array.name.lower() not in out.scratch:
             out.touched.setdefault(array.key, []).extend(
                 _distinct_elements(a, chain, trips, out.moving) for a in array.accesses)
     if refs:
@@ -250,7 +289,8 @@ def nest_bounds(shape: NestShape, space: NestSpace, row: dict[str, CellValue],
     moving = {id(lp) for lp in (loop, *loop.all_loops()) if id(lp) in ctx.averaged_loops}
     most = {key: E.add(E.mul(2, count), 1) if key in moving else count
             for key, count in trips.items()}
-    out = _Walk(written=_written_arrays(loop), moving=moving, most_trips=most)
+    out = _Walk(written=_written_arrays(loop), moving=moving, most_trips=most,
+                scratch=_scratch_arrays(loop, shape.procedure))
     procedure = shape.procedure.name
     _walk(Branch(loops=[loop]), E.Num(1), (), False, ctx, procedure, trips, out)
 

@@ -9,7 +9,7 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
-from sat.ir import Procedure, Program
+from sat.ir import Body, Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
 from sat.model.bounds import NestBounds, nest_bounds
@@ -253,8 +253,10 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
                           f"{reason} ({flops} flops per iteration)", "assumption")
             continue
         probability = 1.0
+        holder: Body = procedure
         for branch in enclosing_branches(procedure, loop) or []:
-            probability *= branch_probability(branch, ctx, file)
+            probability *= branch_probability(branch, ctx, file, holder.branches)
+            holder = branch
         # a sibling inside arms of a repetition loop runs on a pass with their probability:
         # its sweeps count with it (its flops already do, through the arms it keeps)
         runs = probability

@@ -205,3 +205,47 @@ def _to_expr(node: sympy.Expr, values: dict[sympy.Symbol, E.Expr]) -> E.Expr:
             return E.mul(*[_to_expr(node.base, values)] * int(node.exp))
         return E.div(1, _to_expr(1 / node, values))
     raise ValueError(f"not a polynomial quotient: {node}")
+
+
+def stepped_mean_trips(loop: Loop, enclosing: tuple[Loop, ...], ctx: ModelContext
+                       ) -> E.Expr | None:
+    """The exact mean trip count of a loop stepping by a number other than 1 whose range
+    moves with one enclosing loop of step 1 (``do k = 1, j, 2`` in ``do j = 1, n``), or None
+    for any other loop.
+
+    Its count ``FLOOR(m/s) + 1`` (``m`` = upper - lower, 0 when negative) is not affine in the
+    enclosing variable, so its count at the variable's mean is not its mean.  ``m`` runs
+    through consecutive integers as the enclosing loop does (its coefficient there is 1 or
+    -1), and ``F(N)``, the counts summed for ``m`` = 0 .. N, has a closed form: with ``q =
+    FLOOR(N/s)``, ``F(N) = s q (q+1)/2 + (N - s q + 1)(q + 1)`` (``F(-1) = 0``). The mean is
+    ``(F(m_hi) - F(m_lo - 1))`` over the enclosing loop's trips."""
+    stride = loop.stride.strip()
+    if len(enclosing) != 1 or not re.fullmatch(r"-?\d+", stride) or abs(int(stride)) < 2:
+        return None
+    outer = enclosing[0]
+    if outer.stride.strip() not in ("", "1") or not outer.loopvar or outer.kind == "tile":
+        return None
+    step = abs(int(stride))
+    first, last = (loop.upper, loop.lower) if int(stride) < 0 else (loop.lower, loop.upper)
+    form = linear_form(f"({last}) - ({first})")
+    if form is None:
+        return None
+    var = outer.loopvar.lower()
+    terms = {name.lower(): coeff for name, coeff in form.items()}
+    coeff = terms.pop(var, 0)
+    if coeff not in (1, -1) or any(re.search(rf"\b{re.escape(var)}\b", name) for name in terms):
+        return None
+    rest = " + ".join(f"({c})*({name})" if name else f"({c})" for name, c in terms.items())
+    offset = ctx.expr(rest or "0", "upper")
+    low, high = ctx.expr(outer.lower, "lower"), ctx.expr(outer.upper, "upper")
+    if coeff == 1:
+        m_low, m_high = low + offset, high + offset
+    else:
+        m_low, m_high = offset - high, offset - low
+
+    def summed(n: E.Expr) -> E.Expr:  # F(N), every m below 0 counting nothing
+        n = E.maximum(n, -1)
+        q = E.func("FLOOR", n / step, 1)
+        return E.add(E.mul(step * 0.5, q, q + 1), E.mul(n - E.mul(step, q) + 1, q + 1))
+
+    return (summed(m_high) - summed(m_low - 1)) / E.maximum(1, high - low + 1)

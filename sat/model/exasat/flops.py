@@ -6,13 +6,15 @@ species loop inside the grid loops by its trips: 8*nspecies + 841 adds where the
 show 849); the Gflop totals multiply each level's counts by the iterations that level really
 runs (the product of its enclosing trip counts), so work placed
 in an outer loop is not inflated to every innermost iteration.  A branch arm's work is
-weighted by its probability (``--conds``, else 1/arms); a call to a procedure of the program
-arrives here already written into the nest (:mod:`sat.model.calls`).
+weighted by its probability (``--conds``; an else, 1 minus its chain's arms'; else 1/arms);
+a call to a procedure of the program arrives here already written into the nest
+(:mod:`sat.model.calls`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sat.ir import Body, Branch, InlinedCall, Loop, Program
@@ -37,19 +39,49 @@ class FlopSums:
     call_lines: dict[str, int] = field(default_factory=dict)  # the first call site
 
 
-def branch_probability(branch: Branch, ctx: ModelContext, file: str = "") -> float:
-    """Probability the arm runs: from the conditions file, else 1/arms (noted); a called
-    procedure's work runs every time."""
+def branch_probability(branch: Branch, ctx: ModelContext, file: str = "",
+                       siblings: Sequence[Branch] = ()) -> float:
+    """Probability the arm runs: from the conditions file; for the else of a chain whose
+    other arms all have one there, what they leave (``1 - p`` after ``if`` with ``p``);
+    else 1/arms (noted). A called procedure's work runs every time. ``siblings``: the
+    branches of the body that holds the arm (its chain among them)."""
     if isinstance(branch, InlinedCall):
         return 1.0
     condition = branch.condition.strip()
-    for text, p in ctx.params.conds.items():
-        if text.strip().lower() == condition.lower():
-            return float(p)
+    given = _given_probability(condition, ctx)
+    if given is not None:
+        return given
+    earlier = [_given_probability(arm.condition.strip(), ctx)
+               for arm in _earlier_arms(branch, siblings)]
+    if earlier and all(p is not None for p in earlier):
+        return max(0.0, 1.0 - sum(p for p in earlier if p is not None))
     arms = max(branch.arms, 1)
     ctx.note(f"branch '{condition or 'else'}' taken with probability 1/{arms} "
              "(no value in --conds)", "assumption", file, branch.line)
     return 1.0 / arms
+
+
+def _given_probability(condition: str, ctx: ModelContext) -> float | None:
+    """The conditions file's probability of ``condition``, None when it has none."""
+    for text, p in ctx.params.conds.items():
+        if text.strip().lower() == condition.lower():
+            return float(p)
+    return None
+
+
+def _earlier_arms(branch: Branch, siblings: Sequence[Branch]) -> list[Branch]:
+    """The arms before an ``else`` in its chain (arms 0 .. arm-1, written just before it
+    among ``siblings``); none for any other arm or when the chain is not found whole."""
+    if branch.condition.strip().lower() != "else" or branch.arm < 1:
+        return []
+    index = next((i for i, arm in enumerate(siblings) if arm is branch), None)
+    if index is None or index < branch.arm:
+        return []
+    earlier = list(siblings[index - branch.arm:index])
+    if any(isinstance(arm, InlinedCall) or arm.arm != n or arm.arms != branch.arms
+           for n, arm in enumerate(earlier)):
+        return []
+    return earlier
 
 
 # the front ends' warning on a call to something not in the sources names its cost parameter
@@ -114,7 +146,7 @@ class FlopCounter:
                                                                  dict.fromkeys(KINDS, 0.0))
                     kinds[kind] += prob * n
         for branch in body.branches:
-            p = prob * branch_probability(branch, self.ctx, file)
+            p = prob * branch_probability(branch, self.ctx, file, body.branches)
             # identical calls written in once (sat.model.calls) run branch.times times: a
             # repetition of the grid sweep (sat.model.exasat.iteration) is a trip count,
             # like a loop's; other repeated work weighs its levels, like a copy of them

@@ -43,7 +43,7 @@ from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
-from sat.model.sums import summed_trip_count
+from sat.model.sums import stepped_mean_trips, summed_trip_count
 
 AXES = ("x", "y", "z")
 # A literal loop of at most this many trips over the unit-stride dimension of a grid array
@@ -673,9 +673,17 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
         return summed
     averaged = id(loop) in ctx.averaged_loops
     if averaged:
+        written = loop
         loop, enclosing = ctx.averaged_loops[id(loop)]
         for outer in enclosing:  # the sizes take the roles of the enclosing loops' bounds
             trip_count(outer, ctx)
+        key = ("stepped", written.lower, written.upper, written.stride,
+               *((lp.loopvar, lp.lower, lp.upper, lp.stride) for lp in enclosing))
+        if key not in ctx.summed_counts:
+            ctx.summed_counts[key] = stepped_mean_trips(written, enclosing, ctx)
+        stepped = ctx.summed_counts[key]
+        if stepped is not None:
+            return stepped
     key = (loop.lower, loop.upper, loop.stride, loop.kind == "tile")
     if key not in ctx.trip_counts:  # many nests share bounds: build each expression once
         ctx.trip_counts[key] = _trip_count(loop, ctx, averaged)

@@ -1,0 +1,147 @@
+"""Flops counted exactly: the else arm of a chain whose other arms' probabilities --conds
+gives (sat.model.exasat.flops), and loops stepping by more than 1 over a range that moves
+with an enclosing loop (sat.model.sums.stepped_mean_trips). Every number worked by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+
+from sat.frontend import read_sources
+from sat.machine.library import load_machine
+from sat.model.build import build_model
+from sat.parameters import build_parameters
+
+
+def _loops(tmp_path: Path, name: str, text: str, *sets: str, conds: dict[str, float] | None
+           = None) -> tuple[list[dict], object]:
+    """The Loops rows of ``text`` (every nest modelled, however short) and the evaluation."""
+    path = tmp_path / name
+    path.write_text(text)
+    conds_file = None
+    if conds:
+        conds_file = tmp_path / "conds.xml"
+        conds_file.write_text("<conds>\n" + "".join(
+            f'<prop key="{escape(key)}" val="{value}" />\n'
+            for key, value in conds.items()) + "</conds>\n")
+    params = build_parameters(load_machine(None), sets=["SetupIterations=1", *sets],
+                              conds_file=conds_file)
+    result = build_model(read_sources([str(path)]), params)
+    return result.tables["Loops"].rows, result.env()
+
+
+def _value(cell, env) -> float:
+    return cell.value(env) if hasattr(cell, "value") else float(cell)
+
+
+BRANCH_C = """\
+float out[2000], inp[2000]; int w[2000];
+void k(void) {
+  for (int i = 0; i < 2000; i++) {
+    if (w[i] > 0) {
+      out[i] = 0.5f * inp[i] + inp[i];
+    } else {
+      out[i] = 1.5f * inp[i];
+    }
+  }
+}
+"""
+
+BRANCH_F = """\
+subroutine k(out, inp, w)
+  real :: out(2000), inp(2000)
+  integer :: w(2000), i
+  do i = 1, 2000
+    if (w(i) > 0) then
+      out(i) = 0.5 * inp(i) + inp(i)
+    else
+      out(i) = 1.5 * inp(i)
+    end if
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("name, text, condition", [("k.c", BRANCH_C, "w[i] > 0"),
+                                                   ("k.f90", BRANCH_F, "w(i) > 0")])
+def test_the_else_arm_runs_one_minus_its_if(tmp_path, name, text, condition):
+    """p = 0.28 for the if: its arm (1 add, 1 multiply) runs 0.28 of the iterations, the
+    else (1 multiply) 1 - 0.28 = 0.72, not 1/2. Per iteration: adds 0.28, multiplies 0.28 +
+    0.72 = 1 (0.28 + 0.5 = 0.78 before). Total over 2,000 iterations: 2000*(0.28*2 +
+    0.72*1) = 2,560 flops."""
+    rows, env = _loops(tmp_path, name, text, conds={condition: 0.28})
+    (row,) = rows
+    assert _value(row["adds"], env) == pytest.approx(0.28)
+    assert _value(row["multiplies"], env) == pytest.approx(1.0)
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(2_560)
+
+
+def test_an_else_after_else_if_arms_runs_what_they_leave(tmp_path):
+    """if p 0.2 (1 add), else if p 0.3 (1 multiply), else (1 divide): the else runs 1 - 0.2 -
+    0.3 = 0.5. Over 2,000 iterations: 2000*(0.2 + 0.3 + 0.5) = 2,000 flops, divides 0.5 per
+    iteration."""
+    rows, env = _loops(tmp_path, "k.f90", """\
+subroutine k(out, inp, w)
+  real :: out(2000), inp(2000)
+  integer :: w(2000), i
+  do i = 1, 2000
+    if (w(i) > 0) then
+      out(i) = inp(i) + 1.0
+    else if (w(i) < 5) then
+      out(i) = inp(i) * 3.0
+    else
+      out(i) = inp(i) / 3.0
+    end if
+  end do
+end subroutine
+""", conds={"w(i) > 0": 0.2, "w(i) < 5": 0.3})
+    (row,) = rows
+    assert _value(row["divides"], env) == pytest.approx(0.5)
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(2_000)
+
+
+def test_an_else_whose_if_has_no_probability_stays_one_over_the_arms(tmp_path):
+    """No --conds: both arms 1/2. Per iteration: adds 0.5, multiplies 0.5 + 0.5 = 1; total
+    2000*(0.5*2 + 0.5*1) = 3,000 flops."""
+    rows, env = _loops(tmp_path, "k.c", BRANCH_C)
+    (row,) = rows
+    assert _value(row["adds"], env) == pytest.approx(0.5)
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(3_000)
+
+
+def _triangle(lower: str, upper: str, step: int) -> str:
+    return f"""\
+subroutine tri(n, a, b)
+  integer :: n, j, k
+  real(8) :: a(64, n), b(64, n)
+  do j = 1, n
+    do k = {lower}, {upper}, {step}
+      b(k, j) = 2.0d0 * a(k, j)
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("lower, upper, step, n, flops", [
+    # k = 1..j by 2: ceil(j/2) trips; j = 1..24: 2*(1 + ... + 12) = 156
+    ("1", "j", 2, 24, 156),
+    # n = 25 adds j = 25: ceil(25/2) = 13 more, 169 (the count follows n)
+    ("1", "j", 2, 25, 169),
+    # k = j..1 by -3: FLOOR((j-1)/3) + 1 trips; j = 1..10: 1,1,1,2,2,2,3,3,3,4 = 22
+    ("j", "1", -3, 10, 22),
+    # k = j..n by 2: FLOOR((n-j)/2) + 1; j = 1..10 (n-j = 9..0): 5,5,4,4,3,3,2,2,1,1 = 30
+    ("j", "n", 2, 10, 30),
+    # k = 3..j by 3, j = 1..10: j < 3 runs nothing; j-3 = 0..7: 1,1,1,2,2,2,3,3 = 15
+    ("3", "j", 3, 10, 15),
+])
+def test_a_triangular_loop_with_a_step_counts_its_exact_iterations(tmp_path, lower, upper,
+                                                                   step, n, flops):
+    """One multiply an iteration: the flops are the iterations, summed exactly (the count at
+    the mean j, FLOOR((12.5 - 1)/2) + 1 = 6 per j, gave 144 for the first)."""
+    rows, env = _loops(tmp_path, "tri.f90", _triangle(lower, upper, step), f"n={n}")
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
