@@ -75,12 +75,24 @@ def is_repetition(sweep: Loop, subscripting: set[str]) -> bool:
     word = re.compile(rf"\b{re.escape(var)}\b", re.I)
     for body in sweep.levels():
         if body is not sweep and isinstance(body, Loop) and \
-                word.search(f"{body.lower} {body.upper} {body.stride}"):
+                not _trims(word, body) and word.search(f"{body.lower} {body.upper} {body.stride}"):
             return False
         if any(isinstance(offset, str) and word.search(offset) for array in body.arrays
                for access in array.accesses for offset in access.offsets):
             return False
     return True
+
+
+def _trims(word: re.Pattern, inner: Loop) -> bool:
+    """Whether the sweep's variable (``word``) only moves one end of the inner loop, plainly
+    (``do m = k + 2, n``: a triangular range): its trips run over overlapping ranges, the
+    same elements again. A tile's element loop (both ends move), a level's size ``m1(k)`` or
+    a CSR row's ``rowptr(row)`` (the variable inside a reference) bring new elements."""
+    lower, upper = str(inner.lower), str(inner.upper)
+    if word.search(str(inner.stride)) or bool(word.search(lower)) == bool(word.search(upper)):
+        return False
+    moving = lower if word.search(lower) else upper
+    return "(" not in moving and "[" not in moving
 
 
 def time_passes(sweeps: Sequence[Loop], grid: set[int]) -> frozenset[int]:
