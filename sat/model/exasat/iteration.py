@@ -643,11 +643,12 @@ def _row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
     return max(0, int(upper) - int(lower) + 1)
 
 
-def row_lines(lined: E.Expr, row_length: int) -> E.Expr:
+def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
     """Elements of a row's whole cache lines (``lined``), at most the row's declared length
     when the rows the nest walks lie back to back: the lines a row shares with the next one
-    are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line)."""
-    return lined if not row_length else E.minimum(lined, row_length)
+    are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line). Never fewer than
+    the ``elements`` the row's loop touches (a loop running past the declared length)."""
+    return lined if not row_length else E.minimum(lined, E.maximum(row_length, elements))
 
 
 def _unit(found: set[str]) -> str:

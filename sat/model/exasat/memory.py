@@ -418,7 +418,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return row_lines(lined(s, _size), _p.row_length) if _p.stride == 1 \
+                    return row_lines(lined(s, _size), _p.row_length, E.add(_g, s)) \
+                        if _p.stride == 1 \
                         else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
                 # axis of its unit-stride dimension share its line; with a constant there
@@ -450,7 +451,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant or pattern.stride > 1 else
                                     row_lines(round_to_lines(q["access_x"], ctx, size),
-                                              pattern.row_length), "elements",
+                                              pattern.row_length, q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
