@@ -212,7 +212,8 @@ def test_both_layouts_give_the_same_model(layout):
 
 def test_branches_weighted_and_calls_added():
     # do i = 1, n: 2 adds; if (c) 10 multiplies (probability 0.25 from --conds), else arm
-    # 4 divides with no probability given (1/2 assumed); call f: f does 3 specials.
+    # 4 divides with no probability of its own: it runs what the if leaves, 1 - 0.25 = 0.75;
+    # call f: f does 3 specials.
     arm = Branch(multiplies=10, condition="c", arm=0, arms=2)
     other = Branch(divides=4, condition="else", arm=1, arms=2)
     loop = Loop(line=5, loopvar="i", lower="1", upper="n", adds=2, branches=[arm, other],
@@ -225,11 +226,11 @@ def test_branches_weighted_and_calls_added():
     ps.conds["c"] = 0.25
     result = build_model(Program([caller, callee]), ps)
     row = loops_row(result)
-    assert (row["adds"], row["multiplies"], row["divides"], row["specials"]) == (2, 2.5, 2, 3)
-    # per iteration 2 + 2.5 + 2 + 3 = 9.5 flops; weighted 2 + 2.5 + 39*2 + 125*3 = 457.5
+    assert (row["adds"], row["multiplies"], row["divides"], row["specials"]) == (2, 2.5, 3, 3)
+    # per iteration 2 + 2.5 + 3 + 3 = 10.5 flops; weighted 2 + 2.5 + 39*3 + 125*3 = 496.5
     env = result.env()
-    assert row["gflops"].value(env) == pytest.approx(9.5 * 1000 / 1e9)
-    assert row["weighted_gflops"].value(env) == pytest.approx(457.5 * 1000 / 1e9)
+    assert row["gflops"].value(env) == pytest.approx(10.5 * 1000 / 1e9)
+    assert row["weighted_gflops"].value(env) == pytest.approx(496.5 * 1000 / 1e9)
     assert any("1/2" in n.message for n in result.notes)
 
 
