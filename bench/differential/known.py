@@ -9,12 +9,11 @@ carry one of these classes.
 from __future__ import annotations
 
 REASONS = {
-    "bounds:triangular-nested": "A loop whose variable only moves an inner loop's bound (do l = k,"
-                                " n; do m = k + 2, n) is taken to bring new elements at each of "
-                                "its trips, though the ranges overlap: the compulsory bytes and "
-                                "the levels where the data fits multiply by its trips (n00882: 3 "
-                                "trips, +200 %; the 16 KiB level +8,000 % where a repetition loop "
-                                "around it is charged as well).",
+    "bounds:triangular-nested": "A loop that only moves one end of an inner loop's range (do "
+                                "m = k + 2, n) repeats overlapping ranges: the compulsory "
+                                "bytes count the mean range once (median 2 %, a few per cent "
+                                "below the widest range the execution touches). The worst "
+                                "nests carry another class (stepped rows, index functions).",
     "invariant-loop": "Loops that index no array repeat a sweep: a level holding what one "
                       "repetition touches moves the data once, a smaller one at every repetition, "
                       "and the compulsory bytes count it once (n01732's 54 repetitions of a "

@@ -120,8 +120,8 @@ def readme_section(results: list[compare.NestErrors], args: argparse.Namespace) 
     return (f"{README_BEGIN}\n"
             f"{len(results)} generated nests (seed {args.seed}): {every.crashes} crashes, "
             f"{every.violations} bound violations, flops by kind exact on "
-            f"{100 * every.flops_exact:.0f} %. Errors of satreport against the execution "
-            f"(compulsory bytes; traffic at cache levels of 512 B, 16 KiB and 2 MiB):\n\n"
+            f"{100 * every.flops_exact:.1f} % of the nests. Errors of satreport against the "
+            f"execution (compulsory bytes; traffic at cache levels of 512 B, 16 KiB and 2 MiB):\n\n"
             f"{head}{body}\nThe shape classes whose worst error stays above 25 %, and "
             f"why:\n\n{reasons or 'None.'}\n{README_END}")
 
