@@ -193,3 +193,32 @@ def test_repeated_warnings_are_grouped_on_stderr_and_all_kept(capsys, tmp_path):
     lines = [row[2].value for row in notes.iter_rows(min_row=4)
              if row[3].value and "unknown procedure 'foo'" in row[3].value]
     assert lines == [5, 6, 7]
+
+
+TILED_WIDE_STENCIL = """\
+subroutine tiled(n, a, b)
+  integer :: n, i, j, jt
+  real(8) :: a(n, n), b(n, n)
+  do jt = 4, n - 4, 4
+    do j = jt, min(jt + 3, n - 4)
+      do i = 1, n
+        b(i, j) = a(i, j - 3) + a(i, j + 3)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_a_source_tile_narrower_than_its_stencil_is_a_warning(tmp_path, capsys):
+    """The code's own tiles of 4 rows read a(i, j-3) and a(i, j+3), a stencil 6 rows wide:
+    the run goes on with a warning; the same block chosen with --set is the user's error."""
+    source = tmp_path / "tiled.f90"
+    source.write_text(TILED_WIDE_STENCIL)
+    assert main([str(source), "--set", "n=1000", "-q", "--json", "-"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n["kind"] == "warning" and n["line"] == 4 and
+               "block along Y (4) is narrower than the stencil (6)" in n["message"]
+               for n in notes)
+    assert main([str(source), "--set", "n=1000", "--set", "BlockY=4", "-q", "--json", "-"]) == 2
+    assert "narrower than the stencil (6)" in capsys.readouterr().err

@@ -95,11 +95,18 @@ def tiny_extents(result: ModelResult, env: Env | None = None) -> list[tuple[str,
     return _narrow_blocks(result, env or result.env(), whole=True)
 
 
-def check(result: ModelResult, env: Env | None = None) -> list[str]:
-    """Errors (``file:line: message``) for evaluated values that make no sense."""
+def narrow_blocks(result: ModelResult, env: Env | None = None) -> list[tuple[str, str, int]]:
+    """(message, file, line) for blocks narrower than an array's stencil where the nest is
+    wider than the block: an error when the user chose the block, a warning for a default."""
+    return _narrow_blocks(result, env or result.env(), whole=False)
+
+
+def check(result: ModelResult, env: Env | None = None, blocks_given: bool = True) -> list[str]:
+    """Errors (``file:line: message``) for evaluated values that make no sense; a block
+    narrower than a stencil is one only when ``blocks_given`` (the user chose the blocks)."""
     env = env or result.env()
     errors: list[str] = [f"{file}:{line}: {message}" for message, file, line
-                         in _narrow_blocks(result, env, whole=False)]
+                         in (narrow_blocks(result, env) if blocks_given else [])]
     errors.extend(overflows(result, env))
     for name, quantity in result.totals.items():
         value = quantity.value(env)

@@ -41,7 +41,7 @@ def _model_and_reports(run: Run, program, workbook: str | None,
     from sat.model.build import build_model
     from sat.model.hierarchy.aliasing import aliasing_warnings
     from sat.model.tables import Note
-    from sat.model.validate import check, empty_nests, tiny_extents
+    from sat.model.validate import check, empty_nests, narrow_blocks, tiny_extents
     from sat.parameters import build_parameters, validate
     from sat.parameters.registry import split_build_settings, unknown_sets
 
@@ -69,7 +69,10 @@ def _model_and_reports(run: Run, program, workbook: str | None,
         validate(params)  # problem parameters now exist too
         run.progress("evaluating the model")
         env = result.env()  # one evaluation for the checks and every output
-    errors = check(result, env)
+    # a default block narrower than a stencil is the model's choice, not the user's: a warning
+    blocks_given = bool(args.block_params or args.params) or any(
+        s.split("=", 1)[0].strip().lower() in ("blockx", "blocky", "blockz") for s in sets)
+    errors = check(result, env, blocks_given)
     if errors:
         raise UsageError(errors[0])
     if not result.tables["Loops"].rows and args.sources:
@@ -92,6 +95,9 @@ def _model_and_reports(run: Run, program, workbook: str | None,
                         for message, file, line in empty_nests(result, env))
     result.notes.extend(Note(message, "warning", file, line)
                         for message, file, line in tiny_extents(result, env))
+    if not blocks_given:
+        result.notes.extend(Note(message, "warning", file, line)
+                            for message, file, line in narrow_blocks(result, env))
     result.notes.extend(Note(message, "warning", file, line) for message, file, line in
                         aliasing_warnings(result.alias_checks, env, env.param("LineBytes")))
     for message in machine.notes:  # defaults taken from the machine file: Notes, not warnings
