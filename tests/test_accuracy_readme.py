@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
+from differential_harness import compare, differential
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench" / "differential"))
-
-import compare  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("differential_run",
-                                               ROOT / "bench" / "differential" / "run.py")
-differential = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(differential)
+ROOT = differential.ROOT
 
 
 def nest(ident: str, classes: list[str], error: float) -> compare.NestErrors:

@@ -14,30 +14,16 @@ its target fails the test too: fixing the model means updating the list.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from differential_harness import compare, differential, emit, generate, known, measure
+from nests import Array, Assign, Bin, Bound, Const, Lin, Loop, Nest, Procedure, Ref
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench" / "differential"))
-
-import compare  # noqa: E402
-import emit  # noqa: E402
-import generate  # noqa: E402
-import known  # noqa: E402
-import measure  # noqa: E402
-from nests import Array, Assign, Bin, Bound, Const, Lin, Loop, Nest, Procedure, Ref  # noqa: E402
-
-# the harness's run.py under a name of its own: bench/validation has a run.py too, which other
-# tests import as ``run``
-_spec = importlib.util.spec_from_file_location("differential_run",
-                                               ROOT / "bench" / "differential" / "run.py")
-differential = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(differential)
 
 SEED, SAMPLE = 0, 120
 ALL_CLASSES = {
