@@ -69,14 +69,8 @@ end subroutine
     assert violations(result, env) == []
 
 
-def test_a_scratch_array_of_the_procedure_is_no_compulsory_traffic(tmp_path):
-    """``x(k) = q(k,i)`` then ``r(i) = x(1) + x(m)``, x local to the procedure (SMC's
-    ``X = q(i,j,k,qx1:qx1+nspecies-1)`` in comp_courno_3d): x dies with the procedure and is
-    written before it is read, so none of it must reach or leave memory. n = 1000, m = 16:
-    q 16,000 elements, r 1,000: 17,000*8 = 136,000 B (the 16 elements of x, 128 B more,
-    were counted before: above the model's traffic, which keeps x on chip)."""
-    result, env, nest = _model(tmp_path, """\
-subroutine scr(n, m, q, r)
+SCRATCH = """\
+subroutine scr({arguments})
   integer :: n, m, i, k
   real(8) :: q(m, n), r(n), x(m)
   do i = 1, n
@@ -86,7 +80,17 @@ subroutine scr(n, m, q, r)
     r(i) = x(1) + x(m)
   end do
 end subroutine
-""", "n=1000", "m=16")
+"""
+
+
+def test_a_scratch_array_of_the_procedure_is_no_compulsory_traffic(tmp_path):
+    """``x(k) = q(k,i)`` then ``r(i) = x(1) + x(m)``, x local to the procedure (SMC's
+    ``X = q(i,j,k,qx1:qx1+nspecies-1)`` in comp_courno_3d): x dies with the procedure and is
+    written before it is read, so none of it must reach or leave memory. n = 1000, m = 16:
+    q 16,000 elements, r 1,000: 17,000*8 = 136,000 B (the 16 elements of x, 128 B more,
+    were counted before: above the model's traffic, which keeps x on chip)."""
+    result, env, nest = _model(tmp_path, SCRATCH.format(arguments="n, m, q, r"),
+                               "n=1000", "m=16")
     assert nest.compulsory_bytes.value(env) == 136_000
     assert violations(result, env) == []
 
@@ -94,18 +98,8 @@ end subroutine
 def test_an_argument_written_in_the_nest_stays_compulsory(tmp_path):
     """The same nest with x a dummy argument: the caller's data, 16 elements written,
     counted: 136,000 + 16*8 = 136,128 B."""
-    _, env, nest = _model(tmp_path, """\
-subroutine scr(n, m, q, r, x)
-  integer :: n, m, i, k
-  real(8) :: q(m, n), r(n), x(m)
-  do i = 1, n
-    do k = 1, m
-      x(k) = q(k, i)
-    end do
-    r(i) = x(1) + x(m)
-  end do
-end subroutine
-""", "n=1000", "m=16")
+    _, env, nest = _model(tmp_path, SCRATCH.format(arguments="n, m, q, r, x"),
+                          "n=1000", "m=16")
     assert nest.compulsory_bytes.value(env) == 136_128
 
 
