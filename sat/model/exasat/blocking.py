@@ -23,8 +23,8 @@ from sat.model.exasat.iteration import (
     NestSpace,
     copies_expr,
     pattern_bytes,
-    round_to_lines,
 )
+from sat.model.exasat.lines import round_to_lines
 from sat.model.exasat.memory import GB, KIB, footprint, volume_terms
 from sat.model.tables import Column
 from sat.model.tables import column as _c

@@ -41,6 +41,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
+from sat.model.exasat.lines import round_to_lines
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import stepped_mean_trips, summed_trip_count
@@ -88,13 +89,14 @@ class Pattern:
     # i += 3: 2), where step_copies counts what moves (whole lines along X)
     step_elements: int = 1
     # elements its unit-stride subscript moves per step of the X loop (x(16*i): 16; 1 for
-    # x(i)): the lines it touches along X, see :func:`strided_lines`
+    # x(i)): the lines it touches along X, see :func:`sat.model.exasat.lines.strided_lines`
     stride: int = 1
     # of step_copies, the elements one step of a stepped X loop spans (i += 2: 2): they
     # share the line of the access, which moves once per access (not once per element)
     x_step: int = 1
     # declared elements of its unit-stride dimension when the Y loop walks rows that follow
-    # each other in memory (a literal extent; 0 otherwise): see :func:`row_lines`
+    # each other in memory (a literal extent; 0 otherwise): see
+    # :func:`sat.model.exasat.lines.row_lines`
     row_length: int = 0
 
     @property
@@ -643,14 +645,6 @@ def _row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
     return max(0, int(upper) - int(lower) + 1)
 
 
-def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
-    """Elements of a row's whole cache lines (``lined``), at most the row's declared length
-    when the rows the nest walks lie back to back: the lines a row shares with the next one
-    are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line). Never fewer than
-    the ``elements`` the row's loop touches (a loop running past the declared length)."""
-    return lined if not row_length else E.minimum(lined, E.maximum(row_length, elements))
-
-
 def _unit(found: set[str]) -> str:
     """The pattern's unit-stride stepping, the most regular of its accesses'."""
     return next((u for u in ("x", "other", "none") if u in found), "x")
@@ -728,32 +722,6 @@ def copies_expr(pattern: Pattern, ctx: ModelContext) -> E.Expr:
 def pattern_bytes(ctx: ModelContext, shape: NestShape, pattern: Pattern) -> E.Param:
     """The element size parameter of a pattern's array (:mod:`sat.model.elements`)."""
     return element_bytes(ctx, shape.procedure.name, pattern.array, pattern.datatype)
-
-
-def elements_per_line(ctx: ModelContext, size: E.Expr | None = None) -> E.Expr:
-    """Array elements per cache line: LineBytes over the element size (``WordBytes`` when
-    none is given: the nest's iteration space, counted in double-precision elements)."""
-    return ctx.param("LineBytes") / (ctx.param("WordBytes") if size is None else size)
-
-
-def round_to_lines(x: E.ExprLike | E.Quantity, ctx: ModelContext,
-                   size: E.Expr | None = None) -> E.Expr:
-    """Round a unit-stride extent (elements of ``size`` bytes) up to whole cache lines
-    (optimistic alignment)."""
-    return E.ceiling(x, elements_per_line(ctx, size))
-
-
-def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
-                  size: E.Expr | None = None) -> E.Expr:
-    """Elements of the cache lines a reference moving ``stride`` elements per iteration
-    touches over ``x`` iterations (offsets ``span`` apart): every line of its range while
-    the stride is shorter than a line, one line per iteration and offset once it is not
-    (``x(16*i)`` of 4-byte reals: a 64-byte line per access)."""
-    per_line = elements_per_line(ctx, size)
-    if stride == 1:
-        return round_to_lines(E.add(x, span), ctx, size)
-    return E.minimum(E.ceiling(E.add(E.mul(stride, x), span), per_line),
-                     E.mul(E.add(x, span), per_line))
 
 
 @dataclass

@@ -38,13 +38,10 @@ from sat.model.exasat.iteration import (
     NestSpace,
     Pattern,
     copies_expr,
-    elements_per_line,
     pattern_bytes,
-    round_to_lines,
-    row_lines,
-    strided_lines,
     trip_count,
 )
+from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 

@@ -55,7 +55,8 @@ from typing import TYPE_CHECKING
 from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext, derive_default
-from sat.model.exasat.iteration import NestShape, NestSpace, elements_per_line
+from sat.model.exasat.iteration import NestShape, NestSpace
+from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import (
     CASES,
     GB,
