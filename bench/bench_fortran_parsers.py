@@ -15,13 +15,23 @@ time, its peak memory (maximum resident set) and exit status. The parses are tim
 process, processor time too. On a machine shared with other work the wall time grows with the
 load while the processor time does not: the ratios in the last columns are of processor
 times (the tree-sitter run against the fparser parse alone, and against the fparser run).
+Each measure is repeated (``--repeats``, default 3) and the minimum kept, the repeats of the
+four measures interleaved so that a change of load touches all of them alike.
 
-Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [N_NESTS ...]``
+A second table splits the tree-sitter run into its stages (``bench/stage_split.py``):
+start-up, front end, model, then each output, processor seconds, minimum over the repeats.
+
+The satreport runs use compiled bytecode as an installed package does (a cache of it in the
+bench's temporary folder, filled by one untimed run first), even where the environment says
+``PYTHONDONTWRITEBYTECODE``: otherwise each run would compile satreport's sources again.
+
+Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [--repeats N] [N_NESTS ...]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -70,23 +80,38 @@ def tree_sitter_parse(path: str) -> float:
     return time.process_time() - start
 
 
-def end_to_end(path: str, parser: str, out: Path) -> tuple[float, float, float, int]:
+def end_to_end(path: str, parser: str, out: Path, stages: Path | None = None
+               ) -> tuple[float, float, float, int]:
     """Processor seconds, wall seconds, peak memory (MB) and exit status of one satreport
-    run (its worker processes, if any, are not counted)."""
-    command = [sys.executable, "-m", "sat", path, "-q", "-j", "1", "--fortran-parser", parser,
-               "-o", str(out / "x.xlsx"), "--json", str(out / "x.json"),
-               "--html", str(out / "x.html")]
+    run (its worker processes, if any, are not counted); with ``stages``, the run goes through
+    ``stage_split.py``, which writes its stages' processor seconds there."""
+    arguments = [path, "-q", "-j", "1", "--fortran-parser", parser,
+                 "-o", str(out / "x.xlsx"), "--json", str(out / "x.json"),
+                 "--html", str(out / "x.html")]
+    command = [sys.executable, *((str(HERE / "stage_split.py"), str(stages)) if stages
+                                 else ("-m", "sat")), *arguments]
+    environment = {key: value for key, value in os.environ.items()
+                   if key != "PYTHONDONTWRITEBYTECODE"}
+    environment["PYTHONPYCACHEPREFIX"] = str(out / "bytecode")
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=environment)
     _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     return (usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss / 1024,
             os.waitstatus_to_exitcode(status))
 
 
+def best(runs: list[tuple[float, float, float, int]]) -> tuple[float, float, float, int]:
+    """The run of least processor time."""
+    return min(runs, key=lambda run: run[0])
+
+
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--kernels", default=str(KERNELS), help="SMC's kernels.f90")
+    arguments.add_argument("--repeats", type=int, default=3,
+                           help="runs of each measure, the minimum kept (default 3)")
     arguments.add_argument("nests", nargs="*", type=int, default=[400, 1600])
     args = arguments.parse_args()
     with tempfile.TemporaryDirectory(prefix="satreport-bench-") as work:
@@ -98,16 +123,26 @@ def main() -> None:
             path = folder / f"generated_{count}.f90"
             path.write_text(generate_module(count))
             inputs.append((f"generated {count}", str(path)))
+        if inputs:  # fills the bytecode cache, as installing the package does
+            end_to_end(inputs[0][1], "tree-sitter", folder)
         print("| program | lines | fparser parse | tree-sitter parse | satreport, fparser "
               "(-j 1) | satreport, tree-sitter | tree-sitter run / fparser parse "
               "| tree-sitter run / fparser run |")
         print("|---|---|---|---|---|---|---|---|")
+        splits: list[tuple[str, dict[str, float]]] = []
         for label, path in inputs:
             lines = Path(path).read_text(errors="replace").count("\n")
-            parse = fparser_parse(path)
-            fast_parse = tree_sitter_parse(path)
-            slow = end_to_end(path, "fparser", folder)
-            fast = end_to_end(path, "tree-sitter", folder)
+            parses, fast_parses, slows, fasts = [], [], [], []
+            stages: dict[str, float] = {}
+            for _ in range(max(args.repeats, 1)):
+                parses.append(fparser_parse(path))
+                fast_parses.append(tree_sitter_parse(path))
+                slows.append(end_to_end(path, "fparser", folder))
+                fasts.append(end_to_end(path, "tree-sitter", folder, folder / "stages.json"))
+                for stage, seconds in json.loads((folder / "stages.json").read_text()).items():
+                    stages[stage] = min(stages.get(stage, seconds), seconds)
+            parse, fast_parse, slow, fast = min(parses), min(fast_parses), best(slows), best(fasts)
+            splits.append((label, stages))
 
             def run(result: tuple[float, float, float, int]) -> str:
                 cpu, wall, megabytes, status = result
@@ -117,6 +152,13 @@ def main() -> None:
             print(f"| {label} | {lines:,} | {parse:.2f} s | {fast_parse:.3f} s | {run(slow)} "
                   f"| {run(fast)} | {fast[0] / parse:.2f} | {fast[0] / slow[0]:.2f} |",
                   flush=True)
+        names = list(dict.fromkeys(stage for _label, stages in splits for stage in stages))
+        print("\nStages of the tree-sitter run, processor seconds (minimum over the repeats):\n")
+        print("| program | " + " | ".join(names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for label, stages in splits:
+            print(f"| {label} | " + " | ".join(
+                f"{stages[name]:.2f}" if name in stages else "" for name in names) + " |")
 
 
 if __name__ == "__main__":
