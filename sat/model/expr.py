@@ -254,6 +254,8 @@ class Compare(Expr):
 
 
 def as_expr(x: ExprLike | Quantity) -> Expr:
+    if type(x) in _EXPRESSIONS:  # the commonest case, one look at the type
+        return x  # type: ignore[return-value]
     if isinstance(x, Expr):
         return x
     if isinstance(x, Quantity):
@@ -328,6 +330,7 @@ def mul(*items: ExprLike | Quantity) -> Expr:
 # The node types that are neither a literal nor a sum nor a product: add() and mul() take
 # them as they are.
 _NODES = frozenset({Param, Ref, Div, Func, Compare})
+_EXPRESSIONS = _NODES | {Num, Add, Mul}
 
 
 def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:

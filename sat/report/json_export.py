@@ -7,7 +7,6 @@ cells holding the same quantities (empty when no workbook layout is known).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +16,7 @@ from sat.ir import Program
 from sat.model.expr import Env, Quantity
 from sat.model.hierarchy.levels import CONDITIONS
 from sat.model.tables import CellValue, ModelResult, Table
+from sat.report import json_text
 
 CellOf = Callable[[Quantity], "str | None"]
 
@@ -298,16 +298,7 @@ def _totals(result: ModelResult, env: Env, cell_of: CellOf) -> dict[str, Any]:
 
 
 def dumps(data: dict[str, Any]) -> str:
-    """The JSON text of ``data``: a number that is not finite is ``null`` (JSON has no NaN or
-    Infinity; where it matters the data says why, as a sweep row's ``reason``)."""
-    return json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _finite(data: Any) -> Any:
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: _finite(value) for key, value in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_finite(value) for value in data]
-    return data
+    """The JSON text of ``data``, indented by two spaces: a number that is not finite is
+    ``null`` (JSON has no NaN or Infinity; where it matters the data says why, as a sweep row's
+    ``reason``)."""
+    return json_text.dumps(data) + "\n"
