@@ -25,7 +25,8 @@ The satreport runs use compiled bytecode as an installed package does (a cache o
 bench's temporary folder, filled by one untimed run first), even where the environment says
 ``PYTHONDONTWRITEBYTECODE``: otherwise each run would compile satreport's sources again.
 
-Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [--repeats N] [N_NESTS ...]``
+Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [--repeats N] [--no-generated]
+[N_NESTS ...]``
 """
 
 from __future__ import annotations
@@ -112,8 +113,12 @@ def main() -> None:
     arguments.add_argument("--kernels", default=str(KERNELS), help="SMC's kernels.f90")
     arguments.add_argument("--repeats", type=int, default=3,
                            help="runs of each measure, the minimum kept (default 3)")
+    arguments.add_argument("--no-generated", action="store_true",
+                           help="SMC's kernels.f90 alone, no generated module")
     arguments.add_argument("nests", nargs="*", type=int, default=[400, 1600])
     args = arguments.parse_args()
+    if args.no_generated:
+        args.nests = []
     with tempfile.TemporaryDirectory(prefix="satreport-bench-") as work:
         folder = Path(work)
         inputs = []
