@@ -14,6 +14,7 @@ its target fails the test too: fixing the model means updating the list.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from differential_harness import compare, differential, emit, generate, known, measure
-from nests import Array, Assign, Bin, Bound, Const, Lin, Loop, Nest, Procedure, Ref
+from nests import Array, Assign, Bin, Bound, Const, If, Lin, Loop, Nest, Procedure, Ref
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,6 +130,37 @@ def test_truth_of_a_sweep_by_hand(tmp_path, repeats):
     # ownership and written back, 375 lines = 24,000 B per pass that misses. L1 (512 B)
     # keeps nothing from one pass to the next; L2 (16 KiB) and L3 hold both arrays.
     assert truth.levels == {"L1": 24_000 * repeats, "L2": 24_000, "L3": 24_000}
+
+
+def _branch_nest() -> Nest:
+    """``for j < 4: for i < 10: if (w[j][i] > 0) y[j][i] = x[j][i] + 0.5``, its 2-D arrays
+    one-dimensional, each element found by an index function (``w[ix_w(j, i)]``)."""
+    w, x, y = (Array(f"{name}_hand", etype, (10, 4)) for name, etype in
+               (("w", "i4"), ("x", "r8"), ("y", "r8")))
+    ji = (Lin("i"), Lin("j"))
+    then = [Assign(Ref(y, ji), Bin("+", Ref(x, ji), Const(0.5)), sid=2)]
+    body = [Loop("j", Bound((), 0), Bound((), 4), [
+        Loop("i", Bound((), 0), Bound((), 10), [If(Ref(w, ji), then, sid=1)], lid=2)], lid=1)]
+    return Nest("hand", "c", [w, x, y], [Procedure("kernel_hand", body)],
+                classes={"index-function"})
+
+
+def test_a_condition_through_an_index_function_gets_its_fraction(tmp_path):
+    # the fraction 0.25 reaches satreport under the condition's own text,
+    # w_hand[ix_w_hand(j, i)] > 0: 40 iterations x 0.25 x 1 add = 10 adds (the default 1/2
+    # would give 20)
+    nest = _branch_nest()
+    source = tmp_path / "hand.c"
+    source.write_text(emit.source(nest))
+    assert "if (w_hand[ix_w_hand(j, i)] > 0)" in source.read_text()
+    truth = measure.Truth({}, {}, 0.0, {}, fractions={1: 0.25})
+    conds = measure.write_conds([nest], tmp_path, {nest.ident: truth})
+    out = tmp_path / "out.json"
+    done = subprocess.run([satreport_command(), str(source), "--conds", str(conds), "--json",
+                           str(out), "-q"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loop = json.loads(out.read_text())["loops"][0]
+    assert loop["adds"] * loop["iter_x"] * loop["iter_y"] == pytest.approx(10)
 
 
 # ---------------------------------------------------------------- the sample
