@@ -1,6 +1,8 @@
 """Flops counted exactly: the else arm of a chain whose other arms' probabilities --conds
-gives (sat.model.exasat.flops), and loops stepping by more than 1 over a range that moves
-with an enclosing loop (sat.model.sums.stepped_mean_trips). Every number worked by hand.
+gives (sat.model.exasat.flops), loops stepping by more than 1 over a range that moves
+with an enclosing loop (sat.model.sums.stepped_mean_trips), and the tiles of such a range
+(their tile loop runs once, sat.model.exasat.iteration.trip_count). Every number worked by
+hand.
 """
 
 from __future__ import annotations
@@ -143,5 +145,51 @@ def test_a_triangular_loop_with_a_step_counts_its_exact_iterations(tmp_path, low
     """One multiply an iteration: the flops are the iterations, summed exactly (the count at
     the mean j, FLOOR((12.5 - 1)/2) + 1 = 6 per j, gave 144 for the first)."""
     rows, env = _loops(tmp_path, "tri.f90", _triangle(lower, upper, step), f"n={n}")
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+
+
+TRIANGLE_IN_TILES_C = """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double out[40][60], inp[40][60];
+void tiles(void) {
+  for (int j = 0; j < 40; j++) {
+    for (int kk = 0; kk < j + 1; kk += 12) {
+      for (int k = kk; k < MIN(kk + 12, j + 1); k++) {
+        out[j][k] = 1.5 * inp[j][k];
+      }
+    }
+  }
+}
+"""
+
+TRIANGLE_IN_TILES_F = """\
+subroutine tiles(n, a, b)
+  integer :: n, j, kt, k
+  real(8) :: a(64, n), b(64, n)
+  do j = 1, n
+    do kt = j, n, 5
+      do k = kt, min(kt + 4, n)
+        b(k, j) = a(k, j) + 2.0d0 * a(k, j)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("name, text, sets, flops", [
+    # k runs 0..j through its tiles of 12: j + 1 multiplies a j, 1 + 2 + ... + 40 = 820
+    # (the tile loop counted again at its mean ceil((j+1)/12), 2.2, gave 1,804)
+    ("tiles.c", TRIANGLE_IN_TILES_C, (), 820),
+    # k runs j..n through tiles of 5: n - j + 1 iterations of 2 flops, n = 20:
+    # 2 * (20 + 19 + ... + 1) = 420 (times the tile loop's mean trips, ceil((21-j)/5) =
+    # 4,4,4,4,4,3,...,1: 50/20 = 2.5, it gave 1,050)
+    ("tiles.f90", TRIANGLE_IN_TILES_F, ("n=20",), 420),
+])
+def test_tiles_of_a_triangular_range_count_the_range_once(tmp_path, name, text, sets, flops):
+    """A tile loop whose range moves with an enclosing loop still runs once for the model:
+    its element loop counts the whole (triangular) range."""
+    rows, env = _loops(tmp_path, name, text, *sets)
     (row,) = rows
     assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)

@@ -670,6 +670,8 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
     for a loop whose bounds move with an enclosing loop, its average over that loop (an
     exact nested sum when several loops of its path move, :mod:`sat.model.sums`)."""
+    if loop.kind == "tile":  # once: its element loops count the range, a triangular one too
+        return E.Num(1)
     path = ctx.summed_paths.get(id(loop))
     summed = None if path is None else summed_trip_count(path, ctx,
                                                          lambda lp: trip_count(lp, ctx))
@@ -695,8 +697,6 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
 
 
 def _trip_count(loop: Loop, ctx: ModelContext, averaged: bool = False) -> E.Expr:
-    if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
-        return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
     descending = loop.stride.strip().startswith("-")
     span = _SPAN.match(loop.upper)
