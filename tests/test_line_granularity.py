@@ -301,3 +301,26 @@ def test_a_stepped_contiguous_loop_outside_moves_a_line_per_access(tmp_path):
     # iteration).
     assert levels(tmp_path, "cols4.c", STEPPED_COLUMNS_OUTERMOST)["L1"] == \
         pytest.approx(30_720)
+
+
+STEPPED_ROWS_OUTERMOST = """\
+subroutine rowsx(a, b)
+  real(8) :: a(64, 40), b(64, 40)
+  integer :: i, j
+  do j = 2, 37, 3
+    do i = 1, 64
+      b(i, j) = a(i, j - 1) + a(i, j) + a(i, j + 1)
+    end do
+  end do
+end subroutine rowsx
+"""
+
+
+def test_a_stepped_row_loop_outside_moves_each_row_it_touches_once(tmp_path):
+    # j = 2, 5, ..., 35: 12 steps, each walking rows j-1, j, j+1 of a (64 doubles, 8 lines
+    # each) and row j of b along i, a few lines at a time: every level keeps a line from one
+    # i to the next, none keeps a row for the next step (its rows are new). Per step: a 3 x
+    # 8 lines, b 8 read and 8 written back: 40 x 64 = 2,560 B; 12 steps: 30,720 B at every
+    # level (as simulated). Not the 2 folded rows in each of the 3 rows of a step (6 x 8
+    # lines of a: 49,152 B at the 512 B level).
+    same_at_every_level(levels(tmp_path, "rowsx.f90", STEPPED_ROWS_OUTERMOST), 30_720)
