@@ -98,9 +98,8 @@ class Pattern:
     # each other in memory (a literal extent; 0 otherwise): see
     # :func:`sat.model.exasat.lines.row_lines`
     row_length: int = 0
-    # with a stepped Y or Z loop: each offset's folded point and its row or plane within the
-    # step (a[j-1], a[j], a[j+1] of j += 3: three rows), and the rows or planes of a step the
-    # offsets cover (3; step_copies counts each for every folded offset: 2 x 3 = 6)
+    # with a stepped Y or Z loop: each offset's folded point and its row or plane in the step
+    # (a[j-1], a[j], a[j+1] of j += 3: 3 rows, not 2 folded x 3), and the rows a step covers
     step_points: frozenset[tuple[int, ...]] = frozenset()
     step_rows: int = 1
 
