@@ -89,7 +89,7 @@ REASONS = {
                             " that move an inner loop's bound).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
-                        "line per access, the model less (L1 median +34 %). The worst nest, n00496"
+                        "line per access, the model less (L1 median +28 %). The worst nest, n00496"
                         " (a tiled, stepped, transposed 3-D stencil called twice from a time "
                         "loop), is charged 150 x the measured traffic at the 16 KiB level, where "
                         "its data fits: the layer condition of a transposed walk through tiles is "
