@@ -1,6 +1,8 @@
 """Flops counted exactly: the else arm of a chain whose other arms' probabilities --conds
-gives (sat.model.exasat.flops), and loops stepping by more than 1 over a range that moves
-with an enclosing loop (sat.model.sums.stepped_mean_trips). Every number worked by hand.
+gives (sat.model.exasat.flops), loops stepping by more than 1 over a range that moves
+with an enclosing loop (sat.model.sums.stepped_mean_trips), and the tiles of such a range
+(their tile loop runs once, sat.model.exasat.iteration.trip_count). Every number worked by
+hand.
 """
 
 from __future__ import annotations
@@ -143,5 +145,118 @@ def test_a_triangular_loop_with_a_step_counts_its_exact_iterations(tmp_path, low
     """One multiply an iteration: the flops are the iterations, summed exactly (the count at
     the mean j, FLOOR((12.5 - 1)/2) + 1 = 6 per j, gave 144 for the first)."""
     rows, env = _loops(tmp_path, "tri.f90", _triangle(lower, upper, step), f"n={n}")
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+
+
+TRIANGLE_IN_TILES_C = """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double out[40][60], inp[40][60];
+void tiles(void) {
+  for (int j = 0; j < 40; j++) {
+    for (int kk = 0; kk < j + 1; kk += 12) {
+      for (int k = kk; k < MIN(kk + 12, j + 1); k++) {
+        out[j][k] = 1.5 * inp[j][k];
+      }
+    }
+  }
+}
+"""
+
+TRIANGLE_IN_TILES_F = """\
+subroutine tiles(n, a, b)
+  integer :: n, j, kt, k
+  real(8) :: a(64, n), b(64, n)
+  do j = 1, n
+    do kt = j, n, 5
+      do k = kt, min(kt + 4, n)
+        b(k, j) = a(k, j) + 2.0d0 * a(k, j)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+TILES_IN_A_TRIANGLE_C = """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+float out[16][16], inp[16][16];
+void tiles(void) {
+  for (int i = 0; i < 2; i++) {
+    for (int k = i + 4; k < 16; k++) {
+      for (int ll = 4; ll < k + 1; ll += 12) {
+        for (int l = ll; l < MIN(ll + 12, k + 1); l++) {
+          out[k][l] = 3.0f * inp[k][l];
+        }
+      }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("name, text, sets, flops", [
+    # l runs 4..k through its tiles, k - 3 times, k from i + 4 to 15: for i = 0,
+    # 1 + 2 + ... + 12 = 78; for i = 1, 2 + ... + 12 = 77; 155 (the nested sum over i, k
+    # and l, the tile loop once; without it, the mean of the range: 155.25)
+    ("tri.c", TILES_IN_A_TRIANGLE_C, (), 155),
+    # k runs 0..j through its tiles of 12: j + 1 multiplies a j, 1 + 2 + ... + 40 = 820
+    # (the tile loop counted again at its mean ceil((j+1)/12), 2.2, gave 1,804)
+    ("tiles.c", TRIANGLE_IN_TILES_C, (), 820),
+    # k runs j..n through tiles of 5: n - j + 1 iterations of 2 flops, n = 20:
+    # 2 * (20 + 19 + ... + 1) = 420 (times the tile loop's mean trips, ceil((21-j)/5) =
+    # 4,4,4,4,4,3,...,1: 50/20 = 2.5, it gave 1,050)
+    ("tiles.f90", TRIANGLE_IN_TILES_F, ("n=20",), 420),
+])
+def test_tiles_of_a_triangular_range_count_the_range_once(tmp_path, name, text, sets, flops):
+    """A tile loop whose range moves with an enclosing loop still runs once for the model:
+    its element loop counts the whole (triangular) range."""
+    rows, env = _loops(tmp_path, name, text, *sets)
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+
+
+CROSSING_F = """\
+subroutine crossing(a, b)
+  real(8) :: a(20, 18, 14), b(20, 18, 14)
+  integer :: k, l, m
+  do k = 5, 10
+    do l = k, 14
+      do m = l + 4, 16
+        b(m, l, k) = 2.0d0 * a(m, l, k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+CROSSING_C = """\
+float a[10][10][10], b[10][10][10];
+void crossing(void) {
+  for (int i = 0; i < 6; i++) {
+    for (int j = i; j < 10; j++) {
+      for (int k = j + 3; k < 10; k++) {
+        b[i][j][k] = a[i][j][k] * 0.5f;
+      }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("name, text, flops", [
+    # m runs 13 - l times while l <= 12 and not at all for l = 13, 14: per k, the sum of
+    # 13 - l for l = k..12 = (13 - k)(14 - k)/2; k = 5..10: 36 + 28 + 21 + 15 + 10 + 6 = 116
+    # (summed with l = 13 and 14 counting 0 and -1 trips, 116 - 6 = 110)
+    ("crossing.f90", CROSSING_F, 116),
+    # k runs 7 - j times while j <= 6: per i, (7 - i)(8 - i)/2; i = 0..5: 28 + 21 + 15 +
+    # 10 + 6 + 3 = 83 (with j = 7, 8, 9 counting 0, -1, -2: 83 - 18 = 65)
+    ("crossing.c", CROSSING_C, 83),
+])
+def test_a_range_that_empties_inside_a_triangle_counts_no_trips_there(tmp_path, name, text,
+                                                                       flops):
+    """Two ranges moving with the loops around them, the innermost one empty for the last
+    values of its parent: those values run nothing (one multiply an iteration)."""
+    rows, env = _loops(tmp_path, name, text)
     (row,) = rows
     assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)

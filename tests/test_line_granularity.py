@@ -244,3 +244,83 @@ def test_a_called_procedure_keeps_its_stride(tmp_path):
     # back, 3,200 B; the 512 B level keeps nothing from one step to the next: 3 x 28,800 B
     found = levels(tmp_path, "call.c", STRIDE_IN_A_CALLEE, procedure="kernel")
     assert found["L1"] == pytest.approx(3 * (25600 + 3200))
+
+
+STEPPED_ROWS_INNERMOST = """\
+subroutine rows3(a, b)
+  real(8) :: a(64, 40), b(64, 40)
+  integer :: i, j
+  do i = 1, 64
+    do j = 2, 37, 3
+      b(i, j) = a(i, j - 1) + a(i, j) + a(i, j + 1)
+    end do
+  end do
+end subroutine rows3
+"""
+
+
+def test_a_stepped_row_loop_moves_the_rows_its_offsets_touch(tmp_path):
+    # j = 2, 5, ..., 35: 12 trips inside i = 1..64: 768 iterations.  One step of i touches
+    # 12 x 3 rows of a and 12 of b, 48 lines: more than the 8 lines of the 512 B level, so
+    # every access is a line.  a(i,j-1), a(i,j), a(i,j+1) lie on three rows (the next step,
+    # j + 3, starts on row j + 2): 3 lines; b read and written back: 2 lines; 5 x 64 = 320 B
+    # an iteration, 768 x 320 = 245,760 B (an LRU simulation of the addresses gives the
+    # same).  Three offsets of a step of 3 are three rows, not the two folded offsets (j-1
+    # in the step before, j and j+1 in this one) in each of the 3 rows of a step: 6 lines,
+    # 393,216 B in all, beyond every reference missing at every iteration (320 B).
+    path, out = tmp_path / "rows3.f90", tmp_path / "out.json"
+    path.write_text(STEPPED_ROWS_INNERMOST)
+    assert main([str(path), "-m", str(measure.machine_file(tmp_path)), "--json", str(out),
+                 "-q", "--set", "Cores=1", "--set", "SetupIterations=1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["bounds_violations"] == []
+    l1 = data["loops"][0]["levels"][0]
+    assert l1["traffic_gb"] * 1e9 == pytest.approx(245_760)
+
+
+STEPPED_COLUMNS_OUTERMOST = """\
+float out[16][40];
+float inp[16][40];
+void cols4(void)
+{
+    for (int i = 0; i < 40; i += 4) {
+        for (int j = 0; j < 16; j++) {
+            out[j][i] = 2.0f * inp[j][i];
+        }
+    }
+}
+"""
+
+
+def test_a_stepped_contiguous_loop_outside_moves_a_line_per_access(tmp_path):
+    # i = 0, 4, ..., 36: 10 trips around j = 0..15: 160 iterations.  One step of i touches
+    # 16 rows of each array, 32 lines: more than the 512 B level holds, every access misses.
+    # inp[j][i]: a line; out read and written back: 2 lines; 3 x 64 = 192 B an iteration,
+    # 160 x 192 = 30,720 B (as simulated).  The 4 floats a step of i spans share the line of
+    # the access: not a line each (122,880 B, beyond every reference missing, 192 B an
+    # iteration).
+    assert levels(tmp_path, "cols4.c", STEPPED_COLUMNS_OUTERMOST)["L1"] == \
+        pytest.approx(30_720)
+
+
+STEPPED_ROWS_OUTERMOST = """\
+subroutine rowsx(a, b)
+  real(8) :: a(64, 40), b(64, 40)
+  integer :: i, j
+  do j = 2, 37, 3
+    do i = 1, 64
+      b(i, j) = a(i, j - 1) + a(i, j) + a(i, j + 1)
+    end do
+  end do
+end subroutine rowsx
+"""
+
+
+def test_a_stepped_row_loop_outside_moves_each_row_it_touches_once(tmp_path):
+    # j = 2, 5, ..., 35: 12 steps, each walking rows j-1, j, j+1 of a (64 doubles, 8 lines
+    # each) and row j of b along i, a few lines at a time: every level keeps a line from one
+    # i to the next, none keeps a row for the next step (its rows are new). Per step: a 3 x
+    # 8 lines, b 8 read and 8 written back: 40 x 64 = 2,560 B; 12 steps: 30,720 B at every
+    # level (as simulated). Not the 2 folded rows in each of the 3 rows of a step (6 x 8
+    # lines of a: 49,152 B at the 512 B level).
+    same_at_every_level(levels(tmp_path, "rowsx.f90", STEPPED_ROWS_OUTERMOST), 30_720)

@@ -51,9 +51,12 @@ REASONS = {
                "shorter than a line, a line per access once it is not.",
     "bounds:step": "A loop stepping along the contiguous axis costs a line per access and its "
                    "compulsory bytes count the elements it touches (exact). A loop stepping by 2 "
-                   "or 3 along rows or planes is over-charged at the 512 B L1: each offset folded "
-                   "into the step is charged for every row the step covers (n01093: 32 x the "
-                   "measured L1 traffic; L2 and L3 +4 %).",
+                   "or 3 along rows or planes charges each offset's own row once where a level "
+                   "moves a line per access (n00159: L1 -4 %). Its working set within pencils "
+                   "still counts each folded offset in every row of the step, so a small level "
+                   "may be taken to keep nothing: n01093 (i += 3, seven offsets on five rows) "
+                   "is charged a line per access at the 512 B L1, where its rows stay "
+                   "(+1,571 %); L2 and L3 +4 %.",
     "bounds:tile-constant": "1-D tiles narrower than a line share their lines (exact). Tiles of "
                             "two or three dimensions narrower than a line keep whole lines per "
                             "tile row, and a tile's copy into a scratch array moves it per tile at"
@@ -86,9 +89,9 @@ REASONS = {
                             " that move an inner loop's bound).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
-                        "line per access, the model less (L1 median +34 %). The worst nest, n00496"
+                        "line per access, the model less (L1 median +28 %). The worst nest, n00496"
                         " (a tiled, stepped, transposed 3-D stencil called twice from a time "
-                        "loop), is charged 300 x the measured traffic at the 16 KiB level, where "
+                        "loop), is charged 150 x the measured traffic at the 16 KiB level, where "
                         "its data fits: the layer condition of a transposed walk through tiles is "
                         "taken as failed.",
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "

@@ -161,11 +161,13 @@ def run_truth(exe: Path, sim: Path, k: int, printer) -> Truth:
 
 def condition_texts(nest: Nest, branch: If, callee: str = "") -> list[str]:
     """The branch's condition as satreport may render it (spacing and case vary; inside a
-    called procedure satreport renames the loop variables ``var__callee``)."""
-    p = emit.Printer(nest, nest.lang)
-    ref = p.ref(branch.cond)
-    forms = {f"{ref} > 0", f"({ref}) > 0", f"{ref}>0", ref.replace(" ", "") + " > 0",
-             ref.replace(" ", "") + ">0"}
+    called procedure satreport renames the loop variables ``var__callee``), in the source's
+    own text too (an element found by an index function: ``w[ix_w(k, j, i)] > 0``)."""
+    forms = set()
+    for written in (False, True):
+        ref = emit.Printer(nest, nest.lang, written).ref(branch.cond)
+        forms |= {f"{ref} > 0", f"({ref}) > 0", f"{ref}>0", ref.replace(" ", "") + " > 0",
+                  ref.replace(" ", "") + ">0"}
     if callee:
         forms |= {re.sub(r"\b([a-z]{1,2})\b(?![_(\[])", rf"\1__{callee.lower()}", f)
                   for f in forms}

@@ -16,8 +16,10 @@ over the bounds' own expressions.  The counts of the loops on a path then multip
 exact number of iterations of its innermost body, whatever the depth, and every count stays
 a formula over the problem's parameters.  A range clipped at zero (a loop whose bounds
 cross for some values of the enclosing variables) is summed as if negative counts were
-allowed: the sums are exact when every range is empty or forward, as in LU and triangular
-solves.
+allowed, unless the bounds involved are numbers: then the enclosing loop's range is
+narrowed to where the inner loop runs (``do l = k, 14; do m = l + 4, 16``: l up to 12).
+The sums are exact when every range is empty or forward, as in LU and triangular solves,
+and where such numbers clip them.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop
     counts: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr, sympy.Expr]] = []
     names = [lp.loopvar for lp in path if lp.loopvar]
     for n, lp in enumerate(path):
+        if lp.kind == "tile":  # once: its element loops count the whole range
+            continue
         var = variables.get(lp.loopvar.lower()) if lp.loopvar else None
         if not _mentions(lp, names[:n]) and not _used_below(lp, path):
             # a loop of its own count, independent of the others: a factor of the sum
@@ -109,7 +113,7 @@ def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop
             continue
         bounds = _bounds(lp, set(variables))
         stride = lp.stride.strip()
-        if bounds is None or stride not in ("", "1", "-1") or lp.kind == "tile":
+        if bounds is None or stride not in ("", "1", "-1"):
             return None
         lower, upper = (_symbolic(b, role, variables, ctx, symbols)
                         for b, role in zip(bounds, ("lower", "upper"), strict=True))
@@ -117,12 +121,35 @@ def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop
             lower, upper = upper, lower
         counts.append((var, lower, upper, upper - lower + 1))
     total: sympy.Expr = sympy.Integer(1)
-    for var, lower, upper, count in reversed(counts):
+    for n in reversed(range(len(counts))):
+        var, lower, upper, count = counts[n]
         if var is not None and total.has(var):
+            lower, upper = _clipped(var, lower, upper, [c[3] for c in counts[n + 1:]])
+            counts[n] = (var, lower, upper, upper - lower + 1)
             total = sympy.expand(sympy.summation(total, (var, lower, upper)))
         else:
             total = sympy.expand(total * count)
     return total
+
+
+def _clipped(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
+             inner: list[sympy.Expr]) -> tuple[sympy.Expr, sympy.Expr]:
+    """``var``'s range narrowed to where the loops inside it run (``do l = k, 14`` around
+    ``do m = l + 4, 16``: l up to 12, where l = 14 would count -1 trips), when the range's
+    end and the inner counts are numbers and affine in ``var`` alone (else unchanged)."""
+    import sympy
+
+    for count in inner:
+        if count.free_symbols != {var} or sympy.degree(count, var) != 1:
+            continue
+        a, b = sympy.Poly(count, var).all_coeffs()  # the count a*var + b >= 0
+        if a < 0 and upper.is_Integer:
+            upper = sympy.Min(upper, sympy.floor(-b / a))
+        elif a > 0 and lower.is_Integer:
+            lower = sympy.Max(lower, sympy.ceiling(-b / a))
+    if lower.is_Integer and upper.is_Integer:
+        upper = sympy.Max(upper, lower - 1)  # an empty range, not a negative one
+    return lower, upper
 
 
 def _mentions(loop: Loop, names: list[str]) -> bool:

@@ -98,6 +98,10 @@ class Pattern:
     # each other in memory (a literal extent; 0 otherwise): see
     # :func:`sat.model.exasat.lines.row_lines`
     row_length: int = 0
+    # with a stepped Y or Z loop: each offset's folded point and its row or plane in the step
+    # (a[j-1], a[j], a[j+1] of j += 3: 3 rows, not 2 folded x 3), and the rows a step covers
+    step_points: frozenset[tuple[int, ...]] = frozenset()
+    step_rows: int = 1
 
     @property
     def kind(self) -> str:
@@ -374,6 +378,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
              if _literal_step(lp) != 1 and len(axis_loops[a]) == 1}
     residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
+    in_step: dict[str, set[tuple]] = {}  # (folded point, its rows and planes within the step)
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
@@ -403,16 +408,18 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else _row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
-        point = []
+        point, within = [], []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
             value = value if isinstance(value, int) else 0
             if a in steps and d is not None:
                 residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
+                within.extend([value % steps[a]] if a else [])
                 value = _fold(value, steps[a])
             point.append(value)
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
+        in_step.setdefault(key, set()).add((*point, *within))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets), array.name))
         copies = tuple(lp for lp in chain if id(lp) in copy_ids and lp.loopvar.lower() in lowered)
@@ -447,7 +454,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
                         math.prod(len(r) for r in residues.get(key, {}).values()),
                         strides.get(key, 1), _x_step(residues.get(key, {}), steps),
-                        min(rows.get(key, {0})))
+                        min(rows.get(key, {0})), frozenset(in_step[key]),
+                        math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
@@ -661,6 +669,8 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     """Iterations of one loop: ``upper - lower + 1`` (stride 1) or ``FLOOR((u-l)/s) + 1``;
     for a loop whose bounds move with an enclosing loop, its average over that loop (an
     exact nested sum when several loops of its path move, :mod:`sat.model.sums`)."""
+    if loop.kind == "tile":  # once: its element loops count the range, a triangular one too
+        return E.Num(1)
     path = ctx.summed_paths.get(id(loop))
     summed = None if path is None else summed_trip_count(path, ctx,
                                                          lambda lp: trip_count(lp, ctx))
@@ -686,8 +696,6 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
 
 
 def _trip_count(loop: Loop, ctx: ModelContext, averaged: bool = False) -> E.Expr:
-    if loop.kind == "tile":  # its element loops count the whole range (sat.frontend.tiles)
-        return E.Num(1)
     # ``do i = n, 1, -1`` starts at its upper end: n gets an upper bound's default.
     descending = loop.stride.strip().startswith("-")
     span = _SPAN.match(loop.upper)

@@ -377,6 +377,17 @@ def _collapsed(invariant: frozenset[int], g: E.Expr, h: E.Expr, i: E.Expr,
                      one if back.get(1, 1) == 0 else h, one if back.get(2, 2) == 0 else i)
 
 
+def _accessed(pattern: Pattern, counts: Counts, pencils: bool = False) -> E.Expr:
+    """Cells (or pencils) a line per access moves per iteration, per copy: the pattern's, or
+    with a stepped Y or Z loop those in their own rows and planes of the step (``a[j-1],
+    a[j], a[j+1]`` of ``j += 3``: 3 rows, not the 2 folded offsets in each of the 3 rows of a
+    step), over the rows and planes the copies count."""
+    if pattern.step_rows == 1:
+        return E.Num(counts.pencils if pencils else counts.cells)
+    points = {point[1:] for point in pattern.step_points} if pencils else pattern.step_points
+    return E.div(len(points), pattern.step_rows)
+
+
 def _volume(x: E.Expr, h: E.Expr, i: E.Expr, ghi: E.Expr) -> E.Expr:
     """x*h*i, the shared product when nothing is collapsed."""
     return ghi if isinstance(x, E.Ref) and isinstance(h, E.Ref) and isinstance(i, E.Ref) \
@@ -483,12 +494,12 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
              "traffic per sweep with reuse between planes"),
             ("traffic_pencils_gb", _prod(counts.planes, unit, plane, sizes.i_pencils), "GB",
              "traffic per sweep with reuse between pencils"),
-            ("traffic_within_gb", _prod(counts.pencils, unit, ax_lines, sizes.h_within,
-                                        sizes.i_within), "GB",
+            ("traffic_within_gb", _prod(1, _accessed(pattern, counts, pencils=True), unit,
+                                        ax_lines, sizes.h_within, sizes.i_within), "GB",
              "traffic per sweep with reuse within pencils"),
-            ("traffic_none_gb", _prod(counts.cells, unit, _volume(sizes.x, sizes.h_within,
-                                                                  sizes.i_within, ghi)), "GB",
-             "traffic per sweep without reuse within pencils"),
+            ("traffic_none_gb", _prod(1, _accessed(pattern, counts), unit,
+                                      _volume(sizes.x, sizes.h_within, sizes.i_within, ghi)),
+             "GB", "traffic per sweep without reuse within pencils"),
         ):
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         if shape.inside_x:
@@ -617,6 +628,8 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
     g, h, i = (E.Ref(b) for b in space.block)
     inner = [h if 1 in shape.inside_x else E.Num(1), i if 2 in shape.inside_x else E.Num(1)]
     per_line = elements_per_line(ctx, pattern_bytes(ctx, shape, pattern))
+    if pattern.x_step != 1:  # the copies of one step of a stepped X loop share its line
+        per_line = E.div(per_line, pattern.x_step)
     if 0 in pattern.invariant:
         elements = _prod(counts.pencils, E.Ref(q["access_x_lines"]), *inner)
         strided = E.mul(g, q["traffic_within_gb"])
@@ -625,7 +638,7 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
         strided = E.Ref(q["traffic_none_gb"])
     else:
         elements = _prod(counts.pencils, per_line, *inner)
-        strided = _prod(counts.pencils, per_line, unit, ghi)
+        strided = _prod(1, _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
     prefix = ("array", shape.ident, pattern.key)
     return {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
                                       "working set of one step of X"),
