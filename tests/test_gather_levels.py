@@ -119,3 +119,47 @@ def test_component_loop_keeps_a_line_per_component(tmp_path: Path) -> None:
     level = l1(tmp_path, "comp.f90", COMPONENTS)
     assert level["ws_cell_kb"] == pytest.approx(10 * 64 / 1024)
     assert level["layer_condition"] == "none"
+
+
+# A scatter in a procedure the nest calls: the caller's time loop runs it 3 times.
+CALLED_SCATTER = """\
+int idx[4096];
+double x[8192];
+double v[4096];
+
+void sweep(void)
+{
+    for (int i = 0; i < 4096; i++) {
+        x[idx[i]] = x[idx[i]] + 0.25 * v[i];
+    }
+}
+
+void kernel(void)
+{
+    for (int t = 0; t < 3; t++) {
+        sweep();
+    }
+}
+"""
+
+
+def test_scatter_in_a_called_procedure_is_the_nests(tmp_path: Path) -> None:
+    # toy-roofline: L1 32 KiB, L2 256 KiB.  x spans 8192 x 8 B = 64 KiB (the callee's
+    # declaration) = 1024 lines; 3 x 4096 = 12,288 visits; the other streams keep
+    # idx 4 B + v 8 B = 12 B.
+    # L1: left = 32,768 - 12 = 32,756 B; miss = 1 - 32,756/65,536 = 32,780/65,536;
+    #     lines = 1024 + 11,264 x 32,780/65,536 = 6658.0625; x 64 B x 2 (read for ownership,
+    #     written back) = 852,232 B.
+    # L2: the range fits: the 1024 lines once, x 128 B = 131,072 B.
+    path, out = tmp_path / "call.c", tmp_path / "out.json"
+    path.write_text(CALLED_SCATTER)
+    assert main([str(path), "-m", MACHINE, "--json", str(out), "-q"]) == 0
+    data = json.loads(out.read_text())
+    (row,) = data["gathers"]
+    assert (row["procedure"], row["array"], row["index"]) == ("kernel", "x", "idx")
+    assert row["references"] == 12288
+    assert row["range_kb"] == 64
+    levels = {lv["level"]: lv for lv in data["loops"][0]["levels"]}
+    assert levels["L1"]["gathers_gb"] * 1e9 == pytest.approx(
+        (1024 + 11264 * 32780 / 65536) * 128)
+    assert levels["L2"]["gathers_gb"] * 1e9 == pytest.approx(131072)
