@@ -163,3 +163,27 @@ def test_scatter_in_a_called_procedure_is_the_nests(tmp_path: Path) -> None:
     assert levels["L1"]["gathers_gb"] * 1e9 == pytest.approx(
         (1024 + 11264 * 32780 / 65536) * 128)
     assert levels["L2"]["gathers_gb"] * 1e9 == pytest.approx(131072)
+
+
+@pytest.mark.libreoffice
+def test_editing_l1_in_the_workbook_moves_the_csr_case_as_set_does(tmp_path: Path) -> None:
+    # L1 0.5 KiB holds the 6 lines (planes); 0.25 KiB (4 lines) does not: a line per access
+    from libreoffice import recalculate_edited, value_at
+
+    path, book_path = tmp_path / "csr.f90", tmp_path / "csr.xlsx"
+    path.write_text(CSR_F90)
+
+    def run(*options: str) -> dict:
+        out = tmp_path / "out.json"
+        assert main([str(path), "-m", MACHINE, "--json", str(out), "-q", *CSR_SETS,
+                     *options]) == 0
+        return json.loads(out.read_text())["loops"][0]["levels"][0]
+
+    written = run("--set", "L1KB=0.5", "-o", str(book_path))
+    expected = run("--set", "L1KB=0.25")
+    assert (written["layer_condition"], expected["layer_condition"]) == ("planes", "none")
+    book = recalculate_edited(book_path, {"L1KB": 0.25}, tmp_path / "lo")
+    for key in ("ws_cell_kb", "gathers_gb", "traffic_gb"):
+        assert value_at(book, written["cells"][key]) == pytest.approx(expected[key],
+                                                                      rel=1e-9), key
+    assert value_at(book, written["cells"]["ws_cell_kb"]) == pytest.approx(6 * 64 / 1024)
