@@ -54,6 +54,10 @@ point like a unit-stride stream, and that share of the nest's actual traffic
 (``Replaced GB``) gives way to the gather's bytes when every reference of the array in the
 nest goes through an index array (with direct references as well, the gather's bytes are
 added on top). Nests without gathers or scatters are unchanged.
+
+A gather or scatter in a procedure the nest calls (its loop written into the nest,
+:mod:`sat.model.calls`) is the nest's: the callee's loop is the instance's, and its range
+defaults to the callee's declaration of the array (:attr:`ModelContext.read_procedures`).
 """
 
 from __future__ import annotations
@@ -85,7 +89,8 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "point, as a stream) when all its references in the nest are indirect. Its "
         "compulsory traffic (reuse between blocks) is the distinct elements the indices "
         "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
-        "elements.")
+        "elements. A gather or scatter in a procedure the nest calls is the nest's (its range "
+        "the callee's declaration of the array).")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
