@@ -69,21 +69,24 @@ REASONS = {
                     "through an index function is read as a one-dimensional array (n00985: "
                     "compulsory -98 %).",
     "indirect:sorted": "The compulsory bytes take the expected distinct elements of uniform "
-                       "indices (median 0.2 %). Gathers at a level far smaller than the gathered "
-                       "range (the 512 B L1) are charged a line per access, although sorted "
-                       "indices walk consecutive lines (L1 median +165 %); L2 and L3 within 5 % at"
-                       " the median.",
+                       "indices (median 0.3 %). The levels take uniform indices too (the source "
+                       "does not show the index values; ClusterElems_ gives their locality): at a"
+                       " level smaller than the gathered range (the 512 B L1) sorted indices, "
+                       "which walk consecutive lines, move fewer lines than charged (L1 median "
+                       "+53 % on the first 400 nests); L2 and L3 within 3 % at the median.",
     "indirect:clustered": "As indirect:sorted: runs of nearby indices share lines the small L1 "
                           "keeps (L1 median +160 %); the compulsory bytes assume uniform indices, "
                           "a few per cent high for clustered ones (p90 14 %).",
-    "indirect:uniform": "The compulsory bytes and the levels are within 1 % at the median; a level"
-                        " between the gathered range and one line per access (n01539 at L2: -83 %)"
-                        " takes the gathers as hits where the simulation misses.",
+    "indirect:uniform": "The compulsory bytes and the levels are within 3 % at the median (a "
+                        "gather in a called procedure is the calling nest's, n01539). The worst "
+                        "nests carry another class.",
     "indirect:scatter": "As indirect:sorted for the levels (L1 median +108 %, L2 +31 %); the "
                         "compulsory bytes assume uniform indices (median 3 %).",
     "csr": "The compulsory bytes are within 1 % at the median (the gathered x as the expected "
-           "distinct elements); the CSR gathers of x at the 512 B L1 are charged a line per access"
-           " (L1 median +205 %); L2 and L3 within 2 % at the median.",
+           "distinct elements); a row's val and col are one stream at every level (L1 median "
+           "13 % on the first 400 nests); the gathers of x take uniform indices, so sorted and "
+           "clustered rows, whose nearby indices share the lines the 512 B L1 keeps, are "
+           "charged more lines than they move; L2 and L3 within 2 % at the median.",
     "reduction-lower-rank": "An array reduced into counts the axes it steps along only (exact at "
                             "the median). The worst nests carry another class (stepped rows, loops"
                             " that move an inner loop's bound).",

@@ -539,6 +539,7 @@ def build_model(program: Program, params: ParameterSet,
     known = {proc.name.lower() for proc in program.procedures}
     # idioms are where the source has them: in each procedure, callees not written into nests
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
+    ctx.read_procedures = {proc.name.lower(): proc for proc in program.procedures}
     inlined = inline_calls(program)
     program = inlined.program
     ctx.averaged_loops = averaged_bounds(program)

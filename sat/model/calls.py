@@ -310,13 +310,18 @@ class _Mapper:
 
     def induction_subscripts(self, access: ir.Access) -> tuple[ir.Subscript, ...]:
         """The access's subscripts when each is a plain induction ``coeff*var + offset`` of
-        numbers (a stride the caller's nest keeps), renamed; else none (unknown)."""
+        numbers (a stride the caller's nest keeps) or an element of an index array (a gather
+        the caller's nest runs), renamed; else none (unknown)."""
         subs = access.subscripts
-        if not subs or any(sub.kind != "induction" or not isinstance(sub.coeff, int)
-                           or not isinstance(sub.offset, int) for sub in subs):
+        if not subs or any(sub.kind not in ("induction", "indirect") or
+                           not isinstance(sub.coeff, int) or not isinstance(sub.offset, int)
+                           for sub in subs):
             return ()
-        return tuple(ir.Subscript("induction", self.rename(sub.var) if sub.var else "",
-                                  sub.coeff, sub.offset) for sub in subs)
+        return tuple(ir.Subscript(sub.kind, self.rename(sub.var) if sub.var else "",
+                                  sub.coeff, sub.offset,
+                                  *((sub.index, sub.text, self.rename(sub.run) if sub.run else "")
+                                    if sub.kind == "indirect" else ()))
+                     for sub in subs)
 
     def section_access(self, access: ir.Access, parts: list[str]) -> ir.Access:
         """The callee's access through a section or element of the caller's array."""

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-from sat.ir import Constant, Loop
+from sat.ir import Constant, Loop, Procedure
 from sat.model import expr as E
 from sat.model.opaque import opaque_name, opaque_terms
 from sat.model.tables import Note
@@ -212,6 +212,9 @@ class ModelContext:
         # array name (lower case) -> element sizes in words its declarations give
         # (sat.model.elements)
         self.array_words: dict[str, set[float]] = {}
+        # the procedures as read, before calls were written into the nests (lower-case name
+        # -> procedure): the declarations of the arrays a called procedure gathers
+        self.read_procedures: dict[str, Procedure] = {}
 
     # ------------------------------------------------------------ parameters
 

@@ -102,6 +102,9 @@ class Pattern:
     # (a[j-1], a[j], a[j+1] of j += 3: 3 rows, not 2 folded x 3), and the rows a step covers
     step_points: frozenset[tuple[int, ...]] = frozenset()
     step_rows: int = 1
+    # its copies are one contiguous run (val(k) of a CSR row: a moving loop of X subscripts
+    # its unit-stride dimension): they share lines, as one stream
+    run_copies: bool = False
 
     @property
     def kind(self) -> str:
@@ -386,6 +389,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     units: dict[str, set[str]] = {}
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
+    unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
     declared = {v.name.lower(): v.shape for v in (*procedure.locals, *procedure.nonlocals)
                 if v.shape}
     split = _split_arrays(accesses, stepping, streamed)
@@ -404,6 +408,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
             units.setdefault(key, set()).add(
                 "x" if unit_var in stepping[0] else
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
+            unit_moved[key] = unit_moved.get(key, True) and moved.get(unit_var) == 0
             if unit_var in stepping[0]:
                 strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else _row_length(
@@ -457,6 +462,9 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         min(rows.get(key, {0})), frozenset(in_step[key]),
                         math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
+    for pattern in patterns:
+        pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
+            and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
                      _x_tiles_share_lines(loops, axis_loops))

@@ -226,6 +226,8 @@ def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     terms: list[E.Expr] = [E.Num(spans.pop(0, 0))]
     for span, count in sorted(spans.items()):
         terms.append(E.mul(count, E.add(E.ceiling(E.div(span, per_line)), 1)))
+    if array.run_copies:  # one contiguous run (a CSR row's val(k)): its copies share the
+        return E.add(*terms)  # line of the access, the next copy reuses it at once
     return E.mul(_line_copies(array), E.add(*terms))
 
 

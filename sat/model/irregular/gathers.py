@@ -54,6 +54,10 @@ point like a unit-stride stream, and that share of the nest's actual traffic
 (``Replaced GB``) gives way to the gather's bytes when every reference of the array in the
 nest goes through an index array (with direct references as well, the gather's bytes are
 added on top). Nests without gathers or scatters are unchanged.
+
+A gather or scatter in a procedure the nest calls (its loop written into the nest,
+:mod:`sat.model.calls`) is the nest's: the callee's loop is the instance's, and its range
+defaults to the callee's declaration of the array (:attr:`ModelContext.read_procedures`).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sat.ir import Body, Loop, Procedure
+from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext, derive_default
 from sat.model.elements import element_bytes
@@ -85,7 +89,8 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "point, as a stream) when all its references in the nest are indirect. Its "
         "compulsory traffic (reuse between blocks) is the distinct elements the indices "
         "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
-        "elements.")
+        "elements. A gather or scatter in a procedure the nest calls is the nest's (its range "
+        "the callee's declaration of the array).")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
@@ -146,6 +151,7 @@ class Instance:
     written: bool = False
     direct: bool = False  # the array has direct references in the nest too
     run: str = ""  # the loop variable of the contiguous runs the index picks (x(start(ib)+k))
+    function: str = ""  # the procedure whose loop holds it (a callee of the nest's, or its own)
 
 
 @dataclass
@@ -212,10 +218,13 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
     loop of the source at another line (a fused nest's loops are its first member's); an
     instance keeps its source loop's line (its parameters' names)."""
     chains = {loop.line: chain for loop, chain in [(nest, (nest,)), *_walk(nest, (nest,))]}
+    # a procedure the nest calls runs its loops inside the nest: its gathers are the nest's
+    where = {procedure.name.lower()} | {arm.callee.lower() for arm in nest.levels()
+                                        if isinstance(arm, InlinedCall)}
     found: dict[str, tuple[Instance, tuple[Loop, ...]]] = {}
     for row in idiom_rows:
         at = (lines or {}).get(row["loop_line"], row["loop_line"])  # type: ignore[call-overload]
-        if (row["idiom"] not in IDIOMS or str(row["function"]).lower() != procedure.name.lower()
+        if (row["idiom"] not in IDIOMS or str(row["function"]).lower() not in where
                 or at not in chains):
             continue
         array = str(row["array"])
@@ -228,7 +237,8 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
                 instance.loop_line, instance.line = int(row["loop_line"]), int(row["line"])  # type: ignore
             continue
         found[array] = (Instance(array, {str(row["idiom"])}, int(row["loop_line"]),  # type: ignore
-                                 int(row["line"])), chain)  # type: ignore[arg-type]
+                                 int(row["line"]), function=str(row["function"]).lower()),
+                        chain)
     for instance, chain in found.values():
         texts: set[tuple[str, ...]] = set()
         for arr in _own_arrays(chain[-1]):
@@ -248,7 +258,9 @@ def nest_instances(procedure: Procedure, nest: Loop, idiom_rows: list[dict[str, 
             not any(s.kind == "indirect" for s in access.subscripts)
             for arr in _all_arrays(nest) if arr.name.lower() == instance.array.lower()
             for access in arr.accesses)
-    return list(found.values())
+    # a callee's gather counts where the nest holds its indirect access (under the same name)
+    own = procedure.name.lower()
+    return [(i, c) for i, c in found.values() if i.function == own or i.index]
 
 
 def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: E.Expr
@@ -340,6 +352,9 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         element = float(ctx.params[size.name].value)
         stem = symbol_to_name(f"{procedure.name}_{instance.loop_line}_{instance.array}")
         declared = _declared_kb(procedure, instance.array, ctx, size)
+        callee = ctx.read_procedures.get(instance.function)  # a called procedure's gather
+        if declared is None and callee is not None:
+            declared = _declared_kb(callee, instance.array, ctx, size)
         prefix = ("gather", shape.ident, instance.array)
 
         def quantity(name: str, expr: E.Expr, unit: str, label: str,
