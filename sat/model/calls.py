@@ -322,6 +322,17 @@ class _Mapper:
         """The callee's access through a section or element of the caller's array."""
         inner = self.access(access)
         sliced = [d for d, p in enumerate(parts) if ":" in p]
+        if not sliced and len(parts) == 1 < len(inner.offsets):
+            # an element of a one-dimensional array starts a multi-dimensional dummy (a work
+            # array's level, u(ir(k)) as z(n1,n2,n3)): the callee's dimensions stay (the
+            # element, the array's component, places them); keeping only the first would make
+            # the loops of the others repeat the same elements
+            start = _int(parts[0])
+            first = inner.offsets[0]
+            if start is not None and isinstance(first, int):
+                first += start - 1  # a(3) as first element: the callee's 1 is 3
+            return ir.Access((first, *inner.offsets[1:]), inner.loopvars,
+                             access.reads, access.writes)
         # sequence association: an element passed to an array dummy starts its dimensions
         targets = sliced or list(range(min(len(parts), len(inner.offsets))))
         offsets: list[int | str] = []
