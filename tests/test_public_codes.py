@@ -30,9 +30,11 @@ def runs(tmp_path_factory) -> dict[str, dict]:
     found = {}
     for ident, (code, entry) in ENTRIES.items():
         json_path = out / f"{ident}.json"
-        done = subprocess.run([sys.executable, "-m", "sat", entry["source"], *entry["flags"],
-                               "-q", "--json", str(json_path)], cwd=code, capture_output=True,
-                              text=True, timeout=600)
+        # "with": further files of the code read in the same run (a module it uses)
+        done = subprocess.run([sys.executable, "-m", "sat", *entry.get("with", []),
+                               entry["source"], *entry["flags"], "-q", "--json",
+                               str(json_path)], cwd=code, capture_output=True, text=True,
+                              timeout=600)
         assert done.returncode == 0 and "Traceback" not in done.stderr, \
             f"{ident}: exit {done.returncode}: {done.stderr[-2000:]}"
         found[ident] = json.loads(json_path.read_text())
@@ -52,9 +54,10 @@ def bytes_per_iteration(row: dict) -> float:
 
 
 def test_every_manifest_entry_names_its_file_commit_and_licence():
-    assert len({code for code, _ in ENTRIES.values()}) >= 2
+    assert len({code for code, _ in ENTRIES.values()}) >= 3
     for ident, (code, entry) in ENTRIES.items():
-        assert (code / entry["source"]).is_file(), ident
+        for name in (entry["source"], *entry.get("with", [])):
+            assert (code / name).is_file(), ident
         assert (code / "LICENSE").is_file(), ident
         assert len(entry["commit"]) == 40 and entry["repository"] and entry["license"], ident
 
@@ -164,3 +167,28 @@ def test_miniamr_27_point_arm_is_not_taken(runs):
     # the else arm (27 points) runs with probability 1 - 1 = 0 under conds.xml
     row = nest(runs["miniamr_stencil"], "stencil_calc", 105)
     assert row["gflops"] == 0 and row["traffic_blocks_gb"] == 0
+
+
+# TheBandwidthBenchmark, Fortran: n = 20,000,000 doubles (its constants.f90)
+BANDWIDTH = {  # kernel: (adds, multiplies, bytes per iteration), by hand
+    "init": (0, 0, 16),     # a(i) = scalar: a written
+    "summ": (1, 0, 8),      # summe = summe + a(i): a read
+    "copy": (0, 0, 24),     # a(i) = b(i): b read, a written
+    "update": (0, 1, 16),   # a(i) = a(i) * scalar: a read and written back
+    "triad": (1, 1, 32),    # a(i) = b(i) + scalar * c(i): b, c read, a written
+    "daxpy": (1, 1, 24),    # a(i) = a(i) + scalar * b(i): a read and written, b read
+    "striad": (1, 1, 40),   # a(i) = b(i) + c(i) * d(i): b, c, d read, a written
+    "sdaxpy": (1, 1, 32),   # a(i) = a(i) + b(i) * c(i): a read and written, b, c read
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(BANDWIDTH))
+def test_bandwidth_benchmark_kernel(kernel, runs):
+    adds, multiplies, per_iteration = BANDWIDTH[kernel]
+    row = nest(runs["bandwidth_f90_kernels"], kernel)
+    assert row["iter_x"] * row["sweeps"] == 20_000_000  # n from constants.f90
+    assert (row["adds"], row["multiplies"], row["divides"]) == (adds, multiplies, 0)
+    assert row["gflops"] == pytest.approx((adds + multiplies) * 20_000_000 / 1e9)
+    assert bytes_per_iteration(row) == pytest.approx(per_iteration)
+    # every element once: the bytes per iteration times n (triad: 32 B * 2e7 = 0.64 GB)
+    assert row["traffic_blocks_gb"] == pytest.approx(per_iteration * 20_000_000 / 1e9)
