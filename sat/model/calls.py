@@ -8,7 +8,9 @@ always taken, so that its share of the nest's work can be told), on a copy of th
 - a dummy array becomes the actual array: a whole array ``q`` keeps the callee's subscripts;
   a section ``q(:,:,:,n)`` takes them in its ``:`` dimensions and keeps its other subscripts
   (``n``, a loop variable of the caller, stays one); an element ``a(1,j)`` passed to an
-  array dummy (sequence association) starts the callee's first dimensions there;
+  array dummy (sequence association) starts the callee's first dimensions there; an element
+  of a one-dimensional array, ``u(ir(k))`` for ``z(n1,n2,n3)`` (a multigrid level), keeps
+  all the callee's dimensions, the element the pattern's component;
 - a dummy scalar in a bound (``do i = 1, n``) becomes the actual expression; a dummy scalar
   the callee writes, bound to an array element ``p(i,j,k)``, is a write of that element;
 - the callee's loop variables and local names are renamed ``name__callee`` so that they
