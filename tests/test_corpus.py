@@ -40,11 +40,7 @@ ENTRIES = json.loads((CORPUS / "manifest.json").read_text())["files"] if CORPUS 
 
 # Entries satreport gets wrong today, with what goes wrong: each must fail (a fix makes its
 # test pass, and then it leaves this table).
-KNOWN: dict[str, str] = {
-    "npb_mg": "mg.f:695, 1367: the level loop k calls rprj3/zero3 with sizes m1(k) the model "
-              "reads as one opaque parameter, so k looks like a repetition of one level's "
-              "sweep: its compulsory bytes (one level's elements) fall below the bound",
-}
+KNOWN: dict[str, str] = {}
 
 FORTRAN = (".f", ".f90", ".F", ".F90", ".for", ".f77")
 _INCLUDE = re.compile(r"^\s*(?:#\s*)?include\s*['\"<]([^'\">]+)['\">]", re.I | re.M)

@@ -8,7 +8,9 @@ always taken, so that its share of the nest's work can be told), on a copy of th
 - a dummy array becomes the actual array: a whole array ``q`` keeps the callee's subscripts;
   a section ``q(:,:,:,n)`` takes them in its ``:`` dimensions and keeps its other subscripts
   (``n``, a loop variable of the caller, stays one); an element ``a(1,j)`` passed to an
-  array dummy (sequence association) starts the callee's first dimensions there;
+  array dummy (sequence association) starts the callee's first dimensions there; an element
+  of a one-dimensional array, ``u(ir(k))`` for ``z(n1,n2,n3)`` (a multigrid level), keeps
+  all the callee's dimensions, the element the pattern's component;
 - a dummy scalar in a bound (``do i = 1, n``) becomes the actual expression; a dummy scalar
   the callee writes, bound to an array element ``p(i,j,k)``, is a write of that element;
 - the callee's loop variables and local names are renamed ``name__callee`` so that they
@@ -327,6 +329,17 @@ class _Mapper:
         """The callee's access through a section or element of the caller's array."""
         inner = self.access(access)
         sliced = [d for d, p in enumerate(parts) if ":" in p]
+        if not sliced and len(parts) == 1 < len(inner.offsets):
+            # an element of a one-dimensional array starts a multi-dimensional dummy (a work
+            # array's level, u(ir(k)) as z(n1,n2,n3)): the callee's dimensions stay (the
+            # element, the array's component, places them); keeping only the first would make
+            # the loops of the others repeat the same elements
+            start = _int(parts[0])
+            first = inner.offsets[0]
+            if start is not None and isinstance(first, int):
+                first += start - 1  # a(3) as first element: the callee's 1 is 3
+            return ir.Access((first, *inner.offsets[1:]), inner.loopvars,
+                             access.reads, access.writes)
         # sequence association: an element passed to an array dummy starts its dimensions
         targets = sliced or list(range(min(len(parts), len(inner.offsets))))
         offsets: list[int | str] = []

@@ -171,12 +171,16 @@ def placing_vars(accesses: Sequence[Access]) -> set[str]:
             if isinstance(offset, str) for w in re.findall(r"[A-Za-z_]\w*", offset)}
 
 
-def unplaced_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], placing: set[str]
-                    ) -> frozenset[int]:
+def unplaced_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], placing: set[str],
+                    key: str = "") -> frozenset[int]:
     """Indexes into ``sweeps`` of the sweeps whose variable moves some reference of the nest
     (``placing``) but none of the pattern's: each step of them touches the pattern's same
-    elements again (a scratch tile reused by every tile)."""
+    elements again (a scratch tile reused by every tile). The words of the pattern's
+    component (``key``, ``u.ir(k)``: a level of a work array, passed as ``u(ir(k))`` to a
+    routine) move it too: each level is other elements."""
     own = set().union(*(_mentions(access) for access, _ in items)) if items else set()
+    component = key.split("@", 1)[0].partition(".")[2]
+    own |= {w.lower() for w in re.findall(r"[A-Za-z_]\w*", component)}
     return frozenset(n for n, sweep in enumerate(sweeps) if sweep.loopvar
                      and sweep.loopvar.lower() in placing - own)
 

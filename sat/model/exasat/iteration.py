@@ -453,9 +453,9 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         _new_sweeps(items[key], sweeps, grid_loops, subscripting, tiled,
-                                    in_grid, placing, passes),
+                                    in_grid, placing, passes, key),
                         compulsory.written_first(items[key])
-                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing)),
+                        and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing, key)),
                         frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
                         math.prod(len(r) for r in residues.get(key, {}).values()),
                         strides.get(key, 1), _x_step(residues.get(key, {}), steps),
@@ -472,11 +472,11 @@ def analyse_nest(procedure: Procedure, loop: Loop,
 
 def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: set[int],
                 subscripting: set[str], tiled: set[int], in_grid: set[int],
-                placing: set[str], passes: frozenset[int]) -> tuple[int, ...]:
+                placing: set[str], passes: frozenset[int], key: str) -> tuple[int, ...]:
     """The sweeps that bring a pattern new elements (:mod:`sat.model.exasat.compulsory`)."""
     found = compulsory.new_element_sweeps(items, sweeps, grid_loops, subscripting, tiled,
                                           in_grid, passes)
-    unplaced = compulsory.unplaced_sweeps(items, sweeps, placing)
+    unplaced = compulsory.unplaced_sweeps(items, sweeps, placing, key)
     return tuple(n for n in found if n not in unplaced)
 
 

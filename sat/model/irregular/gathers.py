@@ -199,9 +199,11 @@ def _own_arrays(body: Body) -> Iterator:
 
 
 def _all_arrays(body: Body) -> Iterator:
-    yield from _own_arrays(body)
-    for loop in body.loops:
-        yield from _all_arrays(loop)
+    """Every array reference under ``body``: in its loops, its arms and the loops of its arms
+    (a callee's loops written into the nest)."""
+    yield from body.arrays
+    for child in (*body.branches, *body.loops):
+        yield from _all_arrays(child)
 
 
 def array_datatype(nest: Loop, array: str) -> str:
