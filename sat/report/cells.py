@@ -84,33 +84,37 @@ class References:
         self.cells = cells
         self.total_names = total_names  # id(total) -> its defined name
         self.place = place  # gives a quantity no table shows a home (a Workings row)
-        # A quantity is referred to from many formulas: its spellings are made once, as
-        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
-        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
         self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
 
     def on(self, sheet: str) -> Callable[[Quantity], str | None]:
-        """The reference to a quantity from a formula on ``sheet`` (None: not placed)."""
-        return partial(self._reference, sheet)
+        """The reference to a quantity from a formula on ``sheet`` (None: not placed).
 
-    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
-        spellings = self._spellings.get(id(quantity))
-        if spellings is None:
-            spellings = self._spellings[id(quantity)] = self._spell(quantity)
-        sheet, here, elsewhere = spellings
-        return here if sheet == current_sheet else elsewhere
+        A quantity is referred to from many formulas of a sheet: its spelling there is made
+        once, and forgotten with the sheet's resolver (a big program's workbook refers to a
+        hundred thousand cells: the spellings of every sheet together would wait in memory).
+        """
+        return partial(self._reference, sheet, {})
 
-    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
+    def _reference(self, current_sheet: str, spellings: dict[int, str],
+                   quantity: Quantity) -> str | None:
+        spelling = spellings.get(id(quantity))
+        if spelling is None:
+            spelling = spellings[id(quantity)] = self._spell(current_sheet, quantity)
+        return spelling
+
+    def _spell(self, current_sheet: str, quantity: Quantity) -> str:
         name = self.total_names.get(id(quantity))
         if name:
-            return None, name, name
+            return name
         location = self.cells.home(quantity)
         if location is None:
             self.place(quantity)
             location = self.cells.home(quantity)
         sheet, row, col = location  # type: ignore[misc]
         cell = column_name(col) + str(row + 1)
+        if sheet == current_sheet:
+            return cell
         prefix = self._sheet_prefixes.get(sheet)
         if prefix is None:
             prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
-        return sheet, cell, prefix + cell
+        return prefix + cell

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name
 from xlsxwriter.workbook import Format
@@ -37,7 +36,7 @@ from sat.report.columns import (
 )
 from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter, FormulaParts
 from sat.report.names import NameTable
-from sat.report.sheet import ModelSheet, quick_deflate, sheet_name
+from sat.report.sheet import ModelBook, ModelSheet, quick_deflate, sheet_name
 
 
 class WorkbookError(OutputError):
@@ -333,7 +332,7 @@ class _Writer:
     # -------------------------------------------------------------- writing
 
     def write(self, path: str) -> None:
-        self.book = xlsxwriter.Workbook(path, {
+        self.book = ModelBook(path, {
             "in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
             "strings_to_urls": False})
         self.book.set_properties({
@@ -475,6 +474,13 @@ class _Writer:
         formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
+        # the columns' widths and the header's height before the rows, written as they come
+        for col, width in enumerate(widths):
+            ws.set_column(col, col, width)
+        lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
+                    zip(columns, widths, strict=True))
+        ws.set_row(layout.header_row, 15 * min(lines, 6))
+        ws.begin_stream(self._chart_columns(layout))
         self._write_rows(ws, layout, data_formats, whats)
         layout.cells = []  # written: a big program's tables are not held twice till the end
         if layout.totals_row is not None:
@@ -485,11 +491,6 @@ class _Writer:
             for col, column in enumerate(columns):
                 self._write_value(ws, layout.totals_row, col, totals.get(column.key),
                                   formats[col][1], f"{layout.sheet} total {column.header}")
-        for col, width in enumerate(widths):
-            ws.set_column(col, col, width)
-        lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
-                    zip(columns, widths, strict=True))
-        ws.set_row(layout.header_row, 15 * min(lines, 6))
         if table.rows:
             ws.autofilter(layout.header_row, 0, layout.last_row, len(columns) - 1)
             self._mark_bottlenecks(ws, layout)
@@ -583,10 +584,21 @@ class _Writer:
         ws.conditional_format(first, dram, last, dram, {
             "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
 
+    @staticmethod
+    def _chart_columns(layout: _TableLayout) -> tuple[int, ...]:
+        """The columns a chart beside the table draws (their cells are kept for it)."""
+        keys = [c.key for c in layout.table.columns]
+        if layout.sheet.lower().startswith("registers"):
+            accesses = _accesses_column(layout.table)
+            return () if accesses is None else (0, accesses)
+        if layout.table.name == "ECM scaling" and "gflop_per_s" in keys and "cores" in keys:
+            return keys.index("cores"), keys.index("gflop_per_s")
+        return ()
+
     def _registers_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
         """Histogram of accesses per state variable, beside the table."""
         table = layout.table
-        accesses = next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
+        accesses = _accesses_column(table)
         if accesses is None or not table.rows:
             return
         chart = self.book.add_chart({"type": "column"})
@@ -755,6 +767,11 @@ class _Writer:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         ws.repeat_rows(band_row if band_row is not None else header_row, header_row)
+
+
+def _accesses_column(table: Table) -> int | None:
+    """The column of accesses the Registers chart draws."""
+    return next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
 
 
 def _lock_file(target: Path) -> Path | None:
