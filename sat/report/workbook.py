@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsxwriter.exceptions import XlsxWriterException
-from xlsxwriter.utility import quote_sheetname, xl_col_to_name
+from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format
 
 from sat import collector
@@ -25,6 +25,7 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.parameter import Parameter
 from sat.report.cells import CellMap, References, Workings, address
+from sat.report.charts import add_chart, chart_columns
 from sat.report.columns import (
     Word,
     auto_number_format,
@@ -480,7 +481,7 @@ class _Writer:
         lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
                     zip(columns, widths, strict=True))
         ws.set_row(layout.header_row, 15 * min(lines, 6))
-        ws.begin_stream(self._chart_columns(layout))
+        ws.begin_stream(chart_columns(layout.sheet, table))
         self._write_rows(ws, layout, data_formats, whats)
         layout.cells = []  # written: a big program's tables are not held twice till the end
         if layout.totals_row is not None:
@@ -506,10 +507,8 @@ class _Writer:
         if pages > 1:
             ws.fit_to_pages(pages, 0)
             ws.repeat_columns(0, max(frozen, 1) - 1)
-        if layout.sheet.lower().startswith("registers"):
-            self._registers_chart(ws, layout)
-        elif layout.table.name == "ECM scaling":
-            self._scaling_chart(ws, layout)
+        add_chart(self.book, ws, layout.sheet, table, layout.header_row,
+                  (layout.first_row, layout.last_row))
         ws.stream_rows(len(table.rows))
 
     def _write_rows(self, ws: ModelSheet, layout: _TableLayout, formats: list[Format],
@@ -583,61 +582,6 @@ class _Writer:
             "type": "formula", "criteria": f"={c}>={d}", "format": self._format(**_CPU_BOUND)})
         ws.conditional_format(first, dram, last, dram, {
             "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
-
-    @staticmethod
-    def _chart_columns(layout: _TableLayout) -> tuple[int, ...]:
-        """The columns a chart beside the table draws (their cells are kept for it)."""
-        keys = [c.key for c in layout.table.columns]
-        if layout.sheet.lower().startswith("registers"):
-            accesses = _accesses_column(layout.table)
-            return () if accesses is None else (0, accesses)
-        if layout.table.name == "ECM scaling" and "gflop_per_s" in keys and "cores" in keys:
-            return keys.index("cores"), keys.index("gflop_per_s")
-        return ()
-
-    def _registers_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
-        """Histogram of accesses per state variable, beside the table."""
-        table = layout.table
-        accesses = _accesses_column(table)
-        if accesses is None or not table.rows:
-            return
-        chart = self.book.add_chart({"type": "column"})
-        sheet = quote_sheetname(layout.sheet)
-        first, last = layout.first_row, layout.last_row
-        chart.add_series({
-            "name": header_text(table.columns[accesses]),
-            "categories": f"={sheet}!${xl_col_to_name(0)}${first + 1}:"
-                          f"${xl_col_to_name(0)}${last + 1}",
-            "values": f"={sheet}!${xl_col_to_name(accesses)}${first + 1}:"
-                      f"${xl_col_to_name(accesses)}${last + 1}",
-            "fill": {"color": "#5B9BD5"}, "gap": 50})
-        chart.set_title({"name": "Accesses per state variable"})
-        chart.set_legend({"none": True})
-        chart.set_y_axis({"name": "accesses"})
-        chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
-
-    def _scaling_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
-        """Performance against cores, beside the ECM scaling table."""
-        columns = [c.key for c in layout.table.columns]
-        if not layout.table.rows or "gflop_per_s" not in columns:
-            return
-        sheet = quote_sheetname(layout.sheet)
-        first, last = layout.first_row + 1, layout.last_row + 1
-
-        def column(key: str) -> str:
-            name = xl_col_to_name(columns.index(key))
-            return f"={sheet}!${name}${first}:${name}${last}"
-
-        chart = self.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-        chart.add_series({"name": "ECM prediction", "categories": column("cores"),
-                          "values": column("gflop_per_s"), "line": {"color": "#5B9BD5"}})
-        chart.set_title({"name": "Performance against cores"})
-        chart.set_legend({"none": True})
-        chart.set_x_axis({"name": "cores", "min": 0})
-        chart.set_y_axis({"name": "Gflop/s", "min": 0})
-        chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(layout.header_row, len(columns) + 1, chart)
 
     def _write_notes(self, ws: ModelSheet) -> None:
         self._begin_sheet(ws.name)
@@ -767,11 +711,6 @@ class _Writer:
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         ws.repeat_rows(band_row if band_row is not None else header_row, header_row)
-
-
-def _accesses_column(table: Table) -> int | None:
-    """The column of accesses the Registers chart draws."""
-    return next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
 
 
 def _lock_file(target: Path) -> Path | None:
