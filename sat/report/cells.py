@@ -40,6 +40,13 @@ class CellMap:
         self._quantities[id(quantity)] = quantity
         return True
 
+    def forget(self, quantities: list[Quantity]) -> None:
+        """Forget the homes of ``quantities`` (and no longer keep them alive)."""
+        homes, kept = self._homes, self._quantities
+        for quantity in quantities:
+            homes.pop(id(quantity), None)
+            kept.pop(id(quantity), None)
+
     def home(self, quantity: Quantity) -> Location | None:
         return self._homes.get(id(quantity))
 

@@ -35,7 +35,12 @@ from sat.report.columns import (
     numeric,
     with_words,
 )
-from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter, FormulaParts
+from sat.report.formula import (
+    MAX_FORMULA_LENGTH,
+    ExcelPrinter,
+    FormulaParts,
+    forget_parsed_cells,
+)
 from sat.report.names import NameTable
 from sat.report.sheet import ModelBook, ModelSheet, quick_deflate, sheet_name
 
@@ -117,6 +122,10 @@ _HOW_TO = [
     "(Data > Calculate > Recalculate Hard) if a number looks stale.",
     "Each column header has a comment explaining it; the Notes sheet lists assumptions.",
 ]
+
+# The Workings sheet's formulas are printed this many at a time, the texts of their parts
+# forgotten after each batch: only the formulas' own texts wait for the sheet to be written.
+_WORKINGS_BATCH = 2000
 
 # Column width (characters) that still prints legibly on one landscape page.
 _PRINT_WIDTH = 220
@@ -212,8 +221,12 @@ class _Writer:
         """The Workings sheet: every quantity placed there, those its own formulas refer to
         included (placed while they are printed here)."""
         printer, placed = self.printer, self.workings.quantities
+        done = 0
         for quantity in placed:  # the list grows while it is printed: those are printed too
             printer.formula(quantity.expr)
+            done += 1
+            if done % _WORKINGS_BATCH == 0:  # the texts of their parts are not kept for all
+                printer.forget_all_but([q.expr for q in placed[:done]])
         printer.forget_all_but([quantity.expr for quantity in placed])
         rows: list[dict[str, CellValue]] = [
             {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
@@ -363,6 +376,12 @@ class _Writer:
             self.book.close()
         for ws in self.book.worksheets():
             ws.release()
+        # The map written says where the tables' quantities, the totals and the parameters
+        # are (what the JSON names): the Workings sheet's intermediate quantities and formula
+        # parts, tens of thousands in a big program, need not wait in memory for the outputs
+        # written next, nor the cells the printers parsed.
+        self.cells.forget([q for q in self.workings.quantities if id(q) not in self.total_names])
+        forget_parsed_cells()
 
     def _write_parameters(self, ws: ModelSheet) -> None:
         self._begin_sheet(ws.name)
