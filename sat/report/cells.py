@@ -34,10 +34,11 @@ class CellMap:
 
     def place(self, quantity: Quantity, location: Location) -> bool:
         """Make ``location`` the quantity's home unless it already has one."""
-        if id(quantity) in self._homes:
+        key = id(quantity)  # one int object for both maps: a big workbook has 100,000 homes
+        if key in self._homes:
             return False
-        self._homes[id(quantity)] = location
-        self._quantities[id(quantity)] = quantity
+        self._homes[key] = location
+        self._quantities[key] = quantity
         return True
 
     def forget(self, quantities: list[Quantity]) -> None:
