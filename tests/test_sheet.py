@@ -109,13 +109,17 @@ def test_workbook_is_the_same_without_the_short_cuts(
 
 
 
-def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool) -> dict[str, bytes]:
+def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool, stream: bool = False,
+                chart: bool = False) -> dict[str, bytes]:
     """A table sheet of 2,500 rows (formulas, numbers, texts, a merged band, booleans, three
     formats, a comment), its rows written ahead (or not, the threshold out of reach) once
-    finished, after a first sheet written later that uses the formats in another order."""
+    finished, or (``stream``) 100 at a time as they are stored, after a first sheet written
+    later that uses the formats in another order; with ``chart``, a chart of columns A and B
+    beside the table (whose cached data comes from the cells)."""
     import sat.report.sheet as S
 
     monkeypatch.setattr(S, "STREAMED_ROWS", 1 if ahead else 10**9)
+    monkeypatch.setattr(S, "STREAM_CHUNK_ROWS", 100)
     out = io.BytesIO()
     book = xlsxwriter.Workbook(out, {"in_memory": True})
     bold, money = book.add_format({"bold": True}), book.add_format({"num_format": "0.00"})
@@ -124,12 +128,24 @@ def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool) -> dict[str, bytes
     ws = book.add_worksheet("Loops", ModelSheet)
     ws.write_comment(0, 1, "a header comment")
     ws.merge_range(0, 2, 0, 4, "a band", band)
+    ws.set_column(3, 3, 12)  # a width: the column's cells are written by xlsxwriter's code
+    if stream:
+        ws.begin_stream((0, 1) if chart else ())
     for row in range(1, 2501):
         ws.store_row(row, [(0, "s", f"nest <{row}>", bold, 0.0), (1, "n", row / 7, money, 0.0),
                            (2, "f", f"=B{row + 1}*2", None, 2 * row / 7)])
         ws.write_boolean(row, 3, row % 2 == 0, italic if row > 2000 else None)
+        if stream and row == 1000:  # written ahead in whole blocks of 16 rows, 100 at least
+            assert min(ws.table) % 16 == 0 and 1000 - min(ws.table) < 100 + 16
+    if chart:
+        drawn = book.add_chart({"type": "column"})
+        drawn.add_series({"categories": "=Loops!$A$2:$A$2501", "values": "=Loops!$B$2:$B$2501"})
+        ws.insert_chart(1, 6, drawn)
     ws.stream_rows(2500)
-    assert (not ws.table) is ahead  # written ahead, the cells are gone from memory
+    if stream:  # only the cells the chart reads are left
+        assert {c for cells in ws.table.values() for c in cells} == ({0, 1} if chart else set())
+    else:
+        assert (not ws.table) is (ahead and not chart)  # written ahead, the cells are gone
     summary.write_string(0, 0, "first", italic)  # numbered first in the file
     summary.write_number(1, 0, 3.5, money)
     book.close()
@@ -138,3 +154,50 @@ def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool) -> dict[str, bytes
 
 def test_rows_written_ahead_make_the_same_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _table_book(monkeypatch, True) == _table_book(monkeypatch, False)
+
+
+@pytest.mark.parametrize("chart", [False, True])
+def test_rows_written_as_they_are_stored_make_the_same_file(
+        monkeypatch: pytest.MonkeyPatch, chart: bool) -> None:
+    """Rows streamed 100 at a time give the file of rows written all at the end; a chart's
+    cached data (numbers and texts of columns A and B) is the same from the kept cells."""
+    streamed = _table_book(monkeypatch, True, stream=True, chart=chart)
+    assert streamed == _table_book(monkeypatch, False, chart=chart)
+    if chart:
+        chart_xml = streamed["xl/charts/chart1.xml"]
+        assert b"nest &lt;2500&gt;" in chart_xml and b"357.142857142857" in chart_xml
+
+
+def _whole_file(book_class: type, rows: int) -> bytes:
+    """A two-sheet file written by ``book_class`` in ``in_memory`` mode, its creation time
+    fixed: the bytes of the whole file."""
+    import datetime
+
+    out = io.BytesIO()
+    book = book_class(out, {"in_memory": True})
+    book.set_properties({"created": datetime.datetime(2024, 1, 2, 3, 4, 5)})
+    money = book.add_format({"num_format": "0.00"})
+    ws = book.add_worksheet("Loops", ModelSheet)
+    for row in range(rows):
+        ws.store_row(row, [(0, "s", f"nest <{row}>", None, 0.0), (1, "n", row / 7, money, 0.0),
+                           (2, "f", f"=B{row + 1}*2", None, 2 * row / 7)])
+    ws.stream_rows(rows)
+    book.add_worksheet("Notes", ModelSheet).write_string(0, 0, "ü and ∑ in UTF-8")
+    book.close()
+    return out.getvalue()
+
+
+def test_parts_waiting_on_disk_make_the_same_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ModelBook keeps a part larger than a threshold (here 4,000 bytes, so that the sheet of
+    3,000 rows, about 190 KB of XML, and the shared strings go to disk while the small parts
+    stay in memory) in a temporary file until it is zipped: the file is byte for byte
+    xlsxwriter's own in_memory file."""
+    import sat.report.sheet as S
+
+    monkeypatch.setattr(S, "SPOOLED_PART_BYTES", 4000)
+    spooled = _whole_file(S.ModelBook, 3000)
+    assert spooled == _whole_file(xlsxwriter.Workbook, 3000)
+    with zipfile.ZipFile(io.BytesIO(spooled)) as archive:
+        sheet = archive.read("xl/worksheets/sheet1.xml")
+        assert len(sheet) > 150_000 and sheet.count(b"<row ") == 3000
+        assert "ü and ∑".encode() in archive.read("xl/sharedStrings.xml")

@@ -539,3 +539,25 @@ def test_the_writer_is_freed_without_the_garbage_collector(tmp_path: Path,
         assert len(writers) == 1 and writers[0]() is None
     finally:
         gc.enable()
+
+
+def test_written_map_keeps_what_the_json_names(tmp_path: Path) -> None:
+    """After the write the map still places every table quantity, total and parameter (what
+    the JSON names), and no longer the Workings sheet's intermediate quantities."""
+    result = hypterm_result()
+    env = result.env()
+    writer = W._Writer(result, META, env)
+    writer.write(str(tmp_path / "h.xlsx"))
+    cells = writer.cells
+    workings = [q for q in writer.workings.quantities if id(q) not in writer.total_names]
+    assert workings  # hypterm's formulas refer to quantities no table shows
+    assert all(cells.home(q) is None for q in workings)
+    for table in result.tables.values():
+        for row in table.rows + ([table.totals] if table.totals else []):
+            for value in row.values():
+                if isinstance(value, Quantity):
+                    assert cells.cell(value) is not None, value.key
+    assert all(cells.cell(q) is not None for q in result.totals.values())
+    assert cells.parameter_cell(result.parameters[0].name).startswith("Parameters!$B$")
+    book = openpyxl.load_workbook(tmp_path / "h.xlsx", read_only=True)
+    assert book["Workings"].max_row >= len(workings) + 3  # title, description, header

@@ -34,11 +34,19 @@ class CellMap:
 
     def place(self, quantity: Quantity, location: Location) -> bool:
         """Make ``location`` the quantity's home unless it already has one."""
-        if id(quantity) in self._homes:
+        key = id(quantity)  # one int object for both maps: a big workbook has 100,000 homes
+        if key in self._homes:
             return False
-        self._homes[id(quantity)] = location
-        self._quantities[id(quantity)] = quantity
+        self._homes[key] = location
+        self._quantities[key] = quantity
         return True
+
+    def forget(self, quantities: list[Quantity]) -> None:
+        """Forget the homes of ``quantities`` (and no longer keep them alive)."""
+        homes, kept = self._homes, self._quantities
+        for quantity in quantities:
+            homes.pop(id(quantity), None)
+            kept.pop(id(quantity), None)
 
     def home(self, quantity: Quantity) -> Location | None:
         return self._homes.get(id(quantity))
@@ -84,33 +92,37 @@ class References:
         self.cells = cells
         self.total_names = total_names  # id(total) -> its defined name
         self.place = place  # gives a quantity no table shows a home (a Workings row)
-        # A quantity is referred to from many formulas: its spellings are made once, as
-        # (home sheet or None for a defined name, spelling on that sheet, spelling elsewhere).
-        self._spellings: dict[int, tuple[str | None, str | None, str | None]] = {}
         self._sheet_prefixes: dict[str, str] = {}  # sheet -> "'Its name'!"
 
     def on(self, sheet: str) -> Callable[[Quantity], str | None]:
-        """The reference to a quantity from a formula on ``sheet`` (None: not placed)."""
-        return partial(self._reference, sheet)
+        """The reference to a quantity from a formula on ``sheet`` (None: not placed).
 
-    def _reference(self, current_sheet: str, quantity: Quantity) -> str | None:
-        spellings = self._spellings.get(id(quantity))
-        if spellings is None:
-            spellings = self._spellings[id(quantity)] = self._spell(quantity)
-        sheet, here, elsewhere = spellings
-        return here if sheet == current_sheet else elsewhere
+        A quantity is referred to from many formulas of a sheet: its spelling there is made
+        once, and forgotten with the sheet's resolver (a big program's workbook refers to a
+        hundred thousand cells: the spellings of every sheet together would wait in memory).
+        """
+        return partial(self._reference, sheet, {})
 
-    def _spell(self, quantity: Quantity) -> tuple[str | None, str | None, str | None]:
+    def _reference(self, current_sheet: str, spellings: dict[int, str],
+                   quantity: Quantity) -> str | None:
+        spelling = spellings.get(id(quantity))
+        if spelling is None:
+            spelling = spellings[id(quantity)] = self._spell(current_sheet, quantity)
+        return spelling
+
+    def _spell(self, current_sheet: str, quantity: Quantity) -> str:
         name = self.total_names.get(id(quantity))
         if name:
-            return None, name, name
+            return name
         location = self.cells.home(quantity)
         if location is None:
             self.place(quantity)
             location = self.cells.home(quantity)
         sheet, row, col = location  # type: ignore[misc]
         cell = column_name(col) + str(row + 1)
+        if sheet == current_sheet:
+            return cell
         prefix = self._sheet_prefixes.get(sheet)
         if prefix is None:
             prefix = self._sheet_prefixes[sheet] = quote_sheetname(sheet) + "!"
-        return sheet, cell, prefix + cell
+        return prefix + cell

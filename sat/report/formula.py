@@ -95,6 +95,11 @@ def _cell_parts(cell: str) -> tuple[str, str, int] | None:
     return (match.group(1) or "", match.group(2), int(match.group(3))) if match else None
 
 
+def forget_parsed_cells() -> None:
+    """Empty the cache of parsed cell references (a workbook is written)."""
+    _cell_parts.cache_clear()
+
+
 def nesting(text: str) -> int:
     """The deepest nesting of parentheses in a formula's text (it holds no string)."""
     depth = deepest = 0

@@ -14,8 +14,10 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from io import StringIO
 
 import xlsxwriter.workbook
+from xlsxwriter.packager import Packager
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format
 from xlsxwriter.worksheet import CellFormulaTuple, CellNumberTuple, CellStringTuple, Worksheet
@@ -37,6 +39,10 @@ class ModelSheet(Worksheet):
     fast_rows = True
     # The XML of the rows, written ahead of the file to a temporary file (stream_rows).
     _written_rows = None
+    # While rows are written ahead as they are stored (begin_stream): that temporary file, and
+    # the first row not written yet.
+    _stream = None
+    _streamed_to = 0
 
     def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
                             value: float) -> None:
@@ -81,6 +87,44 @@ class ModelSheet(Worksheet):
                 stored[col] = CellNumberTuple(payload, fmt)
             else:
                 stored[col] = CellStringTuple(shared(payload), fmt)
+        if self._stream is not None and row - self._streamed_to >= STREAM_CHUNK_ROWS:
+            self._write_ahead(row - row % 16)  # whole blocks of 16 rows: their spans are known
+
+    def begin_stream(self, keep_columns: tuple[int, ...] = ()) -> None:
+        """From now on, write the XML of the rows ahead as they are stored, every
+        :data:`STREAM_CHUNK_ROWS` rows, to a temporary file, and drop their cells; rows are
+        then stored in order, below every row stored before (the rows of a table).
+
+        The cells of ``keep_columns`` stay (a chart's cached data is read from them when the
+        file is written).  :meth:`stream_rows` writes the last rows.  Formats, widths and
+        heights of the columns and rows must be set before (they are part of a row's XML).
+        """
+        if not self.fast_rows or self.constant_memory or self._written_rows is not None \
+                or self._stream is not None:
+            return
+        self._stream = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._ahead_formats = []
+        self._kept_columns = keep_columns
+        self._kept: dict[int, dict] = {}
+        self._streamed_to = self.dim_rowmin if self.dim_rowmin is not None else 0
+
+    def _write_ahead(self, stop: int) -> None:
+        """Write the rows from the last written up to ``stop`` (excluded) to the stream."""
+        start = self._streamed_to
+        if stop <= start:
+            return
+        saved, self.fh = self.fh, self._stream
+        try:
+            self._calculate_spans(start, stop - 1)
+            self._write_row_range(start, stop - 1)
+        finally:
+            self.fh = saved
+        table, keep, kept = self.table, self._kept_columns, self._kept
+        for row in range(start, stop):
+            cells = table.pop(row, None)
+            if keep and cells:
+                kept[row] = {col: cells[col] for col in keep if col in cells}
+        self._streamed_to = stop
 
     def stream_rows(self, rows: int) -> None:
         """Write the XML of the rows now, to a temporary file, and drop the cells, when the
@@ -95,6 +139,13 @@ class ModelSheet(Worksheet):
         number when the file is written (:meth:`_write_rows`): the file is byte for byte the
         one written all at the end.
         """
+        if self._stream is not None:
+            if self.dim_rowmax is not None:
+                self._write_ahead(self.dim_rowmax + 1)
+            self._written_rows, self._stream = self._stream, None
+            self.table.clear()
+            self.table.update(self._kept)
+            return
         if rows < STREAMED_ROWS or not self.fast_rows or self.constant_memory or self.charts \
                 or self._written_rows is not None or self.dim_rowmin is None:
             return
@@ -119,7 +170,9 @@ class ModelSheet(Worksheet):
     # same output; cells of any other kind, or that take their format from their row or
     # column, are left to xlsxwriter's _write_cell.
 
-    def _calculate_spans(self) -> None:
+    def _calculate_spans(self, first: int | None = None, last: int | None = None) -> None:
+        """The spans of the blocks of 16 rows from ``first`` to ``last`` (all rows: the
+        sheet's); written ahead, ``last`` ends a block or the sheet."""
         if not self.fast_rows or self.constant_memory:
             super()._calculate_spans()
             return
@@ -127,7 +180,9 @@ class ModelSheet(Worksheet):
         spans: dict[int, str] = {}
         low = high = None
         first_col, last_col = self.dim_colmin, self.dim_colmax
-        for row in range(self.dim_rowmin, self.dim_rowmax + 1):
+        first = self.dim_rowmin if first is None else first
+        last = self.dim_rowmax if last is None else last
+        for row in range(first, last + 1):
             for cells in (self.table.get(row), self.comments.get(row)):
                 if not cells:
                     continue
@@ -135,7 +190,7 @@ class ModelSheet(Worksheet):
                 if columns:
                     low = min(columns) if low is None else min(low, *columns)
                     high = max(columns) if high is None else max(high, *columns)
-            if (row + 1) % 16 == 0 or row == self.dim_rowmax:
+            if (row + 1) % 16 == 0 or row == last:
                 if low is not None:
                     spans[row // 16] = f"{low + 1}:{high + 1}"
                     low = high = None
@@ -203,6 +258,10 @@ class ModelSheet(Worksheet):
             super()._write_rows()
             return
         self._calculate_spans()
+        self._write_row_range(self.dim_rowmin, self.dim_rowmax)
+
+    def _write_row_range(self, first: int, last: int) -> None:
+        """The XML of the rows from ``first`` to ``last``, their spans calculated."""
         write = self.fh.write
         table, row_info, comments = self.table, self.row_info, self.comments
         col_info = self.col_info
@@ -211,7 +270,7 @@ class ModelSheet(Worksheet):
         # id(format) -> ' s="its index"': xlsxwriter numbers the formats before the sheets
         styles: dict[int, str] = {}
         names = _COLUMNS
-        for row in range(self.dim_rowmin, self.dim_rowmax + 1):
+        for row in range(first, last + 1):
             cells = table.get(row)
             info = row_info.get(row)
             if not cells:
@@ -254,6 +313,8 @@ class ModelSheet(Worksheet):
 
 # A table of this many rows is written ahead (ModelSheet.stream_rows): every table with rows.
 STREAMED_ROWS = 1
+# Rows streamed (ModelSheet.begin_stream) are written ahead this many at a time.
+STREAM_CHUNK_ROWS = 512
 # A format's placeholder in rows written ahead: its position in ModelSheet._ahead_formats.
 _PLACEHOLDER = re.compile("\x01(\\d+)\x02")
 
@@ -301,6 +362,51 @@ def quick_deflate() -> Iterator[None]:
         yield
     finally:
         xlsxwriter.workbook.ZipInfo = saved
+
+
+# A part of the file larger than this waits for the zip on disk rather than in memory.
+SPOOLED_PART_BYTES = 1 << 20
+
+
+class _SpooledPart(StringIO):
+    """The text of one part of the file (a sheet's XML, the shared strings ...), kept in a
+    temporary file once it is larger than :data:`SPOOLED_PART_BYTES`.
+
+    xlsxwriter's ``in_memory`` mode writes every part into a ``StringIO`` and zips them all
+    once the last is written: a big program's sheets all wait in memory together.  This one
+    is a ``StringIO`` to xlsxwriter (which writes into it and reads it back whole with
+    ``getvalue``), but only the part being zipped is in memory at a time; the zip entries,
+    and so the file's bytes, are those of ``in_memory`` mode.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._file = tempfile.SpooledTemporaryFile(SPOOLED_PART_BYTES, "w+", encoding="utf-8")
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        return self._file.write(text)
+
+    def getvalue(self) -> str:
+        """The part's whole text; the temporary file is closed (each part is read once)."""
+        with self._file as part:
+            part.seek(0)
+            return part.read()
+
+
+class _SpoolingPackager(Packager):
+    """xlsxwriter's packager, with each part of the file in a :class:`_SpooledPart`."""
+
+    def _filename(self, xml_filename: str) -> StringIO:
+        part = _SpooledPart()
+        self.filenames.append((part, xml_filename, False))
+        return part
+
+
+class ModelBook(xlsxwriter.Workbook):
+    """xlsxwriter's workbook (``in_memory`` mode) whose parts wait for the zip on disk."""
+
+    def _get_packager(self) -> Packager:
+        return _SpoolingPackager()
 
 
 def sheet_name(name: str, taken: set[str]) -> str:

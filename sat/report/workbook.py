@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
-from xlsxwriter.utility import quote_sheetname, xl_col_to_name
+from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format
 
 from sat import collector
@@ -26,6 +25,7 @@ from sat.model.tables import CellValue, Column, ModelResult, Table
 from sat.outputs import OutputError, atomic_write, check_output_path
 from sat.parameter import Parameter
 from sat.report.cells import CellMap, References, Workings, address
+from sat.report.charts import add_chart, chart_columns
 from sat.report.columns import (
     Word,
     auto_number_format,
@@ -35,9 +35,14 @@ from sat.report.columns import (
     numeric,
     with_words,
 )
-from sat.report.formula import MAX_FORMULA_LENGTH, ExcelPrinter, FormulaParts
+from sat.report.formula import (
+    MAX_FORMULA_LENGTH,
+    ExcelPrinter,
+    FormulaParts,
+    forget_parsed_cells,
+)
 from sat.report.names import NameTable
-from sat.report.sheet import ModelSheet, quick_deflate, sheet_name
+from sat.report.sheet import ModelBook, ModelSheet, quick_deflate, sheet_name
 
 
 class WorkbookError(OutputError):
@@ -117,6 +122,10 @@ _HOW_TO = [
     "(Data > Calculate > Recalculate Hard) if a number looks stale.",
     "Each column header has a comment explaining it; the Notes sheet lists assumptions.",
 ]
+
+# The Workings sheet's formulas are printed this many at a time, the texts of their parts
+# forgotten after each batch: only the formulas' own texts wait for the sheet to be written.
+_WORKINGS_BATCH = 2000
 
 # Column width (characters) that still prints legibly on one landscape page.
 _PRINT_WIDTH = 220
@@ -212,8 +221,12 @@ class _Writer:
         """The Workings sheet: every quantity placed there, those its own formulas refer to
         included (placed while they are printed here)."""
         printer, placed = self.printer, self.workings.quantities
+        done = 0
         for quantity in placed:  # the list grows while it is printed: those are printed too
             printer.formula(quantity.expr)
+            done += 1
+            if done % _WORKINGS_BATCH == 0:  # the texts of their parts are not kept for all
+                printer.forget_all_but([q.expr for q in placed[:done]])
         printer.forget_all_but([quantity.expr for quantity in placed])
         rows: list[dict[str, CellValue]] = [
             {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
@@ -333,7 +346,7 @@ class _Writer:
     # -------------------------------------------------------------- writing
 
     def write(self, path: str) -> None:
-        self.book = xlsxwriter.Workbook(path, {
+        self.book = ModelBook(path, {
             "in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
             "strings_to_urls": False})
         self.book.set_properties({
@@ -363,6 +376,12 @@ class _Writer:
             self.book.close()
         for ws in self.book.worksheets():
             ws.release()
+        # The map written says where the tables' quantities, the totals and the parameters
+        # are (what the JSON names): the Workings sheet's intermediate quantities and formula
+        # parts, tens of thousands in a big program, need not wait in memory for the outputs
+        # written next, nor the cells the printers parsed.
+        self.cells.forget([q for q in self.workings.quantities if id(q) not in self.total_names])
+        forget_parsed_cells()
 
     def _write_parameters(self, ws: ModelSheet) -> None:
         self._begin_sheet(ws.name)
@@ -475,6 +494,13 @@ class _Writer:
         formats = [self._column_format(column, values[col]) for col, column in enumerate(columns)]
         data_formats = [fmt for fmt, _ in formats]
         whats = [f"{layout.sheet} {column.header}" for column in columns]
+        # the columns' widths and the header's height before the rows, written as they come
+        for col, width in enumerate(widths):
+            ws.set_column(col, col, width)
+        lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
+                    zip(columns, widths, strict=True))
+        ws.set_row(layout.header_row, 15 * min(lines, 6))
+        ws.begin_stream(chart_columns(layout.sheet, table))
         self._write_rows(ws, layout, data_formats, whats)
         layout.cells = []  # written: a big program's tables are not held twice till the end
         if layout.totals_row is not None:
@@ -485,11 +511,6 @@ class _Writer:
             for col, column in enumerate(columns):
                 self._write_value(ws, layout.totals_row, col, totals.get(column.key),
                                   formats[col][1], f"{layout.sheet} total {column.header}")
-        for col, width in enumerate(widths):
-            ws.set_column(col, col, width)
-        lines = max(math.ceil(len(header_text(c)) / max(w - 2, 1)) for c, w in
-                    zip(columns, widths, strict=True))
-        ws.set_row(layout.header_row, 15 * min(lines, 6))
         if table.rows:
             ws.autofilter(layout.header_row, 0, layout.last_row, len(columns) - 1)
             self._mark_bottlenecks(ws, layout)
@@ -505,10 +526,8 @@ class _Writer:
         if pages > 1:
             ws.fit_to_pages(pages, 0)
             ws.repeat_columns(0, max(frozen, 1) - 1)
-        if layout.sheet.lower().startswith("registers"):
-            self._registers_chart(ws, layout)
-        elif layout.table.name == "ECM scaling":
-            self._scaling_chart(ws, layout)
+        add_chart(self.book, ws, layout.sheet, table, layout.header_row,
+                  (layout.first_row, layout.last_row))
         ws.stream_rows(len(table.rows))
 
     def _write_rows(self, ws: ModelSheet, layout: _TableLayout, formats: list[Format],
@@ -582,50 +601,6 @@ class _Writer:
             "type": "formula", "criteria": f"={c}>={d}", "format": self._format(**_CPU_BOUND)})
         ws.conditional_format(first, dram, last, dram, {
             "type": "formula", "criteria": f"={d}>{c}", "format": self._format(**_DRAM_BOUND)})
-
-    def _registers_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
-        """Histogram of accesses per state variable, beside the table."""
-        table = layout.table
-        accesses = next((i for i, c in enumerate(table.columns) if "access" in c.key), None)
-        if accesses is None or not table.rows:
-            return
-        chart = self.book.add_chart({"type": "column"})
-        sheet = quote_sheetname(layout.sheet)
-        first, last = layout.first_row, layout.last_row
-        chart.add_series({
-            "name": header_text(table.columns[accesses]),
-            "categories": f"={sheet}!${xl_col_to_name(0)}${first + 1}:"
-                          f"${xl_col_to_name(0)}${last + 1}",
-            "values": f"={sheet}!${xl_col_to_name(accesses)}${first + 1}:"
-                      f"${xl_col_to_name(accesses)}${last + 1}",
-            "fill": {"color": "#5B9BD5"}, "gap": 50})
-        chart.set_title({"name": "Accesses per state variable"})
-        chart.set_legend({"none": True})
-        chart.set_y_axis({"name": "accesses"})
-        chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(layout.header_row, len(table.columns) + 1, chart)
-
-    def _scaling_chart(self, ws: ModelSheet, layout: _TableLayout) -> None:
-        """Performance against cores, beside the ECM scaling table."""
-        columns = [c.key for c in layout.table.columns]
-        if not layout.table.rows or "gflop_per_s" not in columns:
-            return
-        sheet = quote_sheetname(layout.sheet)
-        first, last = layout.first_row + 1, layout.last_row + 1
-
-        def column(key: str) -> str:
-            name = xl_col_to_name(columns.index(key))
-            return f"={sheet}!${name}${first}:${name}${last}"
-
-        chart = self.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-        chart.add_series({"name": "ECM prediction", "categories": column("cores"),
-                          "values": column("gflop_per_s"), "line": {"color": "#5B9BD5"}})
-        chart.set_title({"name": "Performance against cores"})
-        chart.set_legend({"none": True})
-        chart.set_x_axis({"name": "cores", "min": 0})
-        chart.set_y_axis({"name": "Gflop/s", "min": 0})
-        chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(layout.header_row, len(columns) + 1, chart)
 
     def _write_notes(self, ws: ModelSheet) -> None:
         self._begin_sheet(ws.name)
