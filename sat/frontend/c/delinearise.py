@@ -119,6 +119,8 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
                 origin_terms: Sequence[sympy.Expr] = ()) -> Split | str:
     """Split a linearised index into dimensions, outermost first, or say why it cannot be.
 
+    Loop variables with the same stride (a tile's origin and element, ``(tj + jj)*66 + ti +
+    ii``) share a dimension: the innermost is its variable, the others its offset (``tj``).
     ``index`` holds the loop variables and the whole numbers of the subscript;
     ``origin_terms`` are its parts without loop variables that are not whole numbers
     (``-(x_min - 2)`` in ``(j) - (x_min - 2)``). Such a part is where the array starts, not a
@@ -137,7 +139,9 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
         if coefficient.free_symbols & {symbols[v] for v in present}:
             return f"'{var}' is multiplied by a loop variable"
         if coefficient in strides:
-            return f"'{strides[coefficient]}' and '{var}' have the same stride"
+            # a tile's origin and its element (tj + jj) in one dimension: the innermost
+            # variable is the dimension's, the others stay in its offset (as in a[tj + jj])
+            continue
         strides[coefficient] = var
         rest = sympy.expand(rest - coefficient * sym)
     chain = sorted(strides, key=_stride_key)
