@@ -91,6 +91,11 @@ def _by_strides(expr: sympy.Expr, chain: list[sympy.Expr]) -> list[sympy.Expr]:
                     share = sympy.cancel(term / stride)
                     if sympy.fraction(share)[1] == 1:
                         quotient += share
+        elif len(sympy.Add.make_args(stride)) == 1:  # a product (nx*ny): term by term
+            for term in sympy.Add.make_args(rest):
+                share = sympy.cancel(term / stride)
+                if sympy.fraction(share)[1] == 1 and _integral(share):
+                    quotient += share
         else:
             try:
                 share = sympy.div(rest, stride, *sorted(stride.free_symbols, key=str))[0]
