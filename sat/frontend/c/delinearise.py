@@ -1,4 +1,7 @@
-"""Linearised C indices (``a[i + N*j]``) split into dimensions, outermost first (``a[j][i]``)."""
+"""Linearised indices (``a[i + N*j]``) split into dimensions, outermost first (``a[j][i]``).
+
+C's one-dimensional arrays and pointers, and Fortran's assumed-size arrays (``src(*)``).
+"""
 
 from __future__ import annotations
 
