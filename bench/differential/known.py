@@ -27,14 +27,11 @@ REASONS = {
                  "The worst nests carry another class: scratch tiles (n00252), rows rounded up to "
                  "whole lines where the data just fits the 16 KiB level (n00048: 48,384 B where "
                  "22,848 B move, +112 %).",
-    "index-function": "A one-dimensional array's element found by an index function of a tile's "
-                      "element and origin (ix_a(tj + jj + 1, ti + ii + 1), inlined to ((tj + jj) +"
-                      " 1)*66 + (ti + ii) + 1) cannot be split into dimensions: ti and ii have the"
-                      " same stride, and the access is read as one-dimensional (n00114, a scratch "
-                      "tile: compulsory -30 % where the same nest with two-dimensional arrays is "
-                      "+60 %). Index functions of plain loop variables read as the arrays they "
-                      "stand for: the other nests of the class have the errors of the same nests "
-                      "without them.",
+    "index-function": "Index functions read as the arrays they stand for, a tile's origin and "
+                      "element included (ix_a(tj + jj + 1, ti + ii + 1) is a[tj + jj + 1][ti + "
+                      "ii + 1]): every nest of the class has the errors of the same nest written "
+                      "with multi-dimensional arrays (n00609, n00288: identical). What is left "
+                      "is the scratch tiles' cache levels (see scratch-tile) and branches.",
     "time-loop-call": "A time loop calling a procedure beside a sibling nest is one Loops row "
                       "whose iteration space multiplies the callee's loops with the sibling's: "
                       "n00475 (a tiled callee, 6 x 6 tiles, beside a 2,000-element sibling) "
@@ -64,10 +61,8 @@ REASONS = {
     "bounds:tile-runtime": "As bounds:tile-constant, with the tile size given by --set.",
     "scratch-tile": "The scratch tile counts once in the compulsory bytes (median 0.2 %). At the "
                     "levels, the tiles' rows narrower than a line are rounded up to whole lines "
-                    "(L2 and L3 median +31 %), and at the 512 B L1 the copy and the product are "
-                    "charged as if nothing of the tile stayed (+154 % median). A tile written "
-                    "through an index function is read as a one-dimensional array (n00985: "
-                    "compulsory -98 %).",
+                    "(L2 and L3 median +9 %), and at the 512 B L1 the copy and the product are "
+                    "charged as if nothing of the tile stayed (+267 % median).",
     "indirect:sorted": "The compulsory bytes take the expected distinct elements of uniform "
                        "indices (median 0.3 %). The levels take uniform indices too (the source "
                        "does not show the index values; ClusterElems_ gives their locality): at a"

@@ -163,15 +163,20 @@ def normalise(text: str) -> str:
 _parser_ready = False
 
 
-def _parse_text(text: str) -> Algebra:
-    """Parse plain text with array-like terms kept as placeholder symbols."""
+def parse_expr(text: str) -> object:
+    """A Fortran expression's fparser node, also when no file went through fparser."""
     global _parser_ready
     if not _parser_ready:  # fparser's expression classes need a parser to have been created
         from fparser.two.parser import ParserFactory
 
         ParserFactory().create(std="f2008")
         _parser_ready = True
-    return to_value(F.Expr(text))
+    return F.Expr(text)
+
+
+def _parse_text(text: str) -> Algebra:
+    """Parse plain text with array-like terms kept as placeholder symbols."""
+    return to_value(parse_expr(text))
 
 
 def difference(a: Algebra, b: Algebra) -> Offset:

@@ -1,4 +1,7 @@
-"""Linearised C indices (``a[i + N*j]``) split into dimensions, outermost first (``a[j][i]``)."""
+"""Linearised indices (``a[i + N*j]``) split into dimensions, outermost first (``a[j][i]``).
+
+C's one-dimensional arrays and pointers, and Fortran's assumed-size arrays (``src(*)``).
+"""
 
 from __future__ import annotations
 
@@ -91,6 +94,11 @@ def _by_strides(expr: sympy.Expr, chain: list[sympy.Expr]) -> list[sympy.Expr]:
                     share = sympy.cancel(term / stride)
                     if sympy.fraction(share)[1] == 1:
                         quotient += share
+        elif len(sympy.Add.make_args(stride)) == 1:  # a product (nx*ny): term by term
+            for term in sympy.Add.make_args(rest):
+                share = sympy.cancel(term / stride)
+                if sympy.fraction(share)[1] == 1 and _integral(share):
+                    quotient += share
         else:
             try:
                 share = sympy.div(rest, stride, *sorted(stride.free_symbols, key=str))[0]
@@ -119,6 +127,8 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
                 origin_terms: Sequence[sympy.Expr] = ()) -> Split | str:
     """Split a linearised index into dimensions, outermost first, or say why it cannot be.
 
+    Loop variables with the same stride (a tile's origin and element, ``(tj + jj)*66 + ti +
+    ii``) share a dimension: the innermost is its variable, the others its offset (``tj``).
     ``index`` holds the loop variables and the whole numbers of the subscript;
     ``origin_terms`` are its parts without loop variables that are not whole numbers
     (``-(x_min - 2)`` in ``(j) - (x_min - 2)``). Such a part is where the array starts, not a
@@ -137,7 +147,9 @@ def delinearise(index: sympy.Expr, loopvars: list[str],
         if coefficient.free_symbols & {symbols[v] for v in present}:
             return f"'{var}' is multiplied by a loop variable"
         if coefficient in strides:
-            return f"'{strides[coefficient]}' and '{var}' have the same stride"
+            # a tile's origin and its element (tj + jj) in one dimension: the innermost
+            # variable is the dimension's, the others stay in its offset (as in a[tj + jj])
+            continue
         strides[coefficient] = var
         rest = sympy.expand(rest - coefficient * sym)
     chain = sorted(strides, key=_stride_key)

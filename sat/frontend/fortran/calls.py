@@ -8,7 +8,7 @@ from fparser.two import Fortran2003 as F
 from fparser.two.utils import walk
 
 from sat import ir
-from sat.frontend import intrinsics
+from sat.frontend import intrinsics, subscripts
 from sat.frontend.bodies import Level
 from sat.frontend.fortran.index_functions import inline_text
 from sat.frontend.fortran.symbols import Scope, Symbol, datatype_of
@@ -205,7 +205,7 @@ class CallAnalysis:
                            lambda name: (tuple(dummies), str(expression))
                            if name == sym.name else None)
         try:
-            expanded = F.Expr(text) if text is not None else None
+            expanded = subscripts.parse_expr(text) if text is not None else None
         except Exception:  # fparser raises many kinds: the accesses stay uncounted
             expanded = None
         if expanded is None:

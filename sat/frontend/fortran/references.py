@@ -7,6 +7,7 @@ from fparser.two import Fortran2003 as F
 from sat import ir
 from sat.frontend import subscripts
 from sat.frontend.affine import Linear
+from sat.frontend.c.offsets import signed_offset
 from sat.frontend.fortran.index_functions import Definition, inline_text, one_line_function
 from sat.frontend.fortran.symbols import Symbol
 from sat.frontend.fortran.tree import subscript_list
@@ -80,7 +81,7 @@ class ReferenceAnalysis:
         if text is None:
             return sub
         try:
-            return F.Expr(text)
+            return subscripts.parse_expr(text)
         except Exception:  # fparser raises many kinds: the call stays a call
             return sub
 
@@ -150,6 +151,16 @@ class ReferenceAnalysis:
             # a name, or a whole number however written (z(i,3-1), z(i,2)): a component
             simple.append(isinstance(sub, (F.Name, F.Int_Literal_Constant))
                           or (not var and is_whole_number(kinds_[-1].text)))
+        if len(subs) == 1 and sym.dims and sym.dims[-1][1] in ("*", "") and loopvars[0] \
+                and not isinstance(offsets[0], int):
+            split = _split_linearised(subs[0], active)
+            if split is not None:
+                offsets, loopvars = split
+                kinds_ = [ir.Subscript("induction", var, 1, offset,
+                                       text=var + signed_offset(offset)) if var else
+                          ir.Subscript("invariant", text=str(offset))
+                          for offset, var in zip(offsets, loopvars, strict=True)]
+                simple = [False] * len(offsets)
         if ctx is not None:
             ctx.position = 0
         component = _component(offsets, loopvars, simple)
@@ -285,3 +296,33 @@ def _component(offsets: list, loopvars: list[str], simple: list[bool]) -> str:
         if picked:
             return ",".join(picked)
     return ""
+
+
+def _split_linearised(sub: object, active: tuple[str, ...]) -> tuple[list, list[str]] | None:
+    """Offsets and loop variables of an assumed-size array's linearised index split into
+    dimensions (``src(x - 1 + nx*(y - 1))`` read as ``src[y - 1][x - 1]``), or None.
+
+    The terms without loop variables that are not numbers (``- nx``) go to the split as
+    origin terms: a whole multiple of a stride is an offset in that dimension.
+    """
+    import sympy
+
+    from sat.frontend.c.delinearise import delinearise
+
+    try:
+        expr = sympy.expand(subscripts.to_sympy(sub))
+    except Exception:  # not arithmetic (a call left, a section): stays one-dimensional
+        return None
+    names = {s.name for s in expr.free_symbols}
+    if sum(var in names for var in active) < 2:
+        return None
+    index, origin = sympy.Integer(0), []
+    for term in sympy.Add.make_args(expr):
+        if term.is_number or {s.name for s in term.free_symbols} & set(active):
+            index += term
+        else:
+            origin.append(term)
+    result = delinearise(index, list(active), origin)
+    if isinstance(result, str) or any(result.origin) or result.assumed:
+        return None
+    return result.offsets, result.loopvars
