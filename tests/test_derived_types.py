@@ -111,6 +111,45 @@ contains
 end module field_m
 """
 
+# what a type definition may also hold: sequence, a deferred-length character, an unlimited
+# polymorphic pointer, a procedure pointer, bound procedures; a parameterised type
+ODD = """\
+module odd_m
+  implicit none
+  type :: base
+    integer :: nb
+  end type base
+  type, extends(base) :: t
+    sequence
+    character(len=:), allocatable :: name
+    character(len=8) :: label
+    integer, dimension(3) :: a, b(2)
+    class(*), pointer :: any => null()
+    procedure(), pointer, nopass :: fp => null()
+  contains
+    procedure :: go
+  end type t
+  type :: pt(k, n)
+    integer, kind :: k = 4
+    integer, len :: n
+    real(k) :: v(n)
+  end type pt
+contains
+  subroutine go(self)
+    class(t), intent(inout) :: self
+  end subroutine go
+  subroutine work(x, p, m)
+    type(t), intent(inout) :: x(10)
+    type(pt(8, 100)) :: p
+    integer :: m, i
+    do i = 1, m
+      x(i)%a(2) = x(i)%b(1) + x(i)%nb
+      p%v(i) = p%v(i) * 2.0
+    end do
+  end subroutine work
+end module odd_m
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -220,3 +259,18 @@ def test_both_parsers_give_one_description(tmp_path):
         assert [p.parser for p in fast.parsed_by] == ["tree-sitter"] * len(paths)
         assert program_to_xml(fast) == program_to_xml(slow)
         assert typed[Path(paths[-1]).stem] in program_to_xml(fast)
+
+
+def test_other_contents_of_a_definition_read_alike(tmp_path):
+    paths = write(tmp_path, odd=ODD)
+    fast = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+    slow = read_sources(paths, processes=1, fortran_parser="fparser")
+    assert [p.parser for p in fast.parsed_by] == ["tree-sitter"]
+    xml = program_to_xml(fast)
+    assert xml == program_to_xml(slow)
+    # x(i)%b(1) + x(i)%nb: integer components (nb inherited from base), no flop; the
+    # parameterised type's p%v keeps the double of a type not known: 1 multiply per i
+    [work] = [p for p in fast.procedures if p.name == "work"]
+    assert (work.loops[0].adds, work.loops[0].multiplies) == (0, 1)
+    assert '<array name="x%b" component="" datatype="int"' in xml
+    assert '<array name="p%v" component="" datatype="double"' in xml

@@ -40,6 +40,7 @@ _TYPE_NAMES = {"integer": "INTEGER", "real": "REAL", "doubleprecision": "DOUBLE 
                "complex": "COMPLEX", "doublecomplex": "DOUBLE COMPLEX", "logical": "LOGICAL",
                "character": "CHARACTER"}
 _UNITS = {"program", "module", "subroutine", "function"}
+_DEFERRED_LENGTHS = {"assumed_size": "*", "assumed_shape": ":"}
 
 
 class UnitBuilder(StatementBuilder):
@@ -165,6 +166,8 @@ class UnitBuilder(StatementBuilder):
     def type_spec(self, ts: object) -> object:
         if ts.type == "derived_type":
             type_name = next((c for c in named(ts) if c.type == "type_name"), None)
+            if any(c.type == "unlimited_polymorphic" for c in named(ts)):
+                return node(F.Declaration_Type_Spec, "CLASS", "*")
             if type_name is None:
                 raise Unsupported("type specification")
             keyword = text(ts).split("(")[0].strip().upper()
@@ -186,7 +189,11 @@ class UnitBuilder(StatementBuilder):
             if value.type == "keyword_argument":
                 value = value.child_by_field_name("value")
             cls = F.Length_Selector if type_name == "CHARACTER" else F.Kind_Selector
-            if text(kind).lstrip().startswith("*"):
+            if type_name == "CHARACTER" and value.type in _DEFERRED_LENGTHS:
+                # character(len=*), character(len=:): fparser's Type_Param_Value
+                length = word(F.Type_Param_Value, _DEFERRED_LENGTHS[value.type])
+                selector = node(cls, "(", length, ")")
+            elif text(kind).lstrip().startswith("*"):
                 selector = node(cls, "*", self.exprs.expr(value))
             else:
                 selector = node(cls, "(", self.exprs.expr(value), ")")
