@@ -123,9 +123,6 @@ def test_hpccg_spmv_iterations(runs):
     assert gather["references"] == 27 * 1_000_000
 
 
-@pytest.mark.xfail(strict=True, reason="the front end types a derived type's component as a "
-                   "double whatever its declaration: A%rowindex(i+1)-1 (integers) counts one "
-                   "add per row, and A%colindex and A%rowindex count 8 B per element, not 4")
 def test_hpccg_spmv_flops_and_compulsory_bytes(runs):
     row = nest(runs["hpccg_f90_spmv"], "spmv")
     # rowsum = rowsum + A%values(k) * x(A%colindex(k)): 1 add, 1 multiply per nonzero,

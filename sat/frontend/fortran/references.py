@@ -245,7 +245,8 @@ class ReferenceAnalysis:
                 self._subscript_parts(item, active, parts, names)
 
     def _data_ref(self, node: object, reads: int, writes: int) -> str:
-        """``t%x(i)``: an array (or scalar) named by its component path."""
+        """``t%x(i)``: an array (or scalar) named by its component path, of the component's
+        declared type; a double when the derived type's definition was not read."""
         parts = list(node.items)
         names = []
         for part in parts:
@@ -253,11 +254,7 @@ class ReferenceAnalysis:
                 names.append(str(part.items[0]).lower())
             else:
                 names.append(subscripts.compact(part))
-        head = parts[0]
-        if isinstance(head, F.Name):
-            sym, _ = self.lookup(str(head).lower())
-        elif isinstance(head, F.Part_Ref):
-            sym, _ = self.lookup(str(head.items[0]).lower())
+        sym, _ = self.lookup(names[0])
         for part in parts[:-1]:
             if isinstance(part, F.Part_Ref):
                 for sub in subscript_list(part):
@@ -265,14 +262,19 @@ class ReferenceAnalysis:
                         self.expr(sub)
         name = "%".join(names)
         last = parts[-1]
-        component = Symbol(name, "real", "double")
+        declared = self.scope.component(sym, names[1:])
+        if declared is None:
+            component = Symbol(name, "real", "double")
+        else:
+            component = Symbol(name, declared.base, declared.datatype)
         if isinstance(last, F.Part_Ref):
             subs = subscript_list(last)
-            component.dims = [("1", "")] * len(subs)
+            component.dims = (declared.dims if declared is not None and declared.dims
+                              and len(declared.dims) == len(subs) else [("1", "")] * len(subs))
             self._array_ref(component, subs, reads, writes)
         else:
             self._scalar(name, component, writes > 0)
-        return "real"
+        return component.base
 
 
 _SYNTHETIC = Symbol("_i", "int", "int")

@@ -6,7 +6,9 @@ then its host (a module for module procedures, the containing procedure for inte
 Only what the flop and access counts need is kept: base type (``real``/``complex``/``int``/
 ``bool``/``char``/``struct``), the IR datatype name (``complex`` for single precision,
 ``double complex`` for ``complex(8)``, ``complex*16`` and ``double complex``: the model moves
-16 bytes for those), the declared dimensions, parameter values and intents.
+16 bytes for those), the declared dimensions, parameter values and intents. A derived-type
+definition (``type :: t ... end type``) is kept as its components, each a :class:`Symbol`, so
+that a reference ``a%b%c`` gets its component's declared type; types are found as names are.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Symbol:
     # a named constant's arithmetic over symbols without a value here (lx1 of an include
     # that was not found): kept as text, "" when it has a value or is not plain arithmetic
     expression: str = ""
+    type_name: str = ""  # the derived type of a ``type(t)`` or ``class(t)`` declaration
 
     @property
     def is_array(self) -> bool:
@@ -79,6 +82,7 @@ class Scope:
         self.parent = parent
         self.modules = modules
         self.symbols: dict[str, Symbol] = {}
+        self.types: dict[str, dict[str, Symbol]] = {}  # derived type -> its components
         self.implicit: dict[str, tuple[str, str]] | None = None  # None: inherit from host
         self.implicit_none = False
         self.uses: list[Use] = []
@@ -91,11 +95,28 @@ class Scope:
         """The symbol for ``name`` and where it lives: ``local``, ``module`` or ``host``."""
         return self._lookup(name, set())
 
-    def _lookup(self, name: str, seen: set[int]) -> tuple[Symbol | None, str]:
+    def components(self, type_name: str) -> dict[str, Symbol] | None:
+        """The components of the derived type ``type_name`` (``None``: its definition is not
+        among the sources read)."""
+        return self._lookup(type_name, set(), "types")[0]
+
+    def component(self, sym: Symbol, path: list[str]) -> Symbol | None:
+        """The component ``path`` (``["b", "c"]`` for ``a%b%c``) of the variable ``sym``,
+        ``None`` when a type on the way is not known."""
+        found: Symbol | None = sym
+        for part in path:
+            components = self.components(found.type_name) if found.type_name else None
+            found = components.get(part) if components is not None else None
+            if found is None:
+                return None
+        return found
+
+    def _lookup(self, name: str, seen: set[int], table: str = "symbols"
+                ) -> tuple[object | None, str]:
         if id(self) in seen:
             return None, ""
         seen.add(id(self))
-        sym = self.symbols.get(name)
+        sym = getattr(self, table).get(name)
         if sym is not None:
             return sym, ("module" if self.kind == "module" else "local")
         for use in self.uses:
@@ -106,11 +127,11 @@ class Scope:
                 remote = use.only[name]
             module = self.modules.get(use.module)
             if module is not None:
-                found, _ = module._lookup(remote, seen)
+                found, _ = module._lookup(remote, seen, table)
                 if found is not None:
                     return found, "module"
         if self.parent is not None:
-            found, where = self.parent._lookup(name, seen)
+            found, where = self.parent._lookup(name, seen, table)
             if found is not None:
                 return found, ("module" if where == "module" else "host")
         return None, ""
@@ -267,9 +288,17 @@ def _set_dims(sym: Symbol, spec: object) -> None:
     sym.dims, sym.shape = _dims(spec)
 
 
+def _type_name(spec: object) -> str:
+    """The derived type a ``type(t)``/``class(t)`` specification names (``""`` if none)."""
+    if isinstance(spec, F.Declaration_Type_Spec) and isinstance(spec.items[1], F.Type_Name):
+        return str(spec.items[1]).lower()
+    return ""
+
+
 def _type_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     spec, attrs, entities = node.items[0], node.items[1], node.items[2]
     base, datatype = type_of(spec, scope)
+    type_name = _type_name(spec)
     is_param = False
     intent = ""
     dim_spec = None
@@ -298,6 +327,7 @@ def _type_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> N
             scope.symbols[name] = sym
         else:
             sym.base, sym.datatype, sym.implicit = base, datatype, False
+        sym.type_name = type_name
         if name in scope.dummies:
             sym.dummy = True
         if intent:
@@ -316,6 +346,34 @@ def _type_declaration(scope: Scope, node: object, where: Where, warn: Warn) -> N
             if init is not None:
                 sym.value = scope.evaluate(init.items[1])
                 sym.expression = _arithmetic(init.items[1]) if sym.value is None else ""
+
+
+def _derived_type(scope: Scope, node: object, where: Where, warn: Warn) -> None:
+    """``type :: t ... end type``: its data components, each with its type and dimensions."""
+    opening = node.content[0]
+    if not isinstance(opening, F.Derived_Type_Stmt) or opening.items[2] is not None:
+        return  # a parameterised type: its kinds are known only per declaration
+    components: dict[str, Symbol] = {}
+    for attr in getattr(opening.items[0], "items", ()):
+        if isinstance(attr, F.Type_Attr_Spec) and str(attr.items[0]).upper() == "EXTENDS":
+            # the parent's components, and the parent itself as a component of its name
+            parent = str(attr.items[1]).lower()
+            components[parent] = Symbol(parent, "struct", "struct", type_name=parent)
+            components.update(scope.components(parent) or {})
+    for stmt in walk(node, F.Data_Component_Def_Stmt):
+        spec, attrs, decls = stmt.items
+        base, datatype = type_of(spec, scope)
+        dim_spec = next((attr.items[1] for attr in getattr(attrs, "items", ())
+                         if isinstance(attr, (F.Dimension_Component_Attr_Spec,
+                                              F.Dimension_Attr_Spec))), None)
+        for decl in decls.items:
+            name = str(decl.items[0]).lower()
+            sym = Symbol(name, base, datatype, type_name=_type_name(spec))
+            shape = decl.items[1] if decl.items[1] is not None else dim_spec
+            if shape is not None:
+                _set_dims(sym, shape)
+            components[name] = sym
+    scope.types[str(opening.items[1]).lower()] = components
 
 
 def _dimension(scope: Scope, node: object, where: Where, warn: Warn) -> None:
@@ -441,6 +499,7 @@ _DECLARATIONS: dict[str, Callable] = {
     "Implicit_Stmt": _implicit,
     "Use_Stmt": _use,
     "Stmt_Function_Stmt": _stmt_function,
+    "Derived_Type_Def": _derived_type,
 }
 
 

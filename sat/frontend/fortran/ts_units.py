@@ -31,8 +31,7 @@ parameter_statement common_statement variable_modification data_statement interf
 derived_type_definition private_statement public_statement save_statement
 equivalence_statement format_statement namelist_statement import_statement
 enum""".split())
-_QUIET_SPECIFICATION = {"data_statement": F.Data_Stmt, "derived_type_definition":
-                        F.Derived_Type_Def, "private_statement": F.Access_Stmt,
+_QUIET_SPECIFICATION = {"data_statement": F.Data_Stmt, "private_statement": F.Access_Stmt,
                         "public_statement": F.Access_Stmt, "save_statement": F.Save_Stmt,
                         "equivalence_statement": F.Equivalence_Stmt,
                         "format_statement": F.Format_Stmt, "namelist_statement": F.Namelist_Stmt,
@@ -41,6 +40,7 @@ _TYPE_NAMES = {"integer": "INTEGER", "real": "REAL", "doubleprecision": "DOUBLE 
                "complex": "COMPLEX", "doublecomplex": "DOUBLE COMPLEX", "logical": "LOGICAL",
                "character": "CHARACTER"}
 _UNITS = {"program", "module", "subroutine", "function"}
+_DEFERRED_LENGTHS = {"assumed_size": "*", "assumed_shape": ":"}
 
 
 class UnitBuilder(StatementBuilder):
@@ -166,6 +166,8 @@ class UnitBuilder(StatementBuilder):
     def type_spec(self, ts: object) -> object:
         if ts.type == "derived_type":
             type_name = next((c for c in named(ts) if c.type == "type_name"), None)
+            if any(c.type == "unlimited_polymorphic" for c in named(ts)):
+                return node(F.Declaration_Type_Spec, "CLASS", "*")
             if type_name is None:
                 raise Unsupported("type specification")
             keyword = text(ts).split("(")[0].strip().upper()
@@ -187,7 +189,11 @@ class UnitBuilder(StatementBuilder):
             if value.type == "keyword_argument":
                 value = value.child_by_field_name("value")
             cls = F.Length_Selector if type_name == "CHARACTER" else F.Kind_Selector
-            if text(kind).lstrip().startswith("*"):
+            if type_name == "CHARACTER" and value.type in _DEFERRED_LENGTHS:
+                # character(len=*), character(len=:): fparser's Type_Param_Value
+                length = word(F.Type_Param_Value, _DEFERRED_LENGTHS[value.type])
+                selector = node(cls, "(", length, ")")
+            elif text(kind).lstrip().startswith("*"):
                 selector = node(cls, "*", self.exprs.expr(value))
             else:
                 selector = node(cls, "(", self.exprs.expr(value), ")")
@@ -205,6 +211,56 @@ class UnitBuilder(StatementBuilder):
         return self.stmt(F.Type_Declaration_Stmt, ts, spec,
                          sequence(F.Attr_Spec_List, attrs) if attrs else None,
                          sequence(F.Entity_Decl_List, entities))
+
+    def _d_derived_type_definition(self, ts: object) -> object:
+        """``type :: t ... end type``: its opening statement and its data components (type
+        parameters, private/sequence statements and bound procedures are not read)."""
+        children = named(ts)
+        opening, content = children[0], []
+        attrs, params, type_name = [], None, None
+        for child in named(opening):
+            if child.type == "type_name":
+                type_name = word(F.Type_Name, text(child))
+            elif child.type == "base_type_specifier":
+                attrs.append(node(F.Type_Attr_Spec, "EXTENDS", name(text(named(child)[0]))))
+            elif child.type == "access_specifier":
+                attrs.append(word(F.Access_Spec, text(child).upper()))
+            elif child.type == "abstract_specifier":
+                attrs.append(node(F.Type_Attr_Spec, "ABSTRACT", None))
+            elif child.type == "language_binding":
+                attrs.append(node(F.Type_Attr_Spec, "BIND", "C"))
+            elif child.type == "derived_type_parameter_list":
+                params = sequence(F.Type_Param_Name_List, [name(text(c)) for c in named(child)])
+        content.append(self.stmt(F.Derived_Type_Stmt, opening,
+                                 sequence(F.Type_Attr_Spec_List, attrs) if attrs else None,
+                                 type_name, params))
+        components = [self._component(c) for c in children[1:]
+                      if c.type == "variable_declaration" and params is None]
+        if components:
+            content.append(block(F.Component_Part, components))
+        if children[-1].type == "end_type_statement":
+            content.append(self.stmt(F.End_Type_Stmt, children[-1], "TYPE", None))
+        return block(F.Derived_Type_Def, content)
+
+    def _component(self, ts: object) -> object:
+        """One component declaration of a derived type."""
+        spec_node = ts.child_by_field_name("type")
+        if spec_node is not None and spec_node.type == "procedure":
+            return self.stmt(F.Proc_Component_Def_Stmt, ts)
+        attrs = []
+        for attr in map(self.attribute, ts.children_by_field_name("attribute")):
+            attrs.append(node(F.Dimension_Component_Attr_Spec, "DIMENSION", attr.items[1])
+                         if isinstance(attr, F.Dimension_Attr_Spec)
+                         else word(F.Component_Attr_Spec, str(attr)))
+        decls = []
+        for entity in map(self.entity, ts.children_by_field_name("declarator")):
+            entity_name, shape, length, init = entity.items
+            if init is not None:
+                init = node(F.Component_Initialization, *init.items)
+            decls.append(node(F.Component_Decl, entity_name, shape, length, init))
+        return self.stmt(F.Data_Component_Def_Stmt, ts, self.type_spec(spec_node),
+                         sequence(F.Component_Attr_Spec_List, attrs) if attrs else None,
+                         sequence(F.Component_Decl_List, decls))
 
     def _procedure_declaration(self, ts: object, spec: object) -> object:
         interface = next((c for c in named(spec) if c.type == "procedure_interface"), None)

@@ -1,0 +1,276 @@
+"""Derived-type components have their declared type: ``a%b%c`` is typed by the definition of
+``type :: t ... end type`` read from the file or from a module read in the same run.
+
+An integer component's arithmetic is no flop, and its element is 4 bytes; a ``real(4)``
+component's 4 bytes; a kind named by a module constant is resolved when that module is read
+(else the component stays a double, as the front end takes any unresolved kind); nested and
+inherited components are followed. Both Fortran parsers give one description. Costs are per
+word as in ``tests/test_element_bytes.py``: a read is the element's size, a read-and-write
+or a write twice it (the line read for ownership, then written back).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+from sat.frontend import read_sources
+from sat.xmlio import program_to_xml
+
+MACHINE = ["--set", "BlockX=0", "--set", "BlockY=0", "--set", "BlockZ=0",
+           "--set", "CacheKB=1024", "--set", "StreamingWrites=0", "--set", "NTAHints=0",
+           "--set", "ReadCost=8", "--set", "ReadWriteCost=16", "--set", "WriteCost=16",
+           "--set", "WordBytes=8", "--set", "LineBytes=64"]
+
+GRID = """\
+module grid_m
+  implicit none
+  type :: grid
+    integer :: n
+    integer, allocatable :: idx(:)
+    real(8), allocatable :: w(:)
+  end type grid
+contains
+  subroutine shift(g, a)
+    type(grid), intent(inout) :: g
+    real(8), intent(inout) :: a(1000)
+    integer :: i
+    do i = 1, 1000
+      g%idx(i) = g%idx(i) + 2 * g%n
+      a(i) = a(i) + g%w(i)
+    end do
+  end subroutine shift
+end module grid_m
+"""
+
+PARTICLES = """\
+module particles_m
+  implicit none
+  type, public :: particles
+    real(4), allocatable :: x(:)
+    real(kind=4), dimension(:) , allocatable :: v
+    real(4) :: dt
+  end type particles
+contains
+  subroutine push(p)
+    type(particles), intent(inout) :: p
+    integer :: i
+    do i = 1, 1000
+      p%x(i) = p%x(i) + p%dt * p%v(i)
+    end do
+  end subroutine push
+end module particles_m
+"""
+
+KINDS = """\
+module kinds
+  implicit none
+  integer, parameter :: sp = selected_real_kind(6), dp = kind(1.0d0)
+end module kinds
+"""
+
+# the type's kinds come from the module kinds; kinds.f90 may or may not be read beside it
+FIELD = """\
+module field_m
+  use kinds
+  implicit none
+  type :: field
+    real(kind=sp), allocatable :: u(:)
+    integer, allocatable :: mask(:)
+    complex, allocatable :: z(:)
+    complex(kind=dp), allocatable :: zz(:)
+    logical, allocatable :: on(:)
+  end type field
+  type :: mesh
+    integer :: n
+    type(field) :: f
+  end type mesh
+  type, extends(mesh) :: refined_mesh
+    real(kind=dp), allocatable :: h(:)
+  end type refined_mesh
+contains
+  subroutine smooth(m)
+    type(mesh), intent(inout) :: m
+    integer :: i
+    do i = 1, 1000
+      m%f%mask(i) = m%f%mask(i) * 3 + m%n
+      m%f%u(i) = 0.5 * m%f%u(i)
+    end do
+  end subroutine smooth
+  subroutine refine(r)
+    type(refined_mesh), intent(inout) :: r
+    integer :: i
+    do i = 1, 1000
+      r%h(i) = r%h(i) + r%f%u(i) * r%mesh%f%mask(i)
+      r%f%on(i) = r%f%z(i) == r%f%zz(i)
+    end do
+  end subroutine refine
+end module field_m
+"""
+
+# what a type definition may also hold: sequence, a deferred-length character, an unlimited
+# polymorphic pointer, a procedure pointer, bound procedures; a parameterised type
+ODD = """\
+module odd_m
+  implicit none
+  type :: base
+    integer :: nb
+  end type base
+  type, extends(base) :: t
+    sequence
+    character(len=:), allocatable :: name
+    character(len=8) :: label
+    integer, dimension(3) :: a, b(2)
+    class(*), pointer :: any => null()
+    procedure(), pointer, nopass :: fp => null()
+  contains
+    procedure :: go
+  end type t
+  type :: pt(k, n)
+    integer, kind :: k = 4
+    integer, len :: n
+    real(k) :: v(n)
+  end type pt
+contains
+  subroutine go(self)
+    class(t), intent(inout) :: self
+  end subroutine go
+  subroutine work(x, p, m)
+    type(t), intent(inout) :: x(10)
+    type(pt(8, 100)) :: p
+    integer :: m, i
+    do i = 1, m
+      x(i)%a(2) = x(i)%b(1) + x(i)%nb
+      p%v(i) = p%v(i) * 2.0
+    end do
+  end subroutine work
+end module odd_m
+"""
+
+
+def write(tmp_path: Path, **files: str) -> list[str]:
+    paths = []
+    for stem, text in files.items():
+        path = tmp_path / f"{stem}.f90"
+        path.write_text(text)
+        paths.append(str(path))
+    return paths
+
+
+def run(capsys, paths: list[str]) -> dict:
+    assert main([*paths, "--json", "-", "-q", *MACHINE]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def loop(data: dict, procedure: str) -> dict:
+    [row] = [r for r in data["loops"] if r["procedure"] == procedure]
+    return row
+
+
+def element_bytes(data: dict) -> dict[str, float]:
+    return {p["name"]: p["value"] for p in data["parameters"] if p["name"].startswith("Bytes_")}
+
+
+def test_integer_components_count_no_flops_and_four_bytes(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, grid=GRID))
+    row = loop(data, "shift")
+    # g%idx(i) + 2*g%n: integer arithmetic, no flop; a(i) + g%w(i): 1 add per i
+    assert (row["adds"], row["multiplies"]) == (1, 0)
+    assert row["gflops"] == pytest.approx(1000 / 1e9)
+    assert element_bytes(data)["Bytes_g_idx"] == 4 and element_bytes(data)["Bytes_g_w"] == 8
+    # g%idx read and written 2 x 4 B, a read and written 2 x 8 B, g%w read 8 B: 32 B per i
+    assert row["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    # compulsory: 1000 i x 32 B = 32,000 B
+    assert row["traffic_blocks_gb"] == pytest.approx(32_000 / 1e9)
+
+
+def test_real4_components_are_four_bytes(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, particles=PARTICLES))
+    row = loop(data, "push")
+    # p%x(i) + p%dt * p%v(i): 1 add, 1 multiply per i (single precision)
+    assert (row["adds"], row["multiplies"]) == (1, 1)
+    assert element_bytes(data)["Bytes_p_x"] == 4 and element_bytes(data)["Bytes_p_v"] == 4
+    # p%x read and written 2 x 4 B, p%v read 4 B: 12 B per i; 1000 i: 12,000 B
+    assert row["levels"][0]["bytes_per_iteration"] == pytest.approx(12)
+    assert row["traffic_blocks_gb"] == pytest.approx(12_000 / 1e9)
+
+
+def test_nested_components_with_a_kind_from_a_module_read_in_the_same_run(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, kinds=KINDS, field=FIELD))
+    row = loop(data, "smooth")
+    # m%f%mask(i)*3 + m%n: integers, no flop; 0.5 * m%f%u(i): 1 multiply per i
+    assert (row["adds"], row["multiplies"]) == (0, 1)
+    sizes = element_bytes(data)
+    # sp = selected_real_kind(6): 4 B; mask an integer: 4 B
+    assert sizes["Bytes_m_f_u"] == 4 and sizes["Bytes_m_f_mask"] == 4
+    # mask and u each read and written: 2 x 4 + 2 x 4 = 16 B per i; 16,000 B for 1000 i
+    assert row["levels"][0]["bytes_per_iteration"] == pytest.approx(16)
+    assert row["traffic_blocks_gb"] == pytest.approx(16_000 / 1e9)
+
+
+def test_extended_type_inherits_its_parents_components(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, kinds=KINDS, field=FIELD))
+    row = loop(data, "refine")
+    # r%h(i) + r%f%u(i) * r%mesh%f%mask(i): 1 add, 1 multiply (real times integer);
+    # r%f%z(i) == r%f%zz(i): complex operands, one add per part compared: 2; 3 adds in all
+    assert (row["adds"], row["multiplies"]) == (3, 1)
+    sizes = element_bytes(data)
+    # h real(dp) 8 B, u real(sp) 4 B, mask (through the parent, by its name) 4 B,
+    # z default complex 2 x 4 = 8 B, zz complex(dp) 2 x 8 = 16 B, on a logical 4 B
+    assert (sizes["Bytes_r_h"], sizes["Bytes_r_f_u"], sizes["Bytes_r_mesh_f_mask"],
+            sizes["Bytes_r_f_z"], sizes["Bytes_r_f_zz"], sizes["Bytes_r_f_on"]) == (
+        8, 4, 4, 8, 16, 4)
+    # h read and written 16 B, u 4, mask 4, z 8, zz 16 read, on written 2 x 4 = 8: 56 B per i
+    assert row["levels"][0]["bytes_per_iteration"] == pytest.approx(56)
+
+
+def test_without_the_kinds_module_an_unresolved_kind_stays_a_double(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, field=FIELD))
+    sizes = element_bytes(data)
+    # sp unknown: u taken as a double (8 B) as any unresolved kind; mask still an integer
+    assert sizes["Bytes_m_f_u"] == 8 and sizes["Bytes_m_f_mask"] == 4
+    # the one warning is the one of the module not read, as before
+    field = str(tmp_path / "field.f90")
+    assert [(w["file"], w["line"]) for w in data["warnings"]] == [(field, 2)]
+    assert "module 'kinds' is not among the sources" in data["warnings"][0]["message"]
+
+
+def test_a_type_not_among_the_sources_keeps_components_double(tmp_path, capsys):
+    text = ("subroutine s(a)\n  use elsewhere\n  type(unseen) :: a\n  integer :: i\n"
+            "  do i = 1, 1000\n    a%x(i) = a%x(i) + a%k(i)\n  end do\nend subroutine s\n")
+    data = run(capsys, write(tmp_path, unseen=text))
+    row = loop(data, "s")
+    # both components taken as doubles: 1 add; x read and written 16 B, k read 8 B
+    assert (row["adds"], row["multiplies"]) == (1, 0)
+    assert row["levels"][0]["bytes_per_iteration"] == pytest.approx(24)
+
+
+def test_both_parsers_give_one_description(tmp_path):
+    typed = {"grid": '<array name="g%idx" component="" datatype="int"',
+             "particles": '<array name="p%v" component="" datatype="float"',
+             "field": '<array name="r%f%zz" component="" datatype="double complex"'}
+    for files in ({"grid": GRID}, {"particles": PARTICLES}, {"kinds": KINDS, "field": FIELD}):
+        paths = write(tmp_path, **files)
+        fast = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+        slow = read_sources(paths, processes=1, fortran_parser="fparser")
+        assert [p.parser for p in fast.parsed_by] == ["tree-sitter"] * len(paths)
+        assert program_to_xml(fast) == program_to_xml(slow)
+        assert typed[Path(paths[-1]).stem] in program_to_xml(fast)
+
+
+def test_other_contents_of_a_definition_read_alike(tmp_path):
+    paths = write(tmp_path, odd=ODD)
+    fast = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+    slow = read_sources(paths, processes=1, fortran_parser="fparser")
+    assert [p.parser for p in fast.parsed_by] == ["tree-sitter"]
+    xml = program_to_xml(fast)
+    assert xml == program_to_xml(slow)
+    # x(i)%b(1) + x(i)%nb: integer components (nb inherited from base), no flop; the
+    # parameterised type's p%v keeps the double of a type not known: 1 multiply per i
+    [work] = [p for p in fast.procedures if p.name == "work"]
+    assert (work.loops[0].adds, work.loops[0].multiplies) == (0, 1)
+    assert '<array name="x%b" component="" datatype="int"' in xml
+    assert '<array name="p%v" component="" datatype="double"' in xml
