@@ -35,7 +35,9 @@ whenever the two models' conditions agree.
 no reference, or a pass of a time loop, moves the data at a level only when what one of its
 trips touches does not fit the level's capacity; otherwise the first trip moves it and the
 others move nothing (the Repeats column). ExaSAT's Loops sheet moves it at every trip, so
-with repetitions the last cache level's traffic may be less than the Loops sheet's.
+with repetitions the last cache level's traffic may be less than the Loops sheet's. Tiles of
+X the source writes share the lines at their edges in what a trip touches: an array's rows
+count the whole X range in lines when that is less than every tile's row in whole lines.
 
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
