@@ -35,7 +35,9 @@ whenever the two models' conditions agree.
 no reference, or a pass of a time loop, moves the data at a level only when what one of its
 trips touches does not fit the level's capacity; otherwise the first trip moves it and the
 others move nothing (the Repeats column). ExaSAT's Loops sheet moves it at every trip, so
-with repetitions the last cache level's traffic may be less than the Loops sheet's.
+with repetitions the last cache level's traffic may be less than the Loops sheet's. Tiles of
+X the source writes share the lines at their edges in what a trip touches: an array's rows
+count the whole X range in lines when that is less than every tile's row in whole lines.
 
 ``WarmCaches`` (FALSE by default: one sweep from memory, as ExaSAT) set TRUE is Kerncraft's
 steady state: the nest runs again and again, so a level that holds all the data the nest
@@ -56,7 +58,7 @@ from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext, derive_default
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.lines import elements_per_line
+from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines
 from sat.model.exasat.memory import (
     CASES,
     GB,
@@ -297,6 +299,31 @@ def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
     return E.Div(E.Ref(repeats), E.maximum(1, every)), {"repeats": repeats}
 
 
+def _tiled_along_x(shape: NestShape) -> bool:
+    """Whether the source tiles X: a tile loop the frontend found, or a tile loop with its
+    inner loop (as :func:`sat.model.exasat.iteration.nest_space` sizes the block)."""
+    return any(lp.tile for lp in shape.axis_loops[0]) or \
+        any(axis == 0 for *_, axis in shape.tiles)
+
+
+def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
+                    ctx: ModelContext) -> E.Expr:
+    """Bytes one sweep of the nest touches in ``array``: its blocks' footprints, or, for a
+    row of X the source tiles, the lines of the whole X range the tiles cover when fewer
+    (tiles narrower than a line share the line between them: counted once, not per tile)."""
+    tiles = footprint = E.mul(E.Ref(space.blocks), array.q["block_elements"])
+    pattern = next((p for p in shape.patterns if p.key == array.key), None)
+    if pattern is not None and pattern.stride == 1 and 0 not in pattern.invariant \
+            and not shape.x_tiles_share_lines and _tiled_along_x(shape):
+        extent = E.add(E.Ref(space.extent[0]), array.spans[0])
+        whole = row_lines(round_to_lines(extent, ctx, array.size), pattern.row_length, extent)
+        # tiles along X: the X extent over a tile's; the tile rows cover blocks_x of them
+        tiles_x = E.Ref(space.extent[0]) / E.maximum(E.Ref(space.block[0]), 1)
+        share = whole / E.maximum(E.mul(tiles_x, array.q["access_x_lines"]), 1)
+        tiles = E.mul(footprint, E.minimum(1, share))
+    return E.mul(tiles, array.copies, array.size)
+
+
 def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarchy: Hierarchy,
                 ctx: ModelContext, where: dict[str, CellValue],
                 gathers: list[GatherTraffic] | None = None) -> NestLevels:
@@ -354,10 +381,9 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
-    data = E.Quantity(("level", shape.ident, "data_kib"), E.mul(E.Ref(space.blocks), E.add(*[
-        E.mul(a.q["block_elements"], a.copies, a.size)
-        for a in memory.arrays])) / KIB / ctx.param("Cores"), "KiB",
-        "data the nest touches per thread")
+    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*[
+        _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
+        "KiB", "data the nest touches per thread")
     result = NestLevels([])
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]

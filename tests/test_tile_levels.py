@@ -1,0 +1,146 @@
+"""The data a repetition of a tiled nest touches at a cache level: the lines neighbouring
+tiles share count once.
+
+The machine (written here): one core, 64-byte lines, 8-byte words, an L1 of 4 KiB and an L2
+of 32 KiB (the level before memory). Doubles: 8 elements per line; a read array moves 8 B per
+element, a written one 16 B (the line read for ownership, then written back).
+
+The nests walk a 32 x 40 array of doubles (rows of 40, back to back) in tiles of 4 columns
+across the rows (the contiguous axis outermost), four times over (t subscripts nothing). A
+tile's row of 4 doubles is half a line: tile by tile, each array would be 10 tiles x 8
+elements (a whole line) x 32 rows x 8 B = 20,480 B, 40 KiB for the two arrays, more than the
+L2, so every repetition would move the data again. The tiles share their lines: the whole X
+range is 40 elements, 5 lines, the row's declared 40; each array is 40 x 32 x 8 = 10,240 B,
+20 KiB for both, which the 32 KiB L2 holds: the first repetition moves the data, the other
+three nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+
+MACHINE_XML = """\
+<machine name="two-level" description="a two-level test machine">
+  <prop key="Cores" val="1" source="test"/>
+  <prop key="GflopsPerCore" val="16" source="test"/>
+  <prop key="GBsPerCore" val="10" source="test"/>
+  <prop key="CacheKB" val="32" source="test"/>
+  <prop key="LineBytes" val="64" source="test"/>
+  <prop key="WordBytes" val="8" source="test"/>
+  <memory>
+    <level name="L1" size_kib="4" line_bytes="64" shared_by_cores="1" bandwidth_gbs="128"
+           source="test"/>
+    <level name="L2" size_kib="32" line_bytes="64" shared_by_cores="1" bandwidth_gbs="64"
+           policy="inclusive" source="test"/>
+    <level name="memory" line_bytes="64" shared_by_cores="1" bandwidth_gbs="40"
+           source="test"/>
+  </memory>
+</machine>
+"""
+
+TILED_C = """\
+double a[32][40], b[32][40];
+void run(void)
+{
+    for (int t = 0; t < 4; t++)
+        for (int kk = 0; kk < 40; kk += 4)
+            for (int k = kk; k < kk + 4; k++)
+                for (int l = 0; l < 32; l++)
+                    b[l][k] = 2.0 * a[l][k];
+}
+"""
+
+TILED_F90 = """\
+subroutine run(a, b)
+  integer :: t, kk, k, l
+  real(8) :: a(40, 32), b(40, 32)
+  do t = 1, 4
+    do kk = 1, 40, 4
+      do k = kk, kk + 3
+        do l = 1, 32
+          b(k, l) = 2.0d0 * a(k, l)
+        end do
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+SOURCES = [("tiled.c", TILED_C), ("tiled.f90", TILED_F90)]
+
+
+def run(capsys, tmp_path: Path, name: str, text: str, *options: str) -> dict:
+    source = tmp_path / name
+    source.write_text(text)
+    machine = tmp_path / "two-level.xml"
+    machine.write_text(MACHINE_XML)
+    assert main([str(source), "--machine", str(machine), "--json", "-", "-q",
+                 "--set", "SetupIterations=1", *options]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def levels(loop: dict) -> dict[str, dict]:
+    return {level["level"]: level for level in loop["levels"]}
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES)
+def test_tiles_narrower_than_a_line_share_it_in_the_data_of_a_repetition(
+        capsys, tmp_path, name, text):
+    """data_kib: 2 arrays x 40 x 32 x 8 B = 20,480 B = 20 KiB (not 40 KiB, tile by tile).
+    A sweep at the L2 moves every tile's row as a whole line (the layer condition's
+    traffic, unchanged): a 10 x 8 x 32 x 8 B = 20,480 B, b twice that (read for ownership
+    and written back) 40,960 B: 61,440 B. The L2 holds the 20 KiB: the first of the 4
+    repetitions moves 61,440 B, the others nothing (4 x 61,440 = 245,760 B before)."""
+    data = run(capsys, tmp_path, name, text)
+    (loop,) = data["loops"]
+    assert loop["block_x"] == 4 and loop["blocks"] == 10
+    at = levels(loop)
+    assert at["L2"]["data_kib"] == pytest.approx(20)
+    assert at["L2"]["repeats"] == 1
+    assert at["L2"]["traffic_gb"] * 1e9 == pytest.approx(61_440)
+    # the L1 (4 KiB) holds no repetition's 20 KiB: all 4 move the data
+    assert at["L1"]["repeats"] == 4
+    assert data["bounds_violations"] == []
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES)
+def test_an_l2_smaller_than_the_shared_lines_moves_every_repetition(
+        capsys, tmp_path, name, text):
+    """An L2 of 16 KiB does not hold the 20 KiB: 4 x 61,440 = 245,760 B."""
+    data = run(capsys, tmp_path, name, text, "--set", "L2KB=16")
+    (loop,) = data["loops"]
+    at = levels(loop)
+    assert at["L2"]["repeats"] == 4
+    assert at["L2"]["traffic_gb"] * 1e9 == pytest.approx(245_760)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_l2_size_in_libreoffice_recomputes_the_shared_data(capsys, tmp_path):
+    """The workbook written with the 32 KiB L2 (61,440 B), its L2KB edited to 16 and
+    recalculated: 245,760 B, as the command line gives with --set L2KB=16."""
+    from libreoffice import recalculate_edited, value_at
+
+    source = tmp_path / "tiled.c"
+    source.write_text(TILED_C)
+    machine = tmp_path / "two-level.xml"
+    machine.write_text(MACHINE_XML)
+    book = tmp_path / "tiled.xlsx"
+    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
+                 "SetupIterations=1", "-o", str(book)]) == 0
+    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    values = recalculate_edited(book, {"L2KB": 16}, tmp_path / "edit")
+    (want,) = run(capsys, tmp_path, "tiled.c", TILED_C, "--set", "L2KB=16")["loops"]
+    assert float(value_at(values, before["levels"][0]["cells"]["data_kib"])) == \
+        pytest.approx(20)
+    for level, expected in zip(before["levels"], want["levels"], strict=True):
+        got = float(value_at(values, level["cells"]["traffic_gb"]))
+        assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
+    assert float(value_at(values, before["levels"][1]["cells"]["traffic_gb"])) * 1e9 == \
+        pytest.approx(245_760)
+    assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(61_440)
