@@ -216,15 +216,15 @@ def arm_paths(body: Body, path: tuple[Arm, ...] = ()) -> dict[int, tuple[Arm, ..
 
 
 def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Expr],
-                      repeats: E.ExprLike) -> E.Expr:
+                      repeats: E.Expr | None = None) -> E.Expr:
     """Expected distinct elements of a pattern whose references run with probabilities
     (``points``: each offset and the chance one iteration makes it, 1 for an unconditional
     one) over a grid of ``base`` points per axis, each iteration taking its arms
     independently. An element reached by references from k iterations is touched with
     probability 1 - (1 - p)^k; ``repeats`` iterations (along the axes the pattern does not
-    step) reach each element once more per offset. Along each axis an element is either in
-    the interior (every offset reaches it) or one of the few near an edge (some offsets do):
-    the sum over elements groups into one term per set of interior axes."""
+    step; None: one) reach each element once more per offset. Along each axis an element is
+    either in the interior (every offset reaches it) or one of the few near an edge (some
+    offsets do): the sum over elements groups into one term per set of interior axes."""
     chance: dict[Point, float] = {}
     for point, p in points:  # the arms of one chain exclude each other: their chances add
         chance[point] = min(1.0, chance.get(point, 0.0) + p)
@@ -248,7 +248,8 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
     terms = []
     for interior, group in missed.items():
         touched = E.add(*[E.mul(n, E.add(1, E.mul(-1, E.func("POWER", miss, repeats))))
-                          if 0.0 < miss < 1.0 else E.Num(n * (1.0 - miss))
+                          if 0.0 < miss < 1.0 and repeats is not None
+                          else E.Num(n * (1.0 - miss))
                           for miss, n in sorted(group.items())])
         counts = [E.maximum(0, E.add(base[a], -positions[a][0])) if positions[a][0] else base[a]
                   for a in range(3) if interior[a]]

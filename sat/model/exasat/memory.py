@@ -593,7 +593,8 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     factors = [stencil_union(pattern.offsets, base, space)] if halo else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
-        repeats = E.mul(*[E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]])
+        along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
+        repeats = E.mul(*along) if along else None
         factors = [E.if_(E.compare(">", space.iterations, 0),
                          expected_elements(taken, base, repeats), 0)]
     if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
