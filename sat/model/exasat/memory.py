@@ -595,8 +595,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     if taken is not None:  # references inside if/else arms: the elements they touch
         along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
         repeats = E.mul(*along) if along else None
-        factors = [E.if_(E.compare(">", space.iterations, 0),
-                         expected_elements(taken, base, repeats), 0)]
+        expected = expected_elements(taken, base, repeats)
+        # never more than the union of the offsets (an extent narrower than the offsets'
+        # span, where the edges of the grid overlap)
+        factors = [E.minimum(expected, factors[0]) if halo else
+                   E.if_(E.compare(">", space.iterations, 0), expected, 0)]
     if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
         copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
