@@ -234,3 +234,93 @@ def test_a_stencil_counts_the_union_of_its_shifted_grids(capsys, tmp_path):
     # rows 1 and 34 over columns 2..33 (2 x 32 = 64): 1,152 elements x 8 B = 9,216 (the
     # four corners left out); b 1,024 x 16 B = 16,384
     assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(9_216 + 16_384)
+
+
+# ------------------------------------------------------------ references inside if/else arms
+
+ARM_F = """\
+subroutine arm(w, a, b)
+  real(8), intent(in) :: w(100), a(104)
+  real(8), intent(out) :: b(100)
+  integer :: i
+  do i = 1, 100
+    b(i) = 0.0d0
+    if (w(i) > 0) then
+      b(i) = a(i+1) + a(i+3)
+    end if
+  end do
+end subroutine
+"""
+
+ARM_C = """\
+double w[8][16], a[8][17], c[8], b[8][16];
+void arm(void)
+{
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 16; i++) {
+            b[j][i] = 0.0;
+            if (w[j][i] > 0)
+                b[j][i] = a[j][i + 1] * c[j];
+        }
+}
+"""
+
+ELSE_F = """\
+subroutine arms(w, a, b)
+  real(8), intent(in) :: w(100), a(104)
+  real(8), intent(out) :: b(100)
+  integer :: i
+  do i = 1, 100
+    if (w(i) > 0) then
+      b(i) = a(i+1)
+    else
+      b(i) = a(i+3)
+    end if
+  end do
+end subroutine
+"""
+
+
+def conds(tmp_path: Path, condition: str, p: float) -> str:
+    path = tmp_path / "conds.xml"
+    path.write_text(f'<conds>\n<prop key="{condition}" val="{p}" />\n</conds>\n')
+    return str(path)
+
+
+SMALL = ["--set", "SetupIterations=1"]  # model these small nests (not setup work)
+
+
+def test_an_arm_touches_each_element_with_its_probability(capsys, tmp_path):
+    loop = run(capsys, tmp_path, ARM_F, "arm.f90", "--conds", conds(tmp_path, "w(i) > 0", 0.5),
+               *SMALL)
+    # w read: 100 x 8 B = 800; b written every iteration: 100 x 16 B = 1,600; a(i+1) and
+    # a(i+3) only in the arm (p = 0.5): a(2), a(3), a(102), a(103) reached from one iteration
+    # each, 4 x 0.5 = 2 elements; a(4) .. a(101) from two, 98 x (1 - 0.5^2) = 73.5 elements;
+    # 75.5 x 8 B = 604 (it was all 102 elements, 816 B)
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(800 + 1_600 + 604)
+
+
+def test_an_arm_in_c_and_a_coefficient_reached_along_the_row(capsys, tmp_path):
+    loop = run(capsys, tmp_path, ARM_C, "arm.c", "--conds",
+               conds(tmp_path, "w[j][i] > 0", 0.5), *SMALL)
+    # w read: 8 x 16 x 8 B = 1,024; b written: 128 x 16 B = 2,048; a[j][i+1] in the arm:
+    # 128 elements each reached once, 64 expected, 512 B; c[j] in the arm, reached from the
+    # 16 iterations of its row: 8 x (1 - 0.5^16) = 7.9998779296875 elements, x 8 B
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(
+        1_024 + 2_048 + 512 + 8 * (1 - 0.5 ** 16) * 8)
+
+
+def test_the_else_arm_takes_what_the_if_leaves(capsys, tmp_path):
+    loop = run(capsys, tmp_path, ELSE_F, "arms.f90", "--conds",
+               conds(tmp_path, "w(i) > 0", 0.25), *SMALL)
+    # w: 800 B; b written in both arms, 0.25 + 0.75: every iteration, 1,600 B; a(i+1) with
+    # 0.25, a(i+3) with 0.75: a(2), a(3) 2 x 0.25, a(102), a(103) 2 x 0.75, a(4) .. a(101)
+    # 98 x (1 - 0.75 x 0.25) = 79.625: 81.625 elements x 8 B = 653
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(800 + 1_600 + 653)
+
+
+def test_an_arm_taken_always_counts_every_element(capsys, tmp_path):
+    loop = run(capsys, tmp_path, ARM_F, "arm.f90", "--conds", conds(tmp_path, "w(i) > 0", 1),
+               *SMALL)
+    # probability 1: a(2) .. a(103), 102 x 8 B = 816, as for an unconditional reference
+    assert loop["traffic_blocks_gb"] * 1e9 == pytest.approx(800 + 1_600 + 816)

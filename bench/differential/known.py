@@ -101,9 +101,10 @@ REASONS = {
                          "median +13 to +17 %).",
     "whole-array": "Exact at the median; a level that holds the array but not with its lines "
                    "rounded (n00785: L2 +260 %) is charged again.",
-    "branch": "Flops follow the arms' probabilities (an else runs what its if leaves). The traffic"
-              " counts each arm's references by its probability, while the cache keeps the lines "
-              "either arm touched: with offsets the compulsory bytes miss or double part of a row "
-              "(median 17 %).",
+    "branch": "Flops follow the arms' probabilities (an else runs what its if leaves). The "
+              "compulsory bytes count an element that references only inside arms reach from k "
+              "iterations with probability 1 - (1 - p)^k, iterations taking arms independently; "
+              "the cache levels count each arm's references by its probability, while the cache "
+              "keeps the lines either arm touched.",
     "section": "Exact at the median; one nest (n01497) at the 16 KiB level +227 %.",
 }

@@ -37,13 +37,16 @@ between planes) its data stays from one repetition to the next as well.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
-from sat.ir import Access, InlinedCall, Loop
+from sat.ir import Access, Body, Branch, InlinedCall, Loop
+from sat.model import expr as E
 
 # (access, enclosing loops inside the nest, outermost first) of one pattern
 Item = tuple[Access, tuple[Loop, ...]]
+Point = tuple[int, int, int]
 
 
 def local_axes(items: Sequence[Item], stepping: list[set[str]],
@@ -189,3 +192,66 @@ def written_first(items: Sequence[Item]) -> bool:
     """Whether the pattern's first reference in the nest only writes it (a scratch array:
     what it holds before the nest is never read)."""
     return bool(items) and items[0][0].writes > 0 and items[0][0].reads == 0
+
+
+# an arm of a conditional around a reference: the branch and the branches of the body that
+# holds it (its if/else chain among them, for an else's probability)
+Arm = tuple[Branch, tuple[Branch, ...]]
+
+
+def arm_paths(body: Body, path: tuple[Arm, ...] = ()) -> dict[int, tuple[Arm, ...]]:
+    """The conditional arms around each reference below ``body`` (by the access's id; empty
+    for a reference every iteration makes). A called procedure's work is no arm."""
+    found: dict[int, tuple[Arm, ...]] = {}
+    for array in body.arrays:
+        for access in array.accesses:
+            found[id(access)] = path
+    for branch in body.branches:
+        inner = path if isinstance(branch, InlinedCall) else \
+            (*path, (branch, tuple(body.branches)))
+        found.update(arm_paths(branch, inner))
+    for loop in body.loops:
+        found.update(arm_paths(loop, path))
+    return found
+
+
+def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Expr],
+                      repeats: E.Expr | None = None) -> E.Expr:
+    """Expected distinct elements of a pattern whose references run with probabilities
+    (``points``: each offset and the chance one iteration makes it, 1 for an unconditional
+    one) over a grid of ``base`` points per axis, each iteration taking its arms
+    independently. An element reached by references from k iterations is touched with
+    probability 1 - (1 - p)^k; ``repeats`` iterations (along the axes the pattern does not
+    step; None: one) reach each element once more per offset. Along each axis an element is
+    either in the interior (every offset reaches it) or one of the few near an edge (some
+    offsets do): the sum over elements groups into one term per set of interior axes."""
+    chance: dict[Point, float] = {}
+    for point, p in points:  # the arms of one chain exclude each other: their chances add
+        chance[point] = min(1.0, chance.get(point, 0.0) + p)
+    positions = []  # per axis: (interior?, the offsets' values that reach it)
+    for a in range(3):
+        values = sorted({point[a] for point in chance})
+        lo, hi = values[0], values[-1]
+        axis = [(True, frozenset(values))]
+        axis += [(False, frozenset(v for v in values if v <= lo + t)) for t in range(hi - lo)]
+        axis += [(False, frozenset(v for v in values if v >= lo + t + 1))
+                 for t in range(hi - lo)]
+        positions.append((hi - lo, axis))
+    missed: dict[tuple[bool, ...], dict[float, int]] = {}
+    for cx in positions[0][1]:
+        for cy in positions[1][1]:
+            for cz in positions[2][1]:
+                miss = math.prod(1.0 - p for point, p in chance.items()
+                                 if all(point[a] in c[1] for a, c in enumerate((cx, cy, cz))))
+                group = missed.setdefault((cx[0], cy[0], cz[0]), {})
+                group[miss] = group.get(miss, 0) + 1
+    terms = []
+    for interior, group in missed.items():
+        touched = E.add(*[E.mul(n, E.add(1, E.mul(-1, E.func("POWER", miss, repeats))))
+                          if 0.0 < miss < 1.0 and repeats is not None
+                          else E.Num(n * (1.0 - miss))
+                          for miss, n in sorted(group.items())])
+        counts = [E.maximum(0, E.add(base[a], -positions[a][0])) if positions[a][0] else base[a]
+                  for a in range(3) if interior[a]]
+        terms.append(E.mul(touched, *counts))
+    return E.add(*terms)

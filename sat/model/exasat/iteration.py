@@ -105,6 +105,8 @@ class Pattern:
     # its copies are one contiguous run (val(k) of a CSR row: a moving loop of X subscripts
     # its unit-stride dimension): they share lines, as one stream
     run_copies: bool = False
+    # each reference's offset and the conditional arms around it (compulsory.arm_paths)
+    arm_points: tuple[tuple[tuple[int, int, int], tuple[compulsory.Arm, ...]], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -394,6 +396,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 if v.shape}
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
+    arms, arm_points = compulsory.arm_paths(loop), {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
@@ -424,6 +427,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 value = _fold(value, steps[a])
             point.append(value)
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
+        arm_points.setdefault(key, []).append((tuple(point), arms.get(id(access), ())))
         in_step.setdefault(key, set()).add((*point, *within))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets), array.name))
@@ -463,6 +467,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                         math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
     for pattern in patterns:
+        pattern.arm_points = tuple(arm_points[pattern.key])
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
             and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,

@@ -27,12 +27,15 @@ double-precision word: ``ReadCost = ld_sf * WordBytes``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.exasat.compulsory import expected_elements
+from sat.model.exasat.flops import branch_probability
 from sat.model.exasat.iteration import (
     NestShape,
     NestSpace,
@@ -576,8 +579,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     # a stepped pattern's offsets count steps, its residues within a step already hold the
     # elements a shifted access adds (c(ti + ii) over tiles of ii: offsets 0 and 1 step)
     halo = any(spans(pattern.offsets)) and pattern.step_copies == 1
+    # (a stepped pattern or a scratch tile keeps its own count)
+    taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_copies == 1 \
+        and pattern.step_elements == 1 and not pattern.local and not shape.tiles else None
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
-            pattern.step_elements == pattern.step_copies:
+            pattern.step_elements == pattern.step_copies and taken is None:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
@@ -586,6 +592,14 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
             else E.Ref(space.extent[a]) for a in range(3)]
     factors = [stencil_union(pattern.offsets, base, space)] if halo else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
+    if taken is not None:  # references inside if/else arms: the elements they touch
+        along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
+        repeats = E.mul(*along) if along else None
+        expected = expected_elements(taken, base, repeats)
+        # never more than the union of the offsets (an extent narrower than the offsets'
+        # span, where the edges of the grid overlap)
+        factors = [E.minimum(expected, factors[0]) if halo else
+                   E.if_(E.compare(">", space.iterations, 0), expected, 0)]
     if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
         copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
@@ -595,6 +609,16 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
+                ) -> list[tuple[Point, float]] | None:
+    """Each reference's offset and the chance an iteration makes it (the product of its
+    arms' probabilities); None when every reference runs every iteration."""
+    taken = [(point, math.prod(branch_probability(branch, ctx, file, siblings)
+                               for branch, siblings in path))
+             for point, path in pattern.arm_points]
+    return taken if any(p < 1.0 for _, p in taken) else None
 
 
 def stencil_union(offsets: frozenset[Point], base: list[E.Expr], space: NestSpace) -> E.Expr:
