@@ -18,7 +18,7 @@ REASONS = {
                       "repetition touches moves the data once, a smaller one at every repetition, "
                       "and the compulsory bytes count it once (n01732's 54 repetitions of a "
                       "700-element sweep: within 1 % at L2 and L3). The worst nests carry another "
-                      "class: tiles narrower than a line (n00076, +290 % at every level), steps "
+                      "class: tiles narrower than a line (n00076, +28 % at every level), steps "
                       "(n00061).",
     "time-loop": "The steps of a time loop reuse what stays in a level: one step's data (all its "
                  "nests' together) fits, the steps after the first move nothing (n00060: L2 and L3"
@@ -57,7 +57,7 @@ REASONS = {
     "bounds:tile-constant": "1-D tiles narrower than a line share their lines (exact). Tiles of "
                             "two or three dimensions narrower than a line keep whole lines per "
                             "tile row, and a tile's copy into a scratch array moves it per tile at"
-                            " the 512 B L1 (L1 median +59 %); at L2 and L3 the median is 11 %.",
+                            " the 512 B L1 (L1 median +59 %); at L2 and L3 the median is 9 %.",
     "bounds:tile-runtime": "As bounds:tile-constant, with the tile size given by --set.",
     "scratch-tile": "The scratch tile counts once in the compulsory bytes (median 0.2 %). At the "
                     "levels, the tiles' rows narrower than a line are rounded up to whole lines "
@@ -68,18 +68,18 @@ REASONS = {
                        "does not show the index values; ClusterElems_ gives their locality): at a"
                        " level smaller than the gathered range (the 512 B L1) sorted indices, "
                        "which walk consecutive lines, move fewer lines than charged (L1 median "
-                       "+53 % on the first 400 nests); L2 and L3 within 3 % at the median.",
+                       "+32 %); L2 and L3 within 3 % at the median.",
     "indirect:clustered": "As indirect:sorted: runs of nearby indices share lines the small L1 "
-                          "keeps (L1 median +160 %); the compulsory bytes assume uniform indices, "
+                          "keeps (L1 median +56 %); the compulsory bytes assume uniform indices, "
                           "a few per cent high for clustered ones (p90 14 %).",
     "indirect:uniform": "The compulsory bytes and the levels are within 3 % at the median (a "
                         "gather in a called procedure is the calling nest's, n01539). The worst "
                         "nests carry another class.",
-    "indirect:scatter": "As indirect:sorted for the levels (L1 median +108 %, L2 +31 %); the "
+    "indirect:scatter": "As indirect:sorted for the levels (L1 median +113 %, L2 +22 %); the "
                         "compulsory bytes assume uniform indices (median 3 %).",
     "csr": "The compulsory bytes are within 1 % at the median (the gathered x as the expected "
            "distinct elements); a row's val and col are one stream at every level (L1 median "
-           "13 % on the first 400 nests); the gathers of x take uniform indices, so sorted and "
+           "14 %); the gathers of x take uniform indices, so sorted and "
            "clustered rows, whose nearby indices share the lines the 512 B L1 keeps, are "
            "charged more lines than they move; L2 and L3 within 2 % at the median.",
     "reduction-lower-rank": "An array reduced into counts the axes it steps along only (exact at "
@@ -95,7 +95,7 @@ REASONS = {
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "
                     "component copies, so the next dimension is taken as the contiguous axis: the "
                     "512 B L1 sees a line per access the model does not charge, and the compulsory"
-                    " bytes count whole rows (n00764: +185 %).",
+                    " bytes count whole rows (n00764: L1 +77 %, compulsory -18 %).",
     "bounds:triangular": "Flops and trips are exact (a step included). Triangular ranges touch "
                          "part of each row: rows are rounded up to whole lines per row (L2 and L3 "
                          "median +13 to +17 %).",
