@@ -41,7 +41,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
-from sat.model.exasat.lines import round_to_lines
+from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import stepped_mean_trips, summed_trip_count
@@ -413,8 +413,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 "other" if any(unit_var in stepping[a] for a in (1, 2)) else "none")
             unit_moved[key] = unit_moved.get(key, True) and moved.get(unit_var) == 0
             if unit_var in stepping[0]:
-                strides[key] = max(strides.get(key, 1), _unit_coefficient(access, row_major))
-            rows.setdefault(key, set()).add(0 if 1 in steps else _row_length(
+                strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
+            rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
         point, within = [], []
         for a in range(3):
@@ -629,41 +629,6 @@ def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
     sweeping = _sweeping(axis_loops)
     inside = {id(lp) for x_loop in sweeping[0] for lp in x_loop.all_loops()}
     return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
-
-
-def _unit_coefficient(access, row_major: bool) -> int:
-    """The literal coefficient of the loop variable in the access's unit-stride subscript
-    (``x(16*i)``: 16; 1 when it is 1, symbolic or unknown)."""
-    if not access.subscripts or len(access.subscripts) != len(access.loopvars):
-        return 1
-    sub = access.subscripts[-1 if row_major else 0]
-    if sub.kind != "induction" or not isinstance(sub.coeff, int):
-        return 1
-    return max(1, abs(sub.coeff))
-
-
-def _row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
-                row_major: bool) -> int:
-    """Declared elements of the access's unit-stride dimension when its next dimension is
-    walked by a loop of Y one row after the other (``a(i,j)`` in ``do j; do i``): the rows
-    the nest touches lie back to back.  0 when the extent is no literal or the rows are not
-    consecutive."""
-    if len(shape) < 2 or len(shape) != len(access.loopvars):
-        return 0
-    unit, following = (-1, -2) if row_major else (0, 1)
-    if access.loopvars[following].lower() not in stepping[1] \
-            or access.loopvars[unit].lower() not in stepping[0]:
-        return 0
-    subs = access.subscripts
-    if subs and len(subs) == len(shape) and any(
-            sub.kind != "induction" or sub.coeff not in (1, -1) for sub in (subs[unit],
-                                                                            subs[following])):
-        return 0
-    bounds = shape[unit].split(":")
-    lower, upper = (bounds[0], bounds[1]) if len(bounds) == 2 else ("1", bounds[0])
-    if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
-        return 0
-    return max(0, int(upper) - int(lower) + 1)
 
 
 def _unit(found: set[str]) -> str:

@@ -1,7 +1,10 @@
 """Whole cache lines: the elements of the lines a reference's extent, stride or rows touch,
-as model expressions over ``LineBytes`` and the element size."""
+as model expressions over ``LineBytes`` and the element size; and what an access says of them
+(its stride along the unit-stride dimension, its rows lying back to back)."""
 
 from __future__ import annotations
+
+import re
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
@@ -39,3 +42,38 @@ def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
     are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line). Never fewer than
     the ``elements`` the row's loop touches (a loop running past the declared length)."""
     return lined if not row_length else E.minimum(lined, E.maximum(row_length, elements))
+
+
+def unit_coefficient(access, row_major: bool) -> int:
+    """The literal coefficient of the loop variable in the access's unit-stride subscript
+    (``x(16*i)``: 16; 1 when it is 1, symbolic or unknown)."""
+    if not access.subscripts or len(access.subscripts) != len(access.loopvars):
+        return 1
+    sub = access.subscripts[-1 if row_major else 0]
+    if sub.kind != "induction" or not isinstance(sub.coeff, int):
+        return 1
+    return max(1, abs(sub.coeff))
+
+
+def declared_row_length(access, shape: tuple[str, ...], stepping: list[set[str]],
+                row_major: bool) -> int:
+    """Declared elements of the access's unit-stride dimension when its next dimension is
+    walked by a loop of Y one row after the other (``a(i,j)`` in ``do j; do i``): the rows
+    the nest touches lie back to back.  0 when the extent is no literal or the rows are not
+    consecutive."""
+    if len(shape) < 2 or len(shape) != len(access.loopvars):
+        return 0
+    unit, following = (-1, -2) if row_major else (0, 1)
+    if access.loopvars[following].lower() not in stepping[1] \
+            or access.loopvars[unit].lower() not in stepping[0]:
+        return 0
+    subs = access.subscripts
+    if subs and len(subs) == len(shape) and any(
+            sub.kind != "induction" or sub.coeff not in (1, -1) for sub in (subs[unit],
+                                                                            subs[following])):
+        return 0
+    bounds = shape[unit].split(":")
+    lower, upper = (bounds[0], bounds[1]) if len(bounds) == 2 else ("1", bounds[0])
+    if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
+        return 0
+    return max(0, int(upper) - int(lower) + 1)
