@@ -23,26 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from machines import two_level_machine
 from sat.cli import main
 
-MACHINE_XML = """\
-<machine name="two-level" description="a two-level test machine">
-  <prop key="Cores" val="1" source="test"/>
-  <prop key="GflopsPerCore" val="16" source="test"/>
-  <prop key="GBsPerCore" val="10" source="test"/>
-  <prop key="CacheKB" val="32" source="test"/>
-  <prop key="LineBytes" val="64" source="test"/>
-  <prop key="WordBytes" val="8" source="test"/>
-  <memory>
-    <level name="L1" size_kib="4" line_bytes="64" shared_by_cores="1" bandwidth_gbs="128"
-           source="test"/>
-    <level name="L2" size_kib="32" line_bytes="64" shared_by_cores="1" bandwidth_gbs="64"
-           policy="inclusive" source="test"/>
-    <level name="memory" line_bytes="64" shared_by_cores="1" bandwidth_gbs="40"
-           source="test"/>
-  </memory>
-</machine>
-"""
+MACHINE_XML = two_level_machine(32)
 
 TILED_C = """\
 double a[32][40], b[32][40];

@@ -1,0 +1,24 @@
+"""Machine files the tests write: small, exact machines whose cache sizes a test picks."""
+
+
+def two_level_machine(l2_kib: int) -> str:
+    """A one-core machine with a 4 KiB L1 and an inclusive L2 of ``l2_kib`` KiB (also its
+    CacheKB), 64-byte lines, before memory."""
+    return f"""\
+<machine name="two-level" description="a two-level test machine">
+  <prop key="Cores" val="1" source="test"/>
+  <prop key="GflopsPerCore" val="16" source="test"/>
+  <prop key="GBsPerCore" val="10" source="test"/>
+  <prop key="CacheKB" val="{l2_kib}" source="test"/>
+  <prop key="LineBytes" val="64" source="test"/>
+  <prop key="WordBytes" val="8" source="test"/>
+  <memory>
+    <level name="L1" size_kib="4" line_bytes="64" shared_by_cores="1" bandwidth_gbs="128"
+           source="test"/>
+    <level name="L2" size_kib="{l2_kib}" line_bytes="64" shared_by_cores="1" bandwidth_gbs="64"
+           policy="inclusive" source="test"/>
+    <level name="memory" line_bytes="64" shared_by_cores="1" bandwidth_gbs="40"
+           source="test"/>
+  </memory>
+</machine>
+"""
