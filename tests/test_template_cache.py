@@ -10,15 +10,19 @@ import jinja2
 import pytest
 
 from sat.report import html
-from sat.report.template_cache import CACHE_VARIABLE, bytecode_cache, cache_root
+from sat.report.template_cache import (
+    CACHE_VARIABLE,
+    bytecode_cache,
+    cache_root,
+    cached_environment,
+)
 
 OPTIONS = {"autoescape": True, "trim_blocks": True}
 
 
 def environment(templates: Path, compiles: list[str]) -> jinja2.Environment:
     """A fresh environment over ``templates`` that records each template it compiles."""
-    made = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
-                              bytecode_cache=bytecode_cache(OPTIONS), **OPTIONS)
+    made = cached_environment(templates, **OPTIONS)
     compile_source = made.compile
 
     def counted(source, name=None, filename=None, raw=False, defer_init=False):

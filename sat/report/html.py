@@ -41,7 +41,7 @@ from sat.report.svg import (
     si,
     stacked_bars,
 )
-from sat.report.template_cache import bytecode_cache
+from sat.report.template_cache import cached_environment
 from sat.resources import templates_dir
 
 REUSE_NAMES = {1: "planes", 2: "pencils", 3: "within pencils", 4: "none"}
@@ -775,16 +775,10 @@ def _page(program: Program, result: ModelResult, env: Env, meta: dict[str, Any],
     return context
 
 
-# How the page's templates read: the same options name the compiled code's cache.
-_TEMPLATE_OPTIONS: dict[str, Any] = {"autoescape": True, "trim_blocks": True,
-                                     "lstrip_blocks": True, "undefined": jinja2.StrictUndefined}
-
-
 @functools.cache  # one per process; the compiled templates are kept on disk between runs
 def _environment() -> jinja2.Environment:
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())),
-                                     bytecode_cache=bytecode_cache(_TEMPLATE_OPTIONS),
-                                     **_TEMPLATE_OPTIONS)
+    environment = cached_environment(templates_dir(), autoescape=True, trim_blocks=True,
+                                     lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     environment.filters["si"] = si
     return environment
 

@@ -61,3 +61,10 @@ def bytecode_cache(options: dict[str, Any]) -> jinja2.BytecodeCache | None:
     stamp = repr((__version__, jinja2.__version__, sorted(options.items(), key=str)))
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:16]
     return _TolerantCache(str(root / f"templates-{digest}"))
+
+
+def cached_environment(templates: Path, **options: Any) -> jinja2.Environment:
+    """A Jinja environment over the folder ``templates`` whose compiled templates this cache
+    keeps (the options name the cache: the same options, the same compiled code)."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
+                              bytecode_cache=bytecode_cache(options), **options)
