@@ -1,4 +1,10 @@
-"""Machine files the tests write: small, exact machines whose cache sizes a test picks."""
+"""Machine files the tests write: small, exact machines whose cache sizes a test picks, and a
+run of satreport on a source with one of them."""
+
+import json
+from pathlib import Path
+
+from sat.cli import main
 
 
 def two_level_machine(l2_kib: int) -> str:
@@ -22,3 +28,16 @@ def two_level_machine(l2_kib: int) -> str:
   </memory>
 </machine>
 """
+
+
+def run_with_machine(capsys, tmp_path: Path, name: str, text: str, machine_xml: str,
+                     *options: str) -> dict:
+    """The JSON of satreport on the source ``text`` (file ``name``) with the machine
+    ``machine_xml``, one set-up iteration (``--set SetupIterations=1``) and ``options``."""
+    source = tmp_path / name
+    source.write_text(text)
+    machine = tmp_path / "two-level.xml"
+    machine.write_text(machine_xml)
+    assert main([str(source), "--machine", str(machine), "--json", "-", "-q",
+                 "--set", "SetupIterations=1", *options]) == 0
+    return json.loads(capsys.readouterr().out)

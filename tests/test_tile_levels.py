@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from machines import two_level_machine
+from machines import run_with_machine, two_level_machine
 from sat.cli import main
 
 MACHINE_XML = two_level_machine(32)
@@ -60,13 +60,7 @@ SOURCES = [("tiled.c", TILED_C), ("tiled.f90", TILED_F90)]
 
 
 def run(capsys, tmp_path: Path, name: str, text: str, *options: str) -> dict:
-    source = tmp_path / name
-    source.write_text(text)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q",
-                 "--set", "SetupIterations=1", *options]) == 0
-    return json.loads(capsys.readouterr().out)
+    return run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, *options)
 
 
 def levels(loop: dict) -> dict[str, dict]:
