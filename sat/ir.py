@@ -31,7 +31,8 @@ def element_words(datatype: str) -> float:
     ``double _Complex``) and a quadruple-precision real (``long double``) are two words, 16
     bytes; a single-precision real or complex (``float``, Fortran ``real``, ``complex``) and
     a ``long`` (Fortran ``integer(8)``) one; an ``int`` (Fortran ``integer``, ``logical``)
-    half a word, 4 bytes; a ``short`` a quarter, a ``char`` an eighth.  Element sizes are
+    half a word, 4 bytes; a ``short`` a quarter, a ``char`` an eighth; a derived type or
+    structure of ``n`` bytes, ``struct*n``, ``n``/8 words.  Element sizes are
     fractions of ``WordBytes`` so that ExaSAT's meaning of ``WordBytes`` (the size of every
     double-precision element) still scales every array with it.
     """
@@ -40,7 +41,14 @@ def element_words(datatype: str) -> float:
         return 2 if any(t in text for t in ("double", "long", "16")) else 1
     if text in ("long double", "quad"):
         return 2
+    if text.startswith("struct*") and text[7:].isdigit() and int(text[7:]) > 0:
+        return int(text[7:]) / 8
     return _WORDS.get(text, 1)
+
+
+def struct_datatype(size: int) -> str:
+    """The datatype of an element that is a derived type (a C structure) of ``size`` bytes."""
+    return f"struct*{size}"
 
 
 # element sizes in words of 8 bytes, by IR datatype (anything else: one word)

@@ -99,20 +99,30 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         for dummy in scope.dummies:
             sym = by_name.get(dummy)
             if sym is not None and not sym.procedure:
-                self.proc.nonlocals.append(_variable(sym))
+                self.proc.nonlocals.append(self._variable(sym))
         seen = set(scope.dummies)
         for name, sym in by_name.items():
             if name in seen or sym.procedure or sym.is_parameter:
                 continue
             seen.add(name)
             if sym.common or (sym.unknown and scope.has_unknown_modules()):
-                self.proc.nonlocals.append(_variable(sym))
+                self.proc.nonlocals.append(self._variable(sym))
             else:
-                self.proc.locals.append(_variable(sym))
+                self.proc.locals.append(self._variable(sym))
         for name, sym in self.nonlocal_used.items():
             if name not in seen and not sym.is_parameter and not sym.procedure:
                 seen.add(name)
-                self.proc.nonlocals.append(_variable(sym))
+                self.proc.nonlocals.append(self._variable(sym))
+
+    def _variable(self, sym: Symbol) -> ir.Variable:
+        """A declared variable; one of a derived type whose size is known is ``struct*n``, as
+        the elements of its arrays are."""
+        datatype = sym.datatype
+        size = self.scope.type_bytes(sym.type_name) if sym.type_name else None
+        if size is not None:
+            datatype = ir.struct_datatype(size)
+        return ir.Variable(sym.name, datatype, tuple(sym.shape) if sym.is_array else (),
+                           sym.intent)
 
     # --------------------------------------------------------------- symbols
 
@@ -142,9 +152,6 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         return name in self.program.procedures
 
 
-def _variable(sym: Symbol) -> ir.Variable:
-    return ir.Variable(sym.name, sym.datatype, tuple(sym.shape) if sym.is_array else (),
-                       sym.intent)
 
 
 def analyse_units(program: FortranProgram

@@ -31,6 +31,11 @@ class ExpressionAnalysis:
 
     def _e_part_ref(self, node: object) -> str:
         name = str(node.items[0]).lower()
+        alias = self._lookups.get(name)
+        if alias is not None and alias[0].is_array and alias[0].name != name:
+            # an associate name of an array (u => g%u): an element of its target
+            self._array_ref(alias[0], subscript_list(node), reads=1, writes=0)
+            return alias[0].base
         sym, _ = self.scope.lookup(name)
         # an array declared here is data, even when a procedure elsewhere has its name
         if sym is None or sym.procedure or (name in self.program.procedures

@@ -152,6 +152,13 @@ class LoopAnalysis:
             subs = subscript_list(lhs)
             if sym.is_array and any(isinstance(s, F.Subscript_Triplet) for s in subs):
                 return sym, subs
+        if isinstance(lhs, F.Data_Ref):  # g%u = 0, g%u(2:n) = ..., pts%x = 0
+            path = self.component_path(lhs)
+            if path.symbol.is_array and path.symbol.rank and path.subs is None:
+                return path.symbol, [None] * path.symbol.rank
+            if path.symbol.is_array and path.subs is not None and any(
+                    isinstance(s, F.Subscript_Triplet) for s in path.subs):
+                return path.symbol, path.subs
         return None
 
     def _array_assignment(self, node: object, lhs: object, rhs: object, sym: Symbol,
@@ -208,12 +215,10 @@ class LoopAnalysis:
             return None
         arrays: list[Symbol] = []
         for arg in args:
-            if any(isinstance(n, _NOT_WHOLE) for n in walk(arg)):
+            operands = self._whole_operands(arg)
+            if operands is None:
                 return None
-            for node in walk(arg, F.Name):
-                sym = self.lookup(str(node).lower())[0]
-                if sym.is_array:
-                    arrays.append(sym)
+            arrays.extend(operands)
         # complex elements cost more per operation than the table says: not counted here
         if not arrays or len({sym.rank for sym in arrays}) != 1 \
                 or not all(upper for _lower, upper in arrays[0].dims) \
@@ -250,7 +255,30 @@ class LoopAnalysis:
             self.level.count(once)
         return "real" if "real" in kinds else (kinds[0] if kinds else "real")
 
+    def _whole_operands(self, node: object) -> list[Symbol] | None:
+        """The whole arrays an expression of whole arrays, scalars and arithmetic names
+        (``a*b``, ``g%u``), or None when it is more (an element, a call, a section)."""
+        if isinstance(node, F.Name):
+            sym = self.lookup(str(node).lower())[0]
+            return [sym] if sym.is_array else []
+        if isinstance(node, F.Data_Ref):
+            path = self.component_path(node)
+            if path.subs is not None or path.others:
+                return None
+            return [path.symbol] if path.symbol.is_array else []
+        if isinstance(node, _NOT_WHOLE):
+            return None
+        found: list[Symbol] = []
+        for item in getattr(node, "items", ()) or ():
+            if item is None or isinstance(item, str | tuple | list):
+                continue
+            inner = self._whole_operands(item)
+            if inner is None:
+                return None
+            found.extend(inner)
+        return found
+
 
 # what makes a reduction's argument more than whole arrays, scalars and arithmetic
-_NOT_WHOLE = (F.Part_Ref, F.Function_Reference, F.Intrinsic_Function_Reference, F.Data_Ref,
+_NOT_WHOLE = (F.Part_Ref, F.Function_Reference, F.Intrinsic_Function_Reference,
               F.Structure_Constructor, F.Actual_Arg_Spec, F.Array_Constructor)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fparser.two import Fortran2003 as F
 
 from sat import ir
@@ -245,36 +247,82 @@ class ReferenceAnalysis:
                 self._subscript_parts(item, active, parts, names)
 
     def _data_ref(self, node: object, reads: int, writes: int) -> str:
-        """``t%x(i)``: an array (or scalar) named by its component path, of the component's
-        declared type; a double when the derived type's definition was not read."""
+        """``t%x(i)``, ``pts(i)%x``, ``g%u``: the access the reference makes
+        (:meth:`component_path`); its value's base type."""
+        path = self.component_path(node)
+        for sub in path.others:
+            if not isinstance(sub, F.Subscript_Triplet):
+                self.expr(sub)
+        if path.subs is not None:
+            self._array_ref(path.symbol, path.subs, reads, writes)
+        elif path.symbol.is_array:
+            self._whole_array(path.symbol, reads, writes)
+        else:
+            self._scalar(path.symbol.name, path.symbol, writes > 0)
+        return path.base
+
+    def component_path(self, node: object) -> ComponentPath:
+        """What a component reference accesses.
+
+        An element of an array of derived types whose data lie in it (``pts(i)%x``,
+        ``pts(i)%v(2)``, ``pts%x``): the array ``pts``, its element the whole derived type
+        (datatype ``struct*n``, ``n`` its bytes), so that ``pts(i)%x`` and ``pts(i)%y`` are
+        one element, their lines shared. Otherwise the last component, named by its path, of
+        its declared type and shape (``g%u(i)``, ``g%u`` a whole array, ``g%n`` a scalar); a
+        double with the subscripts' rank when the derived type's definition was not read.
+        """
         parts = list(node.items)
-        names = []
-        for part in parts:
-            if isinstance(part, F.Part_Ref):
-                names.append(str(part.items[0]).lower())
-            else:
-                names.append(subscripts.compact(part))
-        sym, _ = self.lookup(names[0])
-        for part in parts[:-1]:
-            if isinstance(part, F.Part_Ref):
-                for sub in subscript_list(part):
-                    if not isinstance(sub, F.Subscript_Triplet):
-                        self.expr(sub)
+        names = [str(part.items[0]).lower() if isinstance(part, F.Part_Ref)
+                 else subscripts.compact(part) for part in parts]
+        declared: list[Symbol | None] = [self.lookup(names[0])[0]]
+        for part_name in names[1:]:
+            owner = declared[-1]
+            components = (self.scope.components(owner.type_name)
+                          if owner is not None and owner.type_name else None)
+            declared.append(components.get(part_name) if components is not None else None)
+        last = declared[-1]
+        base = last.base if last is not None else "real"
+        for index in range(len(parts) - 1):
+            holder = declared[index]
+            if holder is None or not holder.is_array or not holder.type_name or any(
+                    inner is None or inner.storage for inner in declared[index + 1:]):
+                continue
+            size = self.scope.type_bytes(holder.type_name)
+            if size is None:
+                break
+            element = Symbol("%".join(names[:index + 1]), "struct", ir.struct_datatype(size))
+            element.dims, element.shape = holder.dims, holder.shape
+            subs = subscript_list(parts[index]) if isinstance(parts[index], F.Part_Ref) \
+                else None
+            others = [sub for position, part in enumerate(parts) if position != index
+                      and isinstance(part, F.Part_Ref) for sub in subscript_list(part)]
+            return ComponentPath(element, subs, base, others)
         name = "%".join(names)
-        last = parts[-1]
-        declared = self.scope.component(sym, names[1:])
-        if declared is None:
-            component = Symbol(name, "real", "double")
-        else:
-            component = Symbol(name, declared.base, declared.datatype)
-        if isinstance(last, F.Part_Ref):
-            subs = subscript_list(last)
-            component.dims = (declared.dims if declared is not None and declared.dims
-                              and len(declared.dims) == len(subs) else [("1", "")] * len(subs))
-            self._array_ref(component, subs, reads, writes)
-        else:
-            self._scalar(name, component, writes > 0)
-        return component.base
+        symbol = Symbol(name, "real", "double") if last is None \
+            else Symbol(name, last.base, last.datatype)
+        others = [sub for part in parts[:-1] if isinstance(part, F.Part_Ref)
+                  for sub in subscript_list(part)]
+        if isinstance(parts[-1], F.Part_Ref):
+            subs = subscript_list(parts[-1])
+            symbol.dims = (last.dims if last is not None and last.dims
+                           and len(last.dims) == len(subs) else [("1", "")] * len(subs))
+            return ComponentPath(symbol, subs, base, others)
+        if last is not None and last.is_array:
+            symbol.dims, symbol.shape = last.dims, last.shape
+        return ComponentPath(symbol, None, base, others)
+
+
+@dataclass
+class ComponentPath:
+    """The variable a component reference accesses: ``symbol`` (named by its path, ``pts``
+    or ``g%u``) with ``subs`` its subscripts (``None``: none, a whole array or a scalar),
+    ``base`` the base type of the reference's value, ``others`` the subscripts elsewhere on
+    the path, read as expressions."""
+
+    symbol: Symbol
+    subs: list | None
+    base: str
+    others: list
 
 
 _SYNTHETIC = Symbol("_i", "int", "int")

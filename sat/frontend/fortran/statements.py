@@ -205,6 +205,8 @@ class StatementAnalysis:
             target = association.items[2]
             if isinstance(target, F.Name):  # an alias: accesses go to the target
                 self._lookups[name] = self.lookup(str(target).lower())
+            elif isinstance(target, F.Data_Ref) and self._aliased_component(name, target):
+                pass
             else:  # an expression, evaluated once; the name then reads like a scalar
                 kind = self.expr(target)
                 self._lookups[name] = (Symbol(name, kind, datatype_of(kind)), "local")
@@ -212,6 +214,19 @@ class StatementAnalysis:
             self._block(construct_body(node))
         finally:
             self._lookups = saved
+
+    def _aliased_component(self, name: str, target: object) -> bool:
+        """``u => g%u``: a whole component (array or scalar) is aliased, with its type, kind
+        and shape; the subscripts on its path are read once here. False for an element or a
+        section (``g%u(i)``): that is an expression."""
+        path = self.component_path(target)
+        if path.subs is not None:
+            return False
+        for sub in path.others:
+            if not isinstance(sub, F.Subscript_Triplet):
+                self.expr(sub)
+        self._lookups[name] = (path.symbol, "local")
+        return True
 
     def _s_Block_Construct(self, node: object) -> None:
         spec = first_child(node, F.Specification_Part)

@@ -21,6 +21,7 @@ from fparser.two import Fortran2003 as F
 from fparser.two.utils import walk
 
 from sat.frontend import subscripts
+from sat.ir import element_words
 
 Warn = Callable[[str, object], None]
 Where = Callable[[object], tuple[str, int]]
@@ -54,6 +55,11 @@ class Symbol:
     # that was not found): kept as text, "" when it has a value or is not plain arithmetic
     expression: str = ""
     type_name: str = ""  # the derived type of a ``type(t)`` or ``class(t)`` declaration
+    # a component held through a descriptor ("allocatable", "pointer"): its data lies
+    # outside the derived type's storage
+    storage: str = ""
+    length: int | None = None  # a character's declared length (None: not a literal)
+    polymorphic: bool = False  # declared ``class(t)`` or ``class(*)``
 
     @property
     def is_array(self) -> bool:
@@ -83,6 +89,8 @@ class Scope:
         self.modules = modules
         self.symbols: dict[str, Symbol] = {}
         self.types: dict[str, dict[str, Symbol]] = {}  # derived type -> its components
+        # derived type -> its storage in order: the parent (extends) first, then its own
+        self.layouts: dict[str, list[Symbol]] = {}
         self.implicit: dict[str, tuple[str, str]] | None = None  # None: inherit from host
         self.implicit_none = False
         self.uses: list[Use] = []
@@ -110,6 +118,66 @@ class Scope:
             if found is None:
                 return None
         return found
+
+    def type_bytes(self, type_name: str, depth: int = 0) -> int | None:
+        """Bytes of one value of the derived type ``type_name`` as gfortran lays it out (each
+        component aligned to its element's size, the whole to its largest alignment; an
+        allocatable or pointer component a descriptor), ``None`` when a component's size is
+        not known here (an extent or a length that is no constant, a type not read)."""
+        layout = self._lookup(type_name, set(), "layouts")[0]
+        if layout is None or depth > 8:
+            return None
+        offset, largest = 0, 1
+        for component in layout:
+            size_align = self._component_bytes(component, depth)
+            if size_align is None:
+                return None
+            size, align = size_align
+            offset = -(-offset // align) * align + size
+            largest = max(largest, align)
+        return -(-offset // largest) * largest
+
+    def _component_bytes(self, sym: Symbol, depth: int) -> tuple[int, int] | None:
+        """(bytes, alignment) of one component within its derived type."""
+        if sym.storage:
+            # gfortran: an array descriptor is 40 bytes and 24 per dimension; a scalar an
+            # address, with its length for a deferred-length character, its dynamic type
+            # for a polymorphic one (and that type's length for class(*))
+            if sym.is_array:
+                return 40 + 24 * sym.rank, 8
+            if sym.polymorphic:
+                return (16 if sym.type_name else 24), 8
+            return (16 if sym.base == "char" and sym.length is None else 8), 8
+        if sym.base == "struct":
+            element = self.type_bytes(sym.type_name, depth + 1) if sym.type_name else None
+            if element is None:
+                return None
+            align = 8 if element >= 8 else element
+        elif sym.base == "char":
+            if sym.length is None:
+                return None
+            element, align = sym.length, 1
+        else:
+            element = round(8 * element_words(sym.datatype))
+            align = min(element, 8)
+        count = 1
+        for lower, upper in sym.dims or ():
+            low, high = self._constant(lower), self._constant(upper)
+            if low is None or high is None:
+                return None
+            count *= max(0, high - low + 1)
+        return element * count, max(1, align)
+
+    def _constant(self, text: str) -> int | None:
+        """The integer value of a declared bound's text (a literal, a named constant or
+        arithmetic over them), else ``None``."""
+        if re.fullmatch(r"-?\d+", text.strip()):
+            return int(text)
+        try:
+            value = self.evaluate(subscripts.parse_expr(text))
+        except Exception:  # fparser raises many kinds: not a constant we can read
+            return None
+        return value if isinstance(value, int) else None
 
     def _lookup(self, name: str, seen: set[int], table: str = "symbols"
                 ) -> tuple[object | None, str]:
@@ -354,26 +422,51 @@ def _derived_type(scope: Scope, node: object, where: Where, warn: Warn) -> None:
     if not isinstance(opening, F.Derived_Type_Stmt) or opening.items[2] is not None:
         return  # a parameterised type: its kinds are known only per declaration
     components: dict[str, Symbol] = {}
+    layout: list[Symbol] = []
     for attr in getattr(opening.items[0], "items", ()):
         if isinstance(attr, F.Type_Attr_Spec) and str(attr.items[0]).upper() == "EXTENDS":
             # the parent's components, and the parent itself as a component of its name
             parent = str(attr.items[1]).lower()
             components[parent] = Symbol(parent, "struct", "struct", type_name=parent)
+            layout.append(components[parent])
             components.update(scope.components(parent) or {})
-    for stmt in walk(node, F.Data_Component_Def_Stmt):
+    for stmt in walk(node, (F.Data_Component_Def_Stmt, F.Proc_Component_Def_Stmt)):
+        if isinstance(stmt, F.Proc_Component_Def_Stmt):  # a procedure pointer: an address
+            layout.append(Symbol("", "int", "long", storage="pointer"))
+            continue
         spec, attrs, decls = stmt.items
         base, datatype = type_of(spec, scope)
         dim_spec = next((attr.items[1] for attr in getattr(attrs, "items", ())
                          if isinstance(attr, (F.Dimension_Component_Attr_Spec,
                                               F.Dimension_Attr_Spec))), None)
+        storage = next((str(attr).lower() for attr in getattr(attrs, "items", ())
+                        if str(attr).upper() in ("ALLOCATABLE", "POINTER")), "")
         for decl in decls.items:
             name = str(decl.items[0]).lower()
-            sym = Symbol(name, base, datatype, type_name=_type_name(spec))
+            sym = Symbol(name, base, datatype, type_name=_type_name(spec), storage=storage,
+                         length=_length(spec, decl) if base == "char" else None,
+                         polymorphic=str(spec).upper().startswith("CLASS"))
             shape = decl.items[1] if decl.items[1] is not None else dim_spec
             if shape is not None:
                 _set_dims(sym, shape)
             components[name] = sym
+            layout.append(sym)
     scope.types[str(opening.items[1]).lower()] = components
+    scope.layouts[str(opening.items[1]).lower()] = layout
+
+
+def _length(spec: object, decl: object) -> int | None:
+    """A character component's literal length (``len=8``, ``character*8``, ``name*8``; 1
+    when none is given), else ``None``."""
+    given = decl.items[2] if len(decl.items) > 2 else None
+    if given is not None:
+        text = str(given).strip("()* ")
+        return int(text) if text.isdigit() else None
+    text = str(spec).lower().replace(" ", "")
+    if "(" not in text and "*" not in text:
+        return 1
+    found = re.search(r"(?:len=|\(|\*)(\d+)\)?$", text)
+    return int(found.group(1)) if found else None
 
 
 def _dimension(scope: Scope, node: object, where: Where, warn: Warn) -> None:
