@@ -150,6 +150,101 @@ contains
 end module odd_m
 """
 
+# arrays of derived types: the element is the whole type, point 16 bytes (x, y), particle
+# 40 (id 4 + 4 padding, r(3) 24, m 8: gfortran's storage_size(ps)/8)
+POINTS = """\
+module points_m
+  implicit none
+  type :: point
+    real(8) :: x, y
+  end type point
+  type :: particle
+    integer :: id
+    real(8) :: r(3)
+    real(8) :: m
+  end type particle
+contains
+  subroutine norm(pts, d)
+    type(point), intent(in) :: pts(1000)
+    real(8), intent(out) :: d(1000)
+    integer :: i
+    do i = 1, 1000
+      d(i) = pts(i)%x * pts(i)%x + pts(i)%y * pts(i)%y
+    end do
+  end subroutine norm
+  subroutine shift(pts)
+    type(point), intent(inout) :: pts(1000)
+    integer :: i
+    do i = 1, 1000
+      pts(i)%x = pts(i)%x + 1.0d0
+    end do
+  end subroutine shift
+  subroutine weigh(ps, w)
+    type(particle), intent(in) :: ps(1000)
+    real(8), intent(out) :: w(1000)
+    integer :: i
+    do i = 1, 1000
+      w(i) = ps(i)%m * ps(i)%r(1) + ps(i)%id
+    end do
+  end subroutine weigh
+  subroutine clear(pts)
+    type(point), intent(inout) :: pts(1000)
+    pts%y = 0.0d0
+  end subroutine clear
+end module points_m
+"""
+
+# whole-array components, sections of them, a reduction over them, associate names of them
+FIELDS = """\
+module fields_m
+  implicit none
+  type :: grid
+    integer :: n
+    real(8) :: u(1000)
+    real(4) :: h(1000)
+    integer :: idx(1000)
+  end type grid
+contains
+  subroutine zero(g)
+    type(grid), intent(inout) :: g
+    g%u = 0.0d0
+  end subroutine zero
+  subroutine total(g, s)
+    type(grid), intent(in) :: g
+    real(8), intent(out) :: s
+    s = sum(g%u * g%h)
+  end subroutine total
+  subroutine bump(g)
+    type(grid), intent(inout) :: g
+    g%idx(:) = g%idx(:) + 1
+  end subroutine bump
+  subroutine scale_alias(g)
+    type(grid), intent(inout) :: g
+    integer :: i
+    associate (u => g%u, h => g%h, idx => g%idx)
+      do i = 1, 1000
+        u(i) = u(i) * h(i)
+        idx(i) = idx(i) + 2
+      end do
+    end associate
+  end subroutine scale_alias
+  subroutine scale_direct(g)
+    type(grid), intent(inout) :: g
+    integer :: i
+    do i = 1, 1000
+      g%u(i) = g%u(i) * g%h(i)
+      g%idx(i) = g%idx(i) + 2
+    end do
+  end subroutine scale_direct
+  subroutine zero_alias(g)
+    type(grid), intent(inout) :: g
+    associate (h => g%h)
+      h = 0.0
+    end associate
+  end subroutine zero_alias
+end module fields_m
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -278,3 +373,93 @@ def test_other_contents_of_a_definition_read_alike(tmp_path):
     # procedure pointer 8: 8 + 16 + 8 + 12 + 12 + 24 + 8 = 88
     assert '<array name="x" component="" datatype="struct*88"' in xml
     assert '<array name="p%v" component="" datatype="double"' in xml
+
+
+def test_an_element_of_an_array_of_derived_types_is_the_whole_type(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, points=POINTS))
+    sizes = element_bytes(data)
+    assert (sizes["Bytes_pts"], sizes["Bytes_ps"]) == (16, 40)
+    norm = loop(data, "norm")
+    # x*x + y*y: 1 add, 2 multiplies per i, 3,000 flops
+    assert (norm["adds"], norm["multiplies"]) == (1, 2)
+    assert norm["gflops"] == pytest.approx(3000 / 1e9)
+    # pts(i)%x and pts(i)%y are one element of 16 B read; d(i) written 2 x 8 B: 32 B per i
+    assert norm["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    # compulsory: 1000 x 16 B of pts (each 64-byte line holds 4 points) + 1000 x 16 B of d
+    assert norm["traffic_blocks_gb"] == pytest.approx(32_000 / 1e9)
+
+
+def test_one_component_of_a_small_type_still_moves_every_line(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, points=POINTS))
+    shift = loop(data, "shift")
+    # pts(i)%x + 1: 1 add per i; only x is touched, but with a stride of 16 B every 64-byte
+    # line holds four x: the element (16 B) read and written, 2 x 16 = 32 B per i
+    assert (shift["adds"], shift["multiplies"]) == (1, 0)
+    assert shift["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    assert shift["traffic_blocks_gb"] == pytest.approx(32_000 / 1e9)
+
+
+def test_mixed_components_of_an_array_element(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, points=POINTS))
+    weigh = loop(data, "weigh")
+    # ps(i)%m * ps(i)%r(1) + ps(i)%id: 1 multiply, 1 add (real plus integer) per i
+    assert (weigh["adds"], weigh["multiplies"]) == (1, 1)
+    # the 40-byte particle read, w written 2 x 8: 56 B per i; 1000 i: 56,000 B
+    assert weigh["levels"][0]["bytes_per_iteration"] == pytest.approx(56)
+    assert weigh["traffic_blocks_gb"] == pytest.approx(56_000 / 1e9)
+
+
+def test_a_component_of_a_whole_array_of_derived_types_is_an_array_statement(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, points=POINTS))
+    clear = loop(data, "clear")
+    # pts%y = 0: a loop over the 1000 points, each 16-byte element written (2 x 16 B)
+    assert clear["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    assert clear["traffic_blocks_gb"] == pytest.approx(32_000 / 1e9)
+
+
+def test_whole_array_components_are_whole_array_statements(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, fields=FIELDS))
+    # g%u = 0: 1000 doubles written, 2 x 8 = 16 B each, no flop: 16,000 B
+    zero = loop(data, "zero")
+    assert zero["gflops"] == 0
+    assert zero["levels"][0]["bytes_per_iteration"] == pytest.approx(16)
+    assert zero["traffic_blocks_gb"] == pytest.approx(16_000 / 1e9)
+    # sum(g%u * g%h): 1 multiply and 1 add per element, 2,000 flops; u 8 B and the real(4)
+    # h 4 B read: 12 B per element, 12,000 B
+    total = loop(data, "total")
+    assert (total["adds"], total["multiplies"]) == (1, 1)
+    assert total["gflops"] == pytest.approx(2000 / 1e9)
+    assert total["levels"][0]["bytes_per_iteration"] == pytest.approx(12)
+    assert total["traffic_blocks_gb"] == pytest.approx(12_000 / 1e9)
+    # g%idx(:) = g%idx(:) + 1: integers, no flop; read and written 2 x 4 = 8 B each
+    bump = loop(data, "bump")
+    assert bump["gflops"] == 0
+    assert bump["levels"][0]["bytes_per_iteration"] == pytest.approx(8)
+
+
+def test_associate_names_carry_the_components_type_kind_and_shape(tmp_path, capsys):
+    data = run(capsys, write(tmp_path, fields=FIELDS))
+    alias, direct = loop(data, "scale_alias"), loop(data, "scale_direct")
+    # u(i) * h(i): 1 multiply (idx(i) + 2 is integer: none); u read and written 2 x 8, h
+    # (real(4)) read 4, idx (integer) read and written 2 x 4: 28 B per i, 28,000 B
+    assert (alias["adds"], alias["multiplies"]) == (0, 1)
+    assert alias["levels"][0]["bytes_per_iteration"] == pytest.approx(28)
+    assert alias["traffic_blocks_gb"] == pytest.approx(28_000 / 1e9)
+    for key in ("adds", "multiplies", "gflops", "traffic_blocks_gb"):
+        assert alias[key] == direct[key]
+    # h = 0 through the name: 1000 real(4) written, 2 x 4 = 8 B each
+    zero = loop(data, "zero_alias")
+    assert zero["levels"][0]["bytes_per_iteration"] == pytest.approx(8)
+    assert zero["traffic_blocks_gb"] == pytest.approx(8_000 / 1e9)
+
+
+def test_both_parsers_read_arrays_of_types_components_and_associate_alike(tmp_path):
+    for files in ({"points": POINTS}, {"fields": FIELDS}):
+        paths = write(tmp_path, **files)
+        fast = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+        slow = read_sources(paths, processes=1, fortran_parser="fparser")
+        assert [p.parser for p in fast.parsed_by] == ["tree-sitter"]
+        assert program_to_xml(fast) == program_to_xml(slow)
+    xml = program_to_xml(fast)
+    # the alias's accesses are to the component itself, not to a call of 'u'
+    assert '<functioncall name="u"' not in xml and xml.count('<array name="g%u"') >= 3
