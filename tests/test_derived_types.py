@@ -245,6 +245,25 @@ contains
 end module fields_m
 """
 
+# the same arrays of structures in C: point 16 bytes, struct particle 40 (int 4 + 4 padding,
+# double r[3] 24, double m 8), as sizeof gives on LP64 systems
+C_POINTS = """\
+typedef struct { double x, y; } point;
+struct particle { int id; double r[3]; double m; };
+void norm(point pts[1000], double d[1000]) {
+  for (int i = 0; i < 1000; i++)
+    d[i] = pts[i].x * pts[i].x + pts[i].y * pts[i].y;
+}
+void shift(point *pts) {
+  for (int i = 0; i < 1000; i++)
+    pts[i].x = pts[i].x + 1.0;
+}
+void weigh(const struct particle *ps, double *w) {
+  for (int i = 0; i < 1000; i++)
+    w[i] = ps[i].m * ps[i].r[1] + ps[i].id;
+}
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -463,3 +482,23 @@ def test_both_parsers_read_arrays_of_types_components_and_associate_alike(tmp_pa
     xml = program_to_xml(fast)
     # the alias's accesses are to the component itself, not to a call of 'u'
     assert '<functioncall name="u"' not in xml and xml.count('<array name="g%u"') >= 3
+
+
+def test_c_arrays_of_structures_are_read_as_fortran_arrays_of_types(tmp_path, capsys):
+    path = tmp_path / "points.c"
+    path.write_text(C_POINTS)
+    data = run(capsys, [str(path)])
+    sizes = element_bytes(data)
+    assert (sizes["Bytes_pts"], sizes["Bytes_ps"]) == (16, 40)
+    norm, shift, weigh = (loop(data, name) for name in ("norm", "shift", "weigh"))
+    # pts[i].x*pts[i].x + pts[i].y*pts[i].y: 1 add, 2 multiplies; one 16-byte element read,
+    # d written 2 x 8: 32 B per i, 32,000 B for 1000 i
+    assert (norm["adds"], norm["multiplies"]) == (1, 2)
+    assert norm["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    assert norm["traffic_blocks_gb"] == pytest.approx(32_000 / 1e9)
+    # pts[i].x + 1.0 through a pointer: the element read and written, 2 x 16 = 32 B per i
+    assert shift["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    # ps[i].m * ps[i].r[1] + ps[i].id: 1 multiply, 1 add; 40 B read + 16 B written per i
+    assert (weigh["adds"], weigh["multiplies"]) == (1, 1)
+    assert weigh["levels"][0]["bytes_per_iteration"] == pytest.approx(56)
+    assert weigh["traffic_blocks_gb"] == pytest.approx(56_000 / 1e9)

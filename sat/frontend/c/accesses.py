@@ -64,6 +64,12 @@ class Accesses(FunctionWalk):
 
     def _array_ref(self, node: c_ast.ArrayRef, reads: int, writes: int) -> str:
         base, subs = flatten_ref(node)
+        if isinstance(base, c_ast.StructRef):
+            element = self._struct_element(node)
+            if element is not None:  # p[i].v[k]: an element of p
+                declared = self.unit.types.members.get(base.field.name)
+                self._element_access(*element, reads, writes)
+                return declared.base if declared is not None else "real"
         subs = [inline_calls(sub, self.unit.index_functions) for sub in subs]
         for sub in subs:
             self.expr(sub)
@@ -255,18 +261,62 @@ class Accesses(FunctionWalk):
 
     def _member(self, node: c_ast.StructRef, reads: int, writes: int) -> str:
         """``s.x`` / ``p->x``: a scalar named by its path, of the type the structures declare
-        for ``x`` (assumed double when they do not say or disagree)."""
-        self._member_bases(node)
+        for ``x`` (assumed double when they do not say or disagree); ``p[i].x``, a member
+        of an element of an array of structures, an access to that element."""
         declared = self.unit.types.members.get(node.field.name)
         base, datatype = ("real", "double") if declared is None or declared.dims \
             or declared.base not in ("int", "real", "complex", "bool") \
             else (declared.base, declared.datatype)
+        element = self._struct_element(node)
+        if element is not None:
+            self._element_access(*element, reads, writes)
+            return base
+        self._member_bases(node)
         sym = CSymbol(_compact_member(node), base, datatype)
         if reads:
             self._scalar(sym, False)
         if writes:
             self._scalar(sym, True)
         return base
+
+    def _struct_element(self, node: c_ast.Node
+                        ) -> tuple[CSymbol, c_ast.ArrayRef, list[c_ast.Node]] | None:
+        """``p[i].x``, ``p[i].a.b``, ``p[i].v[k]``: the array of structures ``p`` (its
+        size known), the reference to its element, and the subscripts read inside the
+        element; None when the member is reached through a pointer (``->``, a pointer
+        member) or the array's elements are not structures of a known size."""
+        inner, inside = node, []
+        while True:
+            if isinstance(inner, c_ast.StructRef):
+                if inner.type != ".":
+                    return None
+                inner = inner.name
+                continue
+            if not isinstance(inner, c_ast.ArrayRef):
+                return None
+            base, subs = flatten_ref(inner)
+            if isinstance(base, c_ast.ID):
+                sym = self.lookup(base.name)
+                if inner is node or not sym.is_array or not sym.datatype.startswith("struct*"):
+                    return None
+                return sym, inner, inside
+            declared = self.unit.types.members.get(getattr(base, "field", base).name) \
+                if isinstance(base, c_ast.StructRef) else None
+            if declared is None or "*" in declared.dims:
+                return None  # a pointer member: its data lie outside the element
+            inside += subs
+            inner = base
+
+    def _element_access(self, sym: CSymbol, ref: c_ast.ArrayRef, inside: list[c_ast.Node],
+                        reads: int, writes: int) -> None:
+        """An access to one element of an array of structures (the whole structure)."""
+        for sub in inside:
+            self.expr(sub)
+        _base, subs = flatten_ref(ref)
+        subs = [inline_calls(sub, self.unit.index_functions) for sub in subs]
+        for sub in subs:
+            self.expr(sub)
+        self._record(sym.name, sym.datatype, subs, len(sym.dims or ()), reads, writes, ref)
 
     def _member_bases(self, node: c_ast.StructRef) -> None:
         """Subscripts inside a member path (``s[i].x``) are read."""

@@ -47,7 +47,7 @@ class CUnit:
         _declare_enumerators(node.type, self.symbols)
         if node.name is None:  # struct s {...}; or enum {...};
             if isinstance(node.type, (c_ast.Struct, c_ast.Union)):
-                self.types.record_members(node.type, extent)
+                self.types.record_struct(node.type, extent)
             return None
         info = self.types.resolve(node.type, extent)
         if info.function:

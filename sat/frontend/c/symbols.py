@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
+from sat.ir import struct_datatype
+
 
 @dataclass
 class CSymbol:
@@ -37,6 +39,13 @@ class _TypeInfo:
     function: bool = False
     const: bool = False  # the object itself (a scalar) is const
     pointee_const: bool = False  # what a pointer or array holds is const
+    layout: tuple[int, int] | None = None  # a structure's (bytes, alignment), when known
+
+
+# bytes of C's scalar types on LP64 systems (x86-64, AArch64), by IR datatype; each aligned
+# to its size, a complex to its part's
+_C_BYTES = {"double": 8, "float": 4, "long": 8, "int": 4, "short": 2, "char": 1, "bool": 1,
+            "complex": 8, "double complex": 16}
 
 
 def _base_of(names: list[str]) -> tuple[str, str]:
@@ -68,6 +77,30 @@ class Types:
         # members of the structures and unions declared, by member name: their type when all
         # that declare the name agree on its base (None: they do not)
         self.members: dict[str, _TypeInfo | None] = {}
+        # (bytes, alignment) of the structures and unions declared, by tag (None: unknown)
+        self.layouts: dict[str, tuple[int, int] | None] = {}
+
+    def record_struct(self, node: c_ast.Struct | c_ast.Union, extent) -> tuple[int, int] | None:
+        """Remember a structure's members and its layout; its (bytes, alignment) when every
+        member's size is known (no bit field, no extent that is not a number)."""
+        self.record_members(node, extent)
+        offset, largest = 0, 1
+        for decl in node.decls or ():
+            if not isinstance(decl, c_ast.Decl) or decl.bitsize is not None:
+                offset = 0
+                break
+            size_align = _member_bytes(self.resolve(decl.type, extent))
+            if size_align is None:
+                offset = 0
+                break
+            size, align = size_align
+            offset = max(offset, size) if isinstance(node, c_ast.Union) \
+                else -(-offset // align) * align + size
+            largest = max(largest, align)
+        layout = (-(-offset // largest) * largest, largest) if offset else None
+        if node.name:
+            self.layouts[node.name] = layout
+        return layout
 
     def record_members(self, node: c_ast.Struct | c_ast.Union, extent) -> None:
         """Remember the types of a structure's (or union's) members."""
@@ -105,7 +138,7 @@ class Types:
             if len(names) == 1 and names[0] in self.typedefs:
                 known = self.typedefs[names[0]]
                 info = _TypeInfo(known.base, known.datatype, dims + list(known.dims), function,
-                                 known.const, known.pointee_const)
+                                 known.const, known.pointee_const, known.layout)
             else:
                 base, datatype = _base_of(names)
                 info = _TypeInfo(base, datatype, dims, function)
@@ -113,8 +146,11 @@ class Types:
             info = _TypeInfo("int", "int", dims, function)
         elif isinstance(inner, (c_ast.Struct, c_ast.Union)):
             if inner.decls:
-                self.record_members(inner, extent)
-            info = _TypeInfo("struct", "struct", dims, function)
+                layout = self.record_struct(inner, extent)
+            else:
+                layout = self.layouts.get(inner.name) if inner.name else None
+            info = _TypeInfo("struct", struct_datatype(layout[0]) if layout else "struct", dims,
+                             function, layout=layout)
         else:
             info = _TypeInfo("real", "double", dims, function)
         if "const" in quals:
@@ -123,3 +159,22 @@ class Types:
             else:
                 info.const = True
         return info
+
+
+def _member_bytes(info: _TypeInfo) -> tuple[int, int] | None:
+    """(bytes, alignment) of a structure's member, None when its size is not known here."""
+    if info.function:  # a function pointer
+        return 8, 8
+    count = 1
+    for dim in info.dims:
+        if dim == "*":  # pointers (after the extents of an array of them)
+            return 8 * count, 8
+        if not dim.isdigit():
+            return None
+        count *= int(dim)
+    if info.base == "struct":
+        return (info.layout[0] * count, info.layout[1]) if info.layout else None
+    size = _C_BYTES.get(info.datatype)
+    if size is None:
+        return None
+    return size * count, (size // 2 if info.base == "complex" else size)
