@@ -264,6 +264,60 @@ void weigh(const struct particle *ps, double *w) {
 }
 """
 
+# a two-dimensional array of types inside a type, a section of an array of types, an
+# allocatable component (its data outside the element) and a type whose size is not known
+# (m from a module not read)
+EDGES = """\
+module edge_m
+  use sizes_unread
+  implicit none
+  type :: cell
+    real(8) :: rho, e
+  end type cell
+  type :: mesh
+    integer :: n
+    type(cell) :: c(100, 100)
+  end type mesh
+  type :: blk
+    real(8), allocatable :: u(:)
+  end type blk
+  type :: bag
+    real(8) :: v(m)
+  end type bag
+contains
+  subroutine heat(g)
+    type(mesh), intent(inout) :: g
+    integer :: i, j
+    do j = 1, 100
+      do i = 1, 100
+        g%c(i,j)%e = g%c(i,j)%e + g%c(i,j)%rho
+      end do
+    end do
+  end subroutine heat
+  subroutine part(cs, n)
+    integer :: n
+    type(cell), intent(inout) :: cs(n)
+    cs(2:n)%rho = cs(1:n-1)%e
+  end subroutine part
+  subroutine blocks_u(bs, nb)
+    integer :: nb, b, i
+    type(blk) :: bs(nb)
+    do b = 1, nb
+      do i = 1, 100
+        bs(b)%u(i) = 2.0d0 * bs(b)%u(i)
+      end do
+    end do
+  end subroutine blocks_u
+  subroutine bags(x)
+    type(bag) :: x(10)
+    integer :: i
+    do i = 1, 10
+      x(i)%v(1) = 0.0d0
+    end do
+  end subroutine bags
+end module edge_m
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -502,3 +556,26 @@ def test_c_arrays_of_structures_are_read_as_fortran_arrays_of_types(tmp_path, ca
     assert (weigh["adds"], weigh["multiplies"]) == (1, 1)
     assert weigh["levels"][0]["bytes_per_iteration"] == pytest.approx(56)
     assert weigh["traffic_blocks_gb"] == pytest.approx(56_000 / 1e9)
+
+
+def test_arrays_of_types_inside_types_sections_and_what_stays_as_before(tmp_path, capsys):
+    paths = write(tmp_path, edge=EDGES)
+    fast = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+    xml = program_to_xml(fast)
+    assert xml == program_to_xml(read_sources(paths, processes=1, fortran_parser="fparser"))
+    # mesh: n 4 B + 4 B padding + c(100,100) of 16-byte cells: 8 + 160,000 = 160,008 B
+    assert '<nonlocal name="g" datatype="struct*160008"' in xml
+    # bs(b)%u(i): u is allocatable, its data are not in the element: the array bs%u
+    assert '<array name="bs%u" component="" datatype="double"' in xml
+    # bag's size depends on m, not known: x(i)%v(1) is the component array x%v as before
+    assert '<array name="x%v" component="" datatype="double"' in xml
+    data = run(capsys, [*paths, "--set", "n=1001"])
+    heat, part = loop(data, "heat"), loop(data, "part")
+    # g%c(i,j)%e + g%c(i,j)%rho: 1 add; the 16-byte cell read and written, 2 x 16 = 32 B per
+    # (i,j); 100 x 100 cells: 320,000 B
+    assert heat["gflops"] == pytest.approx(10_000 / 1e9)
+    assert heat["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    assert heat["traffic_blocks_gb"] == pytest.approx(320_000 / 1e9)
+    # cs(2:n)%rho = cs(1:n-1)%e over 1000 elements: cs read at -1 and written at 0, one
+    # array of 16-byte cells: 1001 cells read and written, 1001 x 2 x 16 = 32,032 B
+    assert part["traffic_blocks_gb"] == pytest.approx(32_032 / 1e9)
