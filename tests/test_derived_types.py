@@ -318,6 +318,40 @@ contains
 end module edge_m
 """
 
+# an associate name of an element of an array of types, and a whole element copied
+ELEMENTS = """\
+module ae_m
+  implicit none
+  type :: point
+    real(8) :: x, y
+  end type point
+contains
+  subroutine swap_alias(pts)
+    type(point), intent(inout) :: pts(1000)
+    integer :: i
+    do i = 1, 1000
+      associate (p => pts(i))
+        p%x = p%x + p%y
+      end associate
+    end do
+  end subroutine swap_alias
+  subroutine swap_direct(pts)
+    type(point), intent(inout) :: pts(1000)
+    integer :: i
+    do i = 1, 1000
+      pts(i)%x = pts(i)%x + pts(i)%y
+    end do
+  end subroutine swap_direct
+  subroutine copy(pts, qts)
+    type(point), intent(inout) :: pts(1000), qts(1000)
+    integer :: i
+    do i = 1, 1000
+      qts(i) = pts(i)
+    end do
+  end subroutine copy
+end module ae_m
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -579,3 +613,20 @@ def test_arrays_of_types_inside_types_sections_and_what_stays_as_before(tmp_path
     # cs(2:n)%rho = cs(1:n-1)%e over 1000 elements: cs read at -1 and written at 0, one
     # array of 16-byte cells: 1001 cells read and written, 1001 x 2 x 16 = 32,032 B
     assert part["traffic_blocks_gb"] == pytest.approx(32_032 / 1e9)
+
+
+def test_an_associate_name_of_an_element_is_that_element(tmp_path, capsys):
+    paths = write(tmp_path, elements=ELEMENTS)
+    xml = program_to_xml(read_sources(paths, processes=1, fortran_parser="tree-sitter"))
+    assert xml == program_to_xml(read_sources(paths, processes=1, fortran_parser="fparser"))
+    data = run(capsys, paths)
+    alias, direct, copy = (loop(data, name) for name in ("swap_alias", "swap_direct", "copy"))
+    # p%x = p%x + p%y with p => pts(i): 1 add; the 16-byte element read and written, 32 B
+    assert alias["adds"] == 1
+    assert alias["levels"][0]["bytes_per_iteration"] == pytest.approx(32)
+    for key in ("adds", "gflops", "traffic_blocks_gb"):
+        assert alias[key] == direct[key]
+    # qts(i) = pts(i): the whole 16-byte element read (16 B) and written (2 x 16 B): 48 B
+    assert copy["gflops"] == 0
+    assert copy["levels"][0]["bytes_per_iteration"] == pytest.approx(48)
+    assert copy["traffic_blocks_gb"] == pytest.approx(48_000 / 1e9)

@@ -41,6 +41,8 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         self.array_ctx: ArrayContext | None = None
         self.nonlocal_used: dict[str, Symbol] = {}
         self._lookups: dict[str, tuple[Symbol, str]] = {}
+        # associate names of an element of an array of derived types (p => pts(i))
+        self.element_aliases: dict[str, object] = {}
         self._expanding: set[str] = set()
         # index functions by name, inlined into subscripts (None: not one)
         self._index_definitions: dict[str, tuple[tuple[str, ...], str] | None] = {}
@@ -117,12 +119,8 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
     def _variable(self, sym: Symbol) -> ir.Variable:
         """A declared variable; one of a derived type whose size is known is ``struct*n``, as
         the elements of its arrays are."""
-        datatype = sym.datatype
-        size = self.scope.type_bytes(sym.type_name) if sym.type_name else None
-        if size is not None:
-            datatype = ir.struct_datatype(size)
-        return ir.Variable(sym.name, datatype, tuple(sym.shape) if sym.is_array else (),
-                           sym.intent)
+        return ir.Variable(sym.name, self.element_datatype(sym),
+                           tuple(sym.shape) if sym.is_array else (), sym.intent)
 
     # --------------------------------------------------------------- symbols
 

@@ -63,11 +63,17 @@ class ReferenceAnalysis:
                     loopvars.append("")
                     kinds_.append(ir.Subscript("invariant", text=":"))
             ctx.position = 0
-            self.level.array(sym.name, "", sym.datatype, tuple(offsets), tuple(loopvars),
-                             reads, writes, tuple(kinds_), self.line)
+            self.level.array(sym.name, "", self.element_datatype(sym), tuple(offsets),
+                             tuple(loopvars), reads, writes, tuple(kinds_), self.line)
             return
-        self.level.array(sym.name, "", sym.datatype, (":",) * rank, ("",) * rank, reads,
-                         writes)
+        self.level.array(sym.name, "", self.element_datatype(sym), (":",) * rank, ("",) * rank,
+                         reads, writes)
+
+    def element_datatype(self, sym: Symbol) -> str:
+        """The IR datatype of one element of ``sym``: ``struct*n`` for a derived type of
+        ``n`` bytes (:meth:`Scope.type_bytes`), its declared datatype otherwise."""
+        size = self.scope.type_bytes(sym.type_name) if sym.type_name else None
+        return ir.struct_datatype(size) if size is not None else sym.datatype
 
     def lookup_loopvar(self, var: str) -> Symbol:
         """A loop variable's symbol; the synthetic ``_iN`` of array syntax are integers."""
@@ -166,7 +172,8 @@ class ReferenceAnalysis:
         if ctx is not None:
             ctx.position = 0
         component = _component(offsets, loopvars, simple)
-        self.level.array(sym.name, component, sym.datatype, tuple(offsets), tuple(loopvars),
+        self.level.array(sym.name, component, self.element_datatype(sym), tuple(offsets),
+                         tuple(loopvars),
                          reads, writes, tuple(kinds_), self.line)
 
     def _subscript_kind(self, node: object, active: tuple[str, ...],
@@ -272,6 +279,10 @@ class ReferenceAnalysis:
         double with the subscripts' rank when the derived type's definition was not read.
         """
         parts = list(node.items)
+        element = self.element_aliases.get(str(parts[0]).lower()) \
+            if isinstance(parts[0], F.Name) else None
+        if element is not None:  # p%x in associate (p => pts(i)): pts(i)%x
+            parts[0] = element
         names = [str(part.items[0]).lower() if isinstance(part, F.Part_Ref)
                  else subscripts.compact(part) for part in parts]
         declared: list[Symbol | None] = [self.lookup(names[0])[0]]
@@ -299,7 +310,7 @@ class ReferenceAnalysis:
             return ComponentPath(element, subs, base, others)
         name = "%".join(names)
         symbol = Symbol(name, "real", "double") if last is None \
-            else Symbol(name, last.base, last.datatype)
+            else Symbol(name, last.base, last.datatype, type_name=last.type_name)
         others = [sub for part in parts[:-1] if isinstance(part, F.Part_Ref)
                   for sub in subscript_list(part)]
         if isinstance(parts[-1], F.Part_Ref):

@@ -199,7 +199,7 @@ class StatementAnalysis:
             self._statement_inline(action)
 
     def _s_Associate_Construct(self, node: object) -> None:
-        saved = dict(self._lookups)
+        saved, saved_elements = dict(self._lookups), dict(self.element_aliases)
         for association in walk(opening_statement(node), F.Association):
             name = str(association.items[0]).lower()
             target = association.items[2]
@@ -207,13 +207,27 @@ class StatementAnalysis:
                 self._lookups[name] = self.lookup(str(target).lower())
             elif isinstance(target, F.Data_Ref) and self._aliased_component(name, target):
                 pass
+            elif isinstance(target, F.Part_Ref) and self._aliased_element(name, target):
+                pass
             else:  # an expression, evaluated once; the name then reads like a scalar
                 kind = self.expr(target)
                 self._lookups[name] = (Symbol(name, kind, datatype_of(kind)), "local")
         try:
             self._block(construct_body(node))
         finally:
-            self._lookups = saved
+            self._lookups, self.element_aliases = saved, saved_elements
+
+    def _aliased_element(self, name: str, target: object) -> bool:
+        """``p => pts(i)``, an element of an array of derived types: ``p%x`` is then
+        ``pts(i)%x``, an access to that element where it is made. False for anything else."""
+        sym = self.lookup(str(target.items[0]).lower())[0]
+        if not sym.is_array or not sym.type_name or any(
+                isinstance(sub, F.Subscript_Triplet) for sub in subscript_list(target)):
+            return False
+        self.element_aliases[name] = target
+        self._lookups[name] = (Symbol(name, "struct", self.element_datatype(sym),
+                                      type_name=sym.type_name), "local")
+        return True
 
     def _aliased_component(self, name: str, target: object) -> bool:
         """``u => g%u``: a whole component (array or scalar) is aliased, with its type, kind
