@@ -352,6 +352,29 @@ contains
 end module ae_m
 """
 
+# a whole component passed to a procedure among the sources and to an unknown one
+CALLS = """\
+module cc_m
+  implicit none
+  type :: grid
+    real(8) :: u(1000)
+  end type grid
+contains
+  subroutine work(a)
+    real(8), intent(inout) :: a(1000)
+    integer :: i
+    do i = 1, 1000
+      a(i) = a(i) + 1.0d0
+    end do
+  end subroutine work
+  subroutine driver(g)
+    type(grid), intent(inout) :: g
+    call work(g%u)
+    call unknown_thing(g%u)
+  end subroutine driver
+end module cc_m
+"""
+
 
 def write(tmp_path: Path, **files: str) -> list[str]:
     paths = []
@@ -630,3 +653,16 @@ def test_an_associate_name_of_an_element_is_that_element(tmp_path, capsys):
     assert copy["gflops"] == 0
     assert copy["levels"][0]["bytes_per_iteration"] == pytest.approx(48)
     assert copy["traffic_blocks_gb"] == pytest.approx(48_000 / 1e9)
+
+
+def test_a_whole_component_passed_to_a_procedure_is_an_array_argument(tmp_path):
+    paths = write(tmp_path, calls=CALLS)
+    program = read_sources(paths, processes=1, fortran_parser="tree-sitter")
+    assert program_to_xml(program) == program_to_xml(
+        read_sources(paths, processes=1, fortran_parser="fparser"))
+    [driver] = [p for p in program.procedures if p.name == "driver"]
+    # work(g%u): the callee's own loop counts what it does with it, nothing here; the
+    # unknown procedure's argument is assumed read and written, once, as a whole array
+    [array] = driver.arrays
+    assert (array.name, array.datatype, array.reads, array.writes) == ("g%u", "double", 1, 1)
+    assert array.accesses[0].offsets == (":",)

@@ -300,7 +300,7 @@ class Accesses(FunctionWalk):
                 if inner is node or not sym.is_array or not sym.datatype.startswith("struct*"):
                     return None
                 return sym, inner, inside
-            declared = self.unit.types.members.get(getattr(base, "field", base).name) \
+            declared = self.unit.types.members.get(base.field.name) \
                 if isinstance(base, c_ast.StructRef) else None
             if declared is None or "*" in declared.dims:
                 return None  # a pointer member: its data lie outside the element

@@ -237,6 +237,10 @@ class CallAnalysis:
         if isinstance(node, F.Part_Ref):
             sym, _ = self.lookup(str(node.items[0]).lower())
             return sym.is_array
+        if isinstance(node, F.Data_Ref):  # g%u, g%u(2:n): a whole component or a section
+            path = self.component_path(node)
+            return path.symbol.is_array and (path.subs is None or any(
+                isinstance(sub, F.Subscript_Triplet) for sub in path.subs))
         return False
 
     def _array_argument(self, node: object) -> None:
@@ -246,6 +250,8 @@ class CallAnalysis:
             if isinstance(node, F.Name):
                 sym, _ = self.lookup(str(node).lower())
                 self._whole_array(sym, reads=1, writes=1)
+            elif isinstance(node, F.Data_Ref):
+                self._data_ref(node, reads=1, writes=1)
             else:
                 sym, _ = self.lookup(str(node.items[0]).lower())
                 self._array_ref(sym, subscript_list(node), reads=1, writes=1)
