@@ -80,6 +80,17 @@ void sweep(void)
 }
 """
 
+DIAGONAL_C = """\
+float a[8][8][32], b[8][8][32];
+void diagonal(void)
+{
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 4; k++)
+                b[j][k][i] = a[j][k][i] + a[j + 2][k + 3][i];
+}
+"""
+
 
 def run(capsys, tmp_path, name: str, text: str, *options: str) -> dict:
     return run_with_machine(capsys, tmp_path, name, text, two_level_machine(16), *options)
@@ -134,6 +145,15 @@ def test_one_step_of_an_outer_x_loop_touches_each_row_once(capsys, tmp_path):
     (loop,) = run(capsys, tmp_path, "sweep.c", SWEEP_C)["loops"]
     assert loop["ws_sweep_kb"] == pytest.approx(177 * 64 / 1024)
     assert levels(loop)["L2"]["traffic_gb"] * 1e9 == pytest.approx(32_896)
+
+
+def test_shifted_blocks_share_only_the_rows_they_overlap_in(capsys, tmp_path):
+    """One step of i: a's rows (j, k) over 4 x 4 points and the same shifted by (2, 3):
+    16 + 16 rows, of which the 2 rows j = 2..3, k = 3 are in both: 30 lines (not 32, nor
+    the 6 x 7 = 42 rows of the box the two span); b 16 lines; 46 lines of 64 B = 2.875
+    KiB."""
+    (loop,) = run(capsys, tmp_path, "diagonal.c", DIAGONAL_C)["loops"]
+    assert loop["ws_sweep_kb"] == pytest.approx(46 * 64 / 1024)
 
 
 @pytest.mark.libreoffice

@@ -27,6 +27,7 @@ double-precision word: ``ReadCost = ld_sf * WordBytes``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -710,8 +711,30 @@ def _sweep_rows(pattern: Pattern, counts: Counts, inner: list[E.Expr]) -> E.Expr
     every = _prod(counts.pencils, h, i)
     if h == E.Num(1) and i == E.Num(1):
         return every
-    _, span_y, span_z = spans(pattern.offsets)
-    return E.minimum(every, E.mul(E.add(h, span_y), E.add(i, span_z)))
+    pencils = sorted({(y, z) for _, y, z in pattern.offsets})
+    if len(pencils) > _UNION_PENCILS:
+        _, span_y, span_z = spans(pattern.offsets)
+        return E.minimum(every, E.mul(E.add(h, span_y), E.add(i, span_z)))
+    return shifted_rows(tuple(pencils), h, i)
+
+
+_UNION_PENCILS = 8  # beyond, the box the shifted block spans (2^n subsets otherwise)
+
+
+def shifted_rows(pencils: tuple[tuple[int, int], ...], h: E.Expr, i: E.Expr) -> E.Expr:
+    """Rows of an ``h`` x ``i`` block of pencils shifted by each of ``pencils`` (Y, Z), by
+    inclusion and exclusion: the shifted blocks of a subset share ``MAX(0, h - its Y span)
+    x MAX(0, i - its Z span)`` rows; the subsets' terms grouped by their spans."""
+    terms: dict[tuple[int, int], int] = {}
+    for size in range(1, len(pencils) + 1):
+        for subset in itertools.combinations(pencils, size):
+            ys = [y for y, _ in subset]
+            zs = [z for _, z in subset]
+            key = (max(ys) - min(ys), max(zs) - min(zs))
+            terms[key] = terms.get(key, 0) + (1 if size % 2 else -1)
+    parts = [E.mul(count, E.maximum(0, E.add(h, -span_y)), E.maximum(0, E.add(i, -span_z)))
+             for (span_y, span_z), count in sorted(terms.items()) if count]
+    return E.add(*parts) if parts else E.Num(0)
 
 
 def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity: E.ExprLike):
