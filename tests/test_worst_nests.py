@@ -80,6 +80,20 @@ void sweep(void)
 }
 """
 
+SWEEP_F90 = """\
+subroutine sweep(a, b, c)
+  real :: a(32, 12, 8), b(32, 12, 8), c(32)
+  integer :: i, j, k
+  do i = 1, 32
+    do j = 1, 8
+      do k = 1, 10
+        b(i, k, j) = a(i, k, j) + a(i, k + 1, j) + a(i, k + 2, j) + c(i)
+      end do
+    end do
+  end do
+end subroutine sweep
+"""
+
 DIAGONAL_C = """\
 float a[8][8][32], b[8][8][32];
 void diagonal(void)
@@ -136,13 +150,14 @@ def test_a_window_straddling_a_line_costs_only_where_it_straddles(capsys, tmp_pa
     assert l1["layer_condition"] == ("none" if l1_kib < 0.125 else "within")
 
 
-def test_one_step_of_an_outer_x_loop_touches_each_row_once(capsys, tmp_path):
+@pytest.mark.parametrize("name, text", [("sweep.c", SWEEP_C), ("sweep.f90", SWEEP_F90)])
+def test_one_step_of_an_outer_x_loop_touches_each_row_once(capsys, tmp_path, name, text):
     """X (i) outermost. One step of i touches a's rows k = 0..11 in 8 planes: 96 lines (not
     3 offsets x 80 points = 240), b's 80 rows: 80 lines, and c's one line (not 80): 177
     lines = 11.0625 KiB (it was 25 KiB), which the 16 KiB L2 holds. Every line then moves
     once: a 8 x 12 rows x 2 lines (32 floats) = 192, b 8 x 10 x 2 x 2 (read for ownership,
     written back) = 320, c 2: 514 lines x 64 B = 32,896 B (it was 491,520 B)."""
-    (loop,) = run(capsys, tmp_path, "sweep.c", SWEEP_C)["loops"]
+    (loop,) = run(capsys, tmp_path, name, text)["loops"]
     assert loop["ws_sweep_kb"] == pytest.approx(177 * 64 / 1024)
     assert levels(loop)["L2"]["traffic_gb"] * 1e9 == pytest.approx(32_896)
 
