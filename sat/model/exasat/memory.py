@@ -27,7 +27,6 @@ double-precision word: ``ReadCost = ld_sf * WordBytes``).
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -46,6 +45,7 @@ from sat.model.exasat.iteration import (
     trip_count,
 )
 from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
+from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -397,19 +397,6 @@ def _accessed(pattern: Pattern, counts: Counts, pencils: bool = False) -> E.Expr
     return E.div(len(points), pattern.step_rows)
 
 
-def own_row_spans(pattern: Pattern) -> tuple[int, ...]:
-    """With a stepped Y or Z loop, the X span of each row (plane) of the step the pattern
-    touches, in its own row: ``a[j-2]``, ``a[j]`` and ``a[j+1]`` of ``j += 3`` touch 3 rows
-    at once, not the folded offsets' pencils in each of the 3 rows of a step (empty without
-    a stepped Y or Z loop)."""
-    if pattern.step_rows == 1:
-        return ()
-    rows: dict[tuple[int, ...], list[int]] = {}
-    for point in pattern.step_points:
-        rows.setdefault(tuple(point[1:]), []).append(point[0])
-    return tuple(sorted(max(xs) - min(xs) for xs in rows.values()))
-
-
 def _volume(x: E.Expr, h: E.Expr, i: E.Expr, ghi: E.Expr) -> E.Expr:
     """x*h*i, the shared product when nothing is collapsed."""
     return ghi if isinstance(x, E.Ref) and isinstance(h, E.Ref) and isinstance(i, E.Ref) \
@@ -712,29 +699,10 @@ def _sweep_rows(pattern: Pattern, counts: Counts, inner: list[E.Expr]) -> E.Expr
     if h == E.Num(1) and i == E.Num(1):
         return every
     pencils = sorted({(y, z) for _, y, z in pattern.offsets})
-    if len(pencils) > _UNION_PENCILS:
+    if len(pencils) > UNION_PENCILS:
         _, span_y, span_z = spans(pattern.offsets)
         return E.minimum(every, E.mul(E.add(h, span_y), E.add(i, span_z)))
     return shifted_rows(tuple(pencils), h, i)
-
-
-_UNION_PENCILS = 8  # beyond, the box the shifted block spans (2^n subsets otherwise)
-
-
-def shifted_rows(pencils: tuple[tuple[int, int], ...], h: E.Expr, i: E.Expr) -> E.Expr:
-    """Rows of an ``h`` x ``i`` block of pencils shifted by each of ``pencils`` (Y, Z), by
-    inclusion and exclusion: the shifted blocks of a subset share ``MAX(0, h - its Y span)
-    x MAX(0, i - its Z span)`` rows; the subsets' terms grouped by their spans."""
-    terms: dict[tuple[int, int], int] = {}
-    for size in range(1, len(pencils) + 1):
-        for subset in itertools.combinations(pencils, size):
-            ys = [y for y, _ in subset]
-            zs = [z for _, z in subset]
-            key = (max(ys) - min(ys), max(zs) - min(zs))
-            terms[key] = terms.get(key, 0) + (1 if size % 2 else -1)
-    parts = [E.mul(count, E.maximum(0, E.add(h, -span_y)), E.maximum(0, E.add(i, -span_z)))
-             for (span_y, span_z), count in sorted(terms.items()) if count]
-    return E.add(*parts) if parts else E.Num(0)
 
 
 def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity: E.ExprLike):
