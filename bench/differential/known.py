@@ -32,14 +32,14 @@ REASONS = {
                       "ii + 1]): every nest of the class has the errors of the same nest written "
                       "with multi-dimensional arrays (n00609, n00288: identical). What is left "
                       "is the scratch tiles' cache levels (see scratch-tile) and branches.",
-    "time-loop-call": "A time loop calling a procedure beside a sibling nest is one Loops row "
-                      "whose iteration space multiplies the callee's loops with the sibling's: "
-                      "n00475 (a tiled callee, 6 x 6 tiles, beside a 2,000-element sibling) "
-                      "compulsory 13,248,000 B where 62,112 B are touched (x213), every level x200"
-                      " to x400; the worst rows of the table. Otherwise as time-loop.",
-    "siblings": "As time-loop-call (a sibling beside a call is folded into one row). The nests of "
-                "a step are taken to share no data: each is charged its own footprint, and they "
-                "stay in a level from one step to the next when all of them fit it together.",
+    "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
+                      "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
+                      "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
+                      "carry another class: scratch tiles (n00475: L1 +259 %, L2 and L3 +63 %). "
+                      "Otherwise as time-loop.",
+    "siblings": "As time-loop-call. The nests of a step are taken to share no data: each is "
+                "charged its own footprint, and they stay in a level from one step to the next "
+                "when all of them fit it together.",
     "offsets": "Plain stencils are exact at the median at every level (the union of the shifted "
                "grids in the compulsory bytes, rows walked back to back sharing their lines). The "
                "worst nests carry another class: a loop that only moves an inner loop's bound "
@@ -48,12 +48,14 @@ REASONS = {
                "shorter than a line, a line per access once it is not.",
     "bounds:step": "A loop stepping along the contiguous axis costs a line per access and its "
                    "compulsory bytes count the elements it touches (exact). A loop stepping by 2 "
-                   "or 3 along rows or planes charges each offset's own row once where a level "
-                   "moves a line per access (n00159: L1 -4 %). Its working set within pencils "
-                   "still counts each folded offset in every row of the step, so a small level "
-                   "may be taken to keep nothing: n01093 (i += 3, seven offsets on five rows) "
-                   "is charged a line per access at the 512 B L1, where its rows stay "
-                   "(+1,571 %); L2 and L3 +4 %.",
+                   "or 3 along rows or planes holds each offset's own row once, in the working "
+                   "set within pencils and in what one step of an outer X loop touches: n01093 "
+                   "(i += 3, seven offsets on five rows) L1 -2 % (was +1,571 %). Inside an "
+                   "if/else arm a stepped loop's compulsory bytes count every element its "
+                   "references reach, whatever the arm's probability (n00918: +199 %, p = "
+                   "0.22; n01670: +171 %). The data a repetition touches still counts each "
+                   "copy of a stepped row with the planes of every offset: n00496 moves its "
+                   "data at every repetition at the 16 KiB level where it fits (x20).",
     "bounds:tile-constant": "1-D tiles narrower than a line share their lines (exact). Tiles of "
                             "two or three dimensions narrower than a line keep whole lines per "
                             "tile row, and a tile's copy into a scratch array moves it per tile at"
@@ -87,11 +89,14 @@ REASONS = {
                             " that move an inner loop's bound).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
-                        "line per access, the model less (L1 median +28 %). The worst nest, n00496"
-                        " (a tiled, stepped, transposed 3-D stencil called twice from a time "
-                        "loop), is charged 150 x the measured traffic at the 16 KiB level, where "
-                        "its data fits: the layer condition of a transposed walk through tiles is "
-                        "taken as failed.",
+                        "line per access, the model less (L1 median +28 %). One step of the outer"
+                        " X loop touches the rows its pencils reach over the inner loops, each "
+                        "once (n00843: L2 -0.3 %, was +2,338 %; n01112: -26 %, was +554 %). "
+                        "Where that just misses a level, the level is charged a line per access "
+                        "though an LRU cache keeps part of it (n01218: L2 +576 %); n00496 (a "
+                        "tiled, stepped, transposed 3-D stencil called twice from a time loop) "
+                        "is charged 20 x at the 16 KiB level where its data fits (see "
+                        "bounds:step).",
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "
                     "component copies, so the next dimension is taken as the contiguous axis: the "
                     "512 B L1 sees a line per access the model does not charge, and the compulsory"
@@ -99,6 +104,16 @@ REASONS = {
     "bounds:triangular": "Flops and trips are exact (a step included). Triangular ranges touch "
                          "part of each row: rows are rounded up to whole lines per row (L2 and L3 "
                          "median +13 to +17 %).",
+    "constant-subscript": "Planes read at constant subscripts (z(i, j, 3 - 1)) are pencils of "
+                          "their own: with three of them a nest's lines within pencils often "
+                          "just exceed the 512 B L1. A window of X offsets straddling a line "
+                          "costs a line per access only at the positions where it straddles "
+                          "(n01335: L1 +128 %, was +1,101 %; n00209: +17 %, was +413 %); the "
+                          "model takes the cache to recover at the next position, an execution "
+                          "whose reference order keeps it thrashing moves more (n00192: -19 %). "
+                          "The compulsory bytes of a stepped loop inside an if/else arm count "
+                          "every element its references reach (n01670: +171 %, see "
+                          "bounds:step).",
     "whole-array": "Exact at the median; a level that holds the array but not with its lines "
                    "rounded (n00785: L2 +260 %) is charged again.",
     "branch": "Flops follow the arms' probabilities (an else runs what its if leaves). The "

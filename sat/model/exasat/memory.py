@@ -45,6 +45,7 @@ from sat.model.exasat.iteration import (
     trip_count,
 )
 from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
+from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -209,6 +210,10 @@ class ArrayModel:
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
     x_step: int = 1  # of copies, the elements one step of a stepped X loop spans
     run_copies: bool = False  # its copies are one contiguous run (Pattern.run_copies)
+    # with a stepped Y or Z loop: the X span of each row or plane of the step it touches,
+    # and those rows and planes per step (its copies count them): see own_row_spans
+    step_spans: tuple[int, ...] = ()
+    step_rows: int = 1
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -510,7 +515,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
                                  q=q, invariant=pattern.invariant, x_step=pattern.x_step,
-                                 run_copies=pattern.run_copies))
+                                 run_copies=pattern.run_copies,
+                                 step_spans=own_row_spans(pattern), step_rows=pattern.step_rows))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]
@@ -656,14 +662,15 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
     per_line = elements_per_line(ctx, pattern_bytes(ctx, shape, pattern))
     if pattern.x_step != 1:  # the copies of one step of a stepped X loop share its line
         per_line = E.div(per_line, pattern.x_step)
+    rows = _sweep_rows(pattern, counts, inner)
     if 0 in pattern.invariant:
-        elements = _prod(counts.pencils, E.Ref(q["access_x_lines"]), *inner)
+        elements = _prod(1, rows, E.Ref(q["access_x_lines"]))
         strided = E.mul(g, q["traffic_within_gb"])
     elif pattern.unit == "other":
-        elements = _prod(counts.pencils, *inner)
+        elements = rows
         strided = E.Ref(q["traffic_none_gb"])
     else:
-        elements = _prod(counts.pencils, per_line, *inner)
+        elements = _prod(1, rows, per_line)
         strided = _prod(1, _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
     prefix = ("array", shape.ident, pattern.key)
     return {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
@@ -671,6 +678,31 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
             "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
                                              "traffic per sweep when one step of X does not "
                                              "fit")}
+
+
+def _sweep_rows(pattern: Pattern, counts: Counts, inner: list[E.Expr]) -> E.Expr:
+    """Rows (pencils) one step of X touches over the inner loops of Y and Z (``inner``,
+    their block sizes; 1 for an axis whose loop is not inside X's).
+
+    Along an inner axis the pattern does not step along (``coef(i)`` under loops of ``j``
+    and ``k``) its row is the same at every inner step. Its pencils shifted over the inner
+    block share rows (``a(i,k)``, ``a(i,k+1)``, ``a(i,k+2)`` over 8 steps of ``k``: 10
+    rows, not 24): no more than the box the shifted block spans, ``(H + span Y) x (I +
+    span Z)``. With a stepped Y or Z loop, the pencils in their own rows of the step, over
+    the rows its copies count (as a line per access moves them), not the folded pencils in
+    every row."""
+    h, i = (E.Num(1) if axis in pattern.invariant else block
+            for axis, block in zip((1, 2), inner, strict=True))
+    if pattern.step_rows != 1:
+        return _prod(1, _accessed(pattern, counts, pencils=True), h, i)
+    every = _prod(counts.pencils, h, i)
+    if h == E.Num(1) and i == E.Num(1):
+        return every
+    pencils = sorted({(y, z) for _, y, z in pattern.offsets})
+    if len(pencils) > UNION_PENCILS:
+        _, span_y, span_z = spans(pattern.offsets)
+        return E.minimum(every, E.mul(E.add(h, span_y), E.add(i, span_z)))
+    return shifted_rows(tuple(pencils), h, i)
 
 
 def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity: E.ExprLike):

@@ -70,6 +70,7 @@ from sat.model.exasat.memory import (
     strided_condition,
 )
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions
+from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec, ParameterSet
@@ -223,7 +224,7 @@ def executed_iterations(space: NestSpace) -> E.Expr:
 def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     """Cache lines ``array`` keeps for reuse within its pencils (per copy; the elements of
     one step of a stepped X loop share the line of their access)."""
-    spans = Counter(array.counts.pencil_x_spans)
+    spans = Counter(pencil_spans(array))
     per_line = elements_per_line(ctx, array.size)
     terms: list[E.Expr] = [E.Num(spans.pop(0, 0))]
     for span, count in sorted(spans.items()):
@@ -236,8 +237,17 @@ def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
 def _line_copies(array: ArrayModel) -> E.Expr:
     """Copies of ``array`` that each move a line of their own per access: its copies less
     the elements of a step of a stepped X loop (``a(i)`` of ``do i = 1, n, 2`` spans two
-    elements per access, one line)."""
-    return array.copies if array.x_step == 1 else E.div(array.copies, array.x_step)
+    elements per access, one line), and less the rows (planes) of a step of a stepped Y or
+    Z loop where its pencils are counted in their own rows (:func:`pencil_spans`)."""
+    copies = array.copies if array.x_step == 1 else E.div(array.copies, array.x_step)
+    return E.div(copies, array.step_rows) if array.step_spans else copies
+
+
+def pencil_spans(array: ArrayModel) -> tuple[int, ...]:
+    """The X span of each pencil ``array`` touches at once: with a stepped Y or Z loop, of
+    each row (plane) of the step in its own row (whose copies :func:`_line_copies` does not
+    count again), else of its pencils."""
+    return array.step_spans or array.counts.pencil_x_spans
 
 
 def _line_per_access(array: ArrayModel, ctx: ModelContext) -> E.Expr:
@@ -245,6 +255,27 @@ def _line_per_access(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     a whole line per access stands for."""
     per_line = elements_per_line(ctx, array.size)
     return per_line if array.x_step == 1 else E.div(per_line, array.x_step)
+
+
+def _unstraddled(memory: NestMemory, ctx: ModelContext, either: E.Expr, nest_q
+                 ) -> tuple[E.Quantity, E.Quantity]:
+    """(the cell working set at positions where no window of X offsets straddles a line,
+    the chance that one does at a position): :mod:`sat.model.hierarchy.straddle`."""
+    line_kb = ctx.param("LineBytes") / KIB
+    parts = {a.key: unstraddled_lines(a, ctx, _lines_within(a, ctx),
+                                       _line_copies(a), pencil_spans(a)) for a in memory.arrays}
+    reads = [parts[a.key] for a in memory.arrays if a.kind == "R"]
+    every = list(parts.values())
+
+    def total(items: list[tuple[E.Expr, E.Expr]], index: int) -> E.Expr:
+        return E.add(*[item[index] for item in items])
+
+    lines = nest_q("ws_unstraddled_cell_kb", E.mul(line_kb, E.if_(
+        either, total(reads, 0), total(every, 0))), "KiB",
+        "working set per cell where no window of X offsets straddles a line")
+    chance = nest_q("straddle_chance", E.if_(either, total(reads, 1), total(every, 1)), "",
+                    "chance that a window of X offsets straddles a line at a position")
+    return lines, chance
 
 
 def _sweep(q: dict[str, E.Quantity]) -> dict[str, CellValue]:
@@ -363,6 +394,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     either = E.func("OR", ctx.param("StreamingWrites"), ctx.param("NTAHints"))
     cell = nest_q("ws_actual_cell_kb", E.if_(either, stream, naive), "KiB",
                   "working set per cell, actual")
+    unstraddled = _unstraddled(memory, ctx, either, nest_q)
     pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
                                  nest_q)
     by_size: dict[tuple[E.Expr, int], list[E.Quantity]] = {}
@@ -387,8 +419,12 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     result = NestLevels([])
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
+        level_cases = [*cases[:3], E.Quantity(
+            ("level", shape.ident, spec.name, "traffic_straddled_gb"),
+            straddled_traffic(cases[2], none, cell, unstraddled[0], unstraddled[1], capacity),
+            "GB", f"{spec.name} traffic where a window of X offsets straddles a line")]
         traffic_expr, case_taken = strided_condition(
-            memory.q, *layer_condition([plane, pencil, cell], capacity, cases), capacity)
+            memory.q, *layer_condition([plane, pencil, cell], capacity, level_cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
@@ -400,8 +436,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             taken = E.Quantity((*key, "traffic_repeated_gb"), E.if_(resident, 0, traffic_expr),
                                "GB", f"{spec.link} traffic if every repetition moved the data")
             regular.expr = E.mul(E.Ref(taken), share)
-        condition = E.Quantity((*key, "layer_condition"),
-                               E.if_(resident, 0, case_taken(taken)), "case",
+        condition = E.Quantity((*key, "layer_condition"), E.if_(resident, 0, straddled_case(
+            case_taken(taken), taken, level_cases[3], none, unstraddled[0], capacity)), "case",
                                f"{spec.name} layer condition")
         traffic, extra = regular, {}
         if gathers:
