@@ -36,6 +36,25 @@ def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
                      E.mul(E.add(x, span), per_line))
 
 
+def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = None) -> E.Expr:
+    """Elements of the cache lines a row touches on average when its range moves from one
+    row to the next (a triangular range, ``j = 1, i``): its start and end fall anywhere in
+    a line, so a row of ``x`` elements touches ``(x - 1) / P + 1`` lines of ``P`` elements,
+    ``x + P - 1`` elements' worth (not its mean length rounded up once: the mean of the
+    rows' lines is not the lines of the mean row)."""
+    return E.add(x, elements_per_line(ctx, size) - 1)
+
+
+def ragged_rows(axis_loops: list, tiles: list, ctx: ModelContext) -> bool:
+    """Whether the rows along X (the unit-stride axis) change their range from one row to
+    the next: an X loop whose bounds move with an enclosing loop's variable (triangular),
+    not a tile's element loop (a tile's rows keep their length)."""
+    tiled = {id(inner) for _, inner, _ in tiles}
+    return any((id(lp) in ctx.averaged_loops or id(lp) in ctx.summed_paths)
+               and lp.kind != "tile" and not lp.tile and id(lp) not in tiled
+               for lp in axis_loops[0])
+
+
 def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
     """Elements of a row's whole cache lines (``lined``), at most the row's declared length
     when the rows the nest walks lie back to back: the lines a row shares with the next one

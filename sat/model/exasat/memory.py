@@ -44,7 +44,14 @@ from sat.model.exasat.iteration import (
     pattern_bytes,
     trip_count,
 )
-from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
+from sat.model.exasat.lines import (
+    elements_per_line,
+    ragged_row_lines,
+    ragged_rows,
+    round_to_lines,
+    row_lines,
+    strided_lines,
+)
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -411,10 +418,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     # Block X in whole cache lines, per element size: a complex array's lines hold half as
     # many elements as a double array's, a float array's twice as many.
     x_lines: dict[E.Expr, E.Expr] = {}
+    ragged = ragged_rows(shape.axis_loops, shape.tiles, ctx)
 
     def lined(s: int, size: E.Expr) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
+        if ragged:  # rows of changing range: their mean lines, not the mean row's
+            return ragged_row_lines(E.add(g, s), ctx, size)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
@@ -462,7 +472,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant or pattern.stride > 1 else
-                                    row_lines(round_to_lines(q["access_x"], ctx, size),
+                                    row_lines(ragged_row_lines(q["access_x"], ctx, size)
+                                              if ragged else
+                                              round_to_lines(q["access_x"], ctx, size),
                                               pattern.row_length, q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
