@@ -89,3 +89,44 @@ def test_rows_of_one_length_keep_their_whole_lines(capsys, tmp_path):
     # 24 x 64 + 24 x 128 = 4,608 B
     levels = _levels(capsys, tmp_path, "rect.c", RECTANGLE_C)
     assert math.isclose(levels["L2"], 24 * 64 + 24 * 128, rel_tol=1e-9)
+
+
+# Rows walked across (the contiguous axis outermost) with an array indexed by the outer
+# variable alone: c(i) is read and written at every j, so its line is always the most
+# recently used one and stays while i does not move. a is 96 rows of 48 doubles: one step of
+# i touches a line in each of its 96 rows, 6 KiB, more than the 4 KiB L1, so every a(i, j)
+# misses. L1: 48 x 96 lines of a x 64 B = 294,912 B, plus c's 6 lines read and written back
+# (6 x 128 = 768 B): 295,680 B. L2 (256 KiB) holds everything: a once (36,864 B) and c
+# once (768 B), 37,632 B. The write-back simulator (trace ``L c+8i,8``, ``L a+384j+8i,8``,
+# ``S c+8i,8`` for i outer, j inner, then the flush, through ``cachesim 4096:0:262144:0``)
+# gives the same two numbers. Before, c moved a line per access as a does: 589,824 B more.
+COLUMN_SUM_C = """\
+double a[96][48], c[48];
+void colsum(void)
+{
+    for (int i = 0; i < 48; i++)
+        for (int j = 0; j < 96; j++)
+            c[i] = c[i] + a[j][i];
+}
+"""
+
+COLUMN_SUM_F90 = """\
+subroutine colsum(a, c)
+  integer :: i, j
+  real(8) :: a(48, 96), c(48)
+  do i = 1, 48
+    do j = 1, 96
+      c(i) = c(i) + a(i, j)
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("name,text", [("colsum.c", COLUMN_SUM_C),
+                                       ("colsum.f90", COLUMN_SUM_F90)], ids=["c", "fortran"])
+def test_an_array_of_the_outer_axis_stays_while_rows_are_walked_across(capsys, tmp_path, name,
+                                                                     text):
+    levels = _levels(capsys, tmp_path, name, text)
+    assert math.isclose(levels["L1"], 48 * 96 * 64 + 6 * 128, rel_tol=1e-9)
+    assert math.isclose(levels["L2"], 48 * 96 * 8 + 48 * 16, rel_tol=1e-9)

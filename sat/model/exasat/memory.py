@@ -420,6 +420,12 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
     ragged = ragged_rows(shape.axis_loops, shape.tiles, ctx)
 
+    def row_cap(pattern: Pattern) -> int:
+        """The most elements a row's lines stand for: the declared row when the rows lie
+        back to back, or, for rows of changing range, whose lines are a mean, the declared
+        row in any order (every row of the range is touched, so its lines are distinct)."""
+        return pattern.row_length or (pattern.row_extent if ragged else 0)
+
     def lined(s: int, size: E.Expr) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
@@ -435,12 +441,12 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
-                pattern.row_length)
+                row_cap(pattern))
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return row_lines(lined(s, _size), _p.row_length, E.add(_g, s)) \
+                    return row_lines(lined(s, _size), row_cap(_p), E.add(_g, s)) \
                         if _p.stride == 1 \
                         else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
@@ -475,7 +481,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                                     row_lines(ragged_row_lines(q["access_x"], ctx, size)
                                               if ragged else
                                               round_to_lines(q["access_x"], ctx, size),
-                                              pattern.row_length, q["access_x"]), "elements",
+                                              row_cap(pattern), q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
@@ -671,6 +677,9 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
     if 0 in pattern.invariant:
         elements = _prod(counts.pencils, E.Ref(q["access_x_lines"]), *inner)
         strided = E.mul(g, q["traffic_within_gb"])
+    elif _held_inside_x(shape, pattern):  # its line is the one every inner iteration
+        elements = _prod(counts.pencils, per_line)  # touches: it stays, moved once
+        strided = E.Ref(q["traffic_within_gb"])
     elif pattern.unit == "other":
         elements = _prod(counts.pencils, *inner)
         strided = E.Ref(q["traffic_none_gb"])
@@ -683,6 +692,15 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
             "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
                                              "traffic per sweep when one step of X does not "
                                              "fit")}
+
+
+def _held_inside_x(shape: NestShape, pattern: Pattern) -> bool:
+    """Whether a pattern stepping along X with its unit stride on X is invariant along every
+    loop inside the X loop (``red(i)`` or ``coef(i)`` in ``do i; do j``): each inner
+    iteration touches the same line, the most recently used one, so it stays in any cache
+    while X does not move, and its lines along X move once, however little the level holds."""
+    return pattern.unit == "x" and pattern.stride == 1 and bool(shape.inside_x) \
+        and shape.inside_x <= pattern.invariant
 
 
 def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity: E.ExprLike):
