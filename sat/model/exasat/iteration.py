@@ -41,12 +41,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
-from sat.model.exasat.lines import (
-    declared_row_length,
-    declared_unit_extent,
-    round_to_lines,
-    unit_coefficient,
-)
+from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import stepped_mean_trips, summed_trip_count
@@ -112,8 +107,6 @@ class Pattern:
     run_copies: bool = False
     # each reference's offset and the conditional arms around it (compulsory.arm_paths)
     arm_points: tuple[tuple[tuple[int, int, int], tuple[compulsory.Arm, ...]], ...] = ()
-    # declared elements of its unit-stride dimension, in any loop order (0: not a literal)
-    row_extent: int = 0
 
     @property
     def kind(self) -> str:
@@ -398,7 +391,6 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     units: dict[str, set[str]] = {}
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
-    extents: dict[str, set[int]] = {}
     unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
     declared = {v.name.lower(): v.shape for v in (*procedure.locals, *procedure.nonlocals)
                 if v.shape}
@@ -424,8 +416,6 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
-            extents.setdefault(key, set()).add(declared_unit_extent(
-                access, declared.get(array.name.lower(), ()), row_major))
         point, within = [], []
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -478,7 +468,6 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 for key in offsets]
     for pattern in patterns:
         pattern.arm_points = tuple(arm_points[pattern.key])
-        pattern.row_extent = min(extents.get(pattern.key, {0}))
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
             and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,

@@ -91,16 +91,7 @@ def declared_row_length(access, shape: tuple[str, ...], stepping: list[set[str]]
             sub.kind != "induction" or sub.coeff not in (1, -1) for sub in (subs[unit],
                                                                             subs[following])):
         return 0
-    return declared_unit_extent(access, shape, row_major)
-
-
-def declared_unit_extent(access, shape: tuple[str, ...], row_major: bool) -> int:
-    """Declared elements of the access's unit-stride dimension, in any loop order (a literal
-    extent of an array of two or more dimensions; 0 otherwise): a row's lines never exceed
-    its length once every row of the range is touched (:func:`ragged_row_lines`)."""
-    if len(shape) < 2 or len(shape) != len(access.loopvars):
-        return 0
-    bounds = shape[-1 if row_major else 0].split(":")
+    bounds = shape[unit].split(":")
     lower, upper = (bounds[0], bounds[1]) if len(bounds) == 2 else ("1", bounds[0])
     if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
         return 0

@@ -420,12 +420,6 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
     ragged = ragged_rows(shape.axis_loops, shape.tiles, ctx)
 
-    def row_cap(pattern: Pattern) -> int:
-        """The most elements a row's lines stand for: the declared row when the rows lie
-        back to back, or, for rows of changing range, whose lines are a mean, the declared
-        row in any order (every row of the range is touched, so its lines are distinct)."""
-        return pattern.row_length or (pattern.row_extent if ragged else 0)
-
     def lined(s: int, size: E.Expr) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
@@ -441,12 +435,12 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
-                row_cap(pattern))
+                pattern.row_length)
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return row_lines(lined(s, _size), row_cap(_p), E.add(_g, s)) \
+                    return row_lines(lined(s, _size), _p.row_length, E.add(_g, s)) \
                         if _p.stride == 1 \
                         else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
@@ -481,7 +475,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                                     row_lines(ragged_row_lines(q["access_x"], ctx, size)
                                               if ragged else
                                               round_to_lines(q["access_x"], ctx, size),
-                                              row_cap(pattern), q["access_x"]), "elements",
+                                              pattern.row_length, q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
                                  "footprint of one plane"))
