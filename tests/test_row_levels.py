@@ -1,4 +1,6 @@
-"""Rows at the cache levels: the lines a row touches when its range changes from row to row.
+"""Rows at the cache levels: the lines a row touches when its range changes from row to row,
+an array of the outer axis while rows are walked across, and the lines of the last rows a
+walk across them reuses (each case's arithmetic is beside its snippet).
 
 The machine (written here, :func:`machines.two_level_machine`): one core, 64-byte lines, an
 L1 of 4 KiB and an L2 of 256 KiB before memory. Reals of 4 bytes: 16 elements per line; a
@@ -21,11 +23,13 @@ reads (as ``bench/differential/emit.py`` writes it), through ``cachesim 4096:0:2
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
+from sat.cli import main
 
 MACHINE_XML = two_level_machine(256)
 
@@ -130,3 +134,76 @@ def test_an_array_of_the_outer_axis_stays_while_rows_are_walked_across(capsys, t
     levels = _levels(capsys, tmp_path, name, text)
     assert math.isclose(levels["L1"], 48 * 96 * 64 + 6 * 128, rel_tol=1e-9)
     assert math.isclose(levels["L2"], 48 * 96 * 8 + 48 * 16, rel_tol=1e-9)
+
+
+# Rows walked across (i, the contiguous axis, outermost) with offsets along the walk: a(i,
+# j-1), a(i, j), a(i, j+1). One step of i touches 64 lines of a and 62 of b, 7.9 KiB, more
+# than the 4 KiB L1, so each reference would move a line. But a row serves three iterations
+# in a row: between two uses of a row one iteration passes, whose lines (a's 3 and b's 1,
+# 256 B) fit. So a moves one line per iteration, b one line read and written back: 48 x 62
+# x (64 + 128) = 571,392 B at the L1 (the simulator: 577,536 B, the two halo rows of each
+# column more). With a 128 B L1 (L1KB = 0.125) the 256 B do not fit: a moves its three lines
+# per iteration, 48 x 62 x (3 x 64 + 128) = 952,320 B (the simulator: the same). L2 holds
+# everything: a's 64 x 48 x 8 = 24,576 B and b's 62 x 48 x 16 = 47,616 B, 72,192 B.
+# Simulator: the trace ``L a+384(j+d)+8i,8`` for d = -1, 0, 1, then ``S b+384j+8i,8``, i
+# outer, j inner, then the flush, through ``cachesim 4096:0:262144:0`` and
+# ``cachesim 128:0:262144:0``.
+ROW_WINDOW_C = """\
+double a[64][48], b[64][48];
+void rows(void)
+{
+    for (int i = 0; i < 48; i++)
+        for (int j = 1; j < 63; j++)
+            b[j][i] = a[j - 1][i] + a[j][i] + a[j + 1][i];
+}
+"""
+
+ROW_WINDOW_F90 = """\
+subroutine rows(a, b)
+  integer :: i, j
+  real(8) :: a(48, 64), b(48, 64)
+  do i = 1, 48
+    do j = 2, 63
+      b(i, j) = a(i, j - 1) + a(i, j) + a(i, j + 1)
+    end do
+  end do
+end subroutine
+"""
+
+WINDOW_FITS = 48 * 62 * (64 + 128)  # 571,392 B
+WINDOW_MISSES = 48 * 62 * (3 * 64 + 128)  # 952,320 B
+
+
+@pytest.mark.parametrize("name,text", [("rows.c", ROW_WINDOW_C), ("rows.f90", ROW_WINDOW_F90)],
+                         ids=["c", "fortran"])
+def test_rows_walked_across_reuse_the_lines_of_the_last_rows(capsys, tmp_path, name, text):
+    levels = _levels(capsys, tmp_path, name, text)
+    assert math.isclose(levels["L1"], WINDOW_FITS, rel_tol=1e-9)
+    assert math.isclose(levels["L2"], 64 * 48 * 8 + 62 * 48 * 16, rel_tol=1e-9)
+
+
+def test_a_level_smaller_than_the_last_rows_moves_a_line_per_reference(capsys, tmp_path):
+    data = run_with_machine(capsys, tmp_path, "rows.c", ROW_WINDOW_C, MACHINE_XML,
+                            "--set", "L1KB=0.125")
+    (loop,) = data["loops"]
+    assert math.isclose(loop["levels"][0]["traffic_gb"] * 1e9, WINDOW_MISSES, rel_tol=1e-9)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_l1_size_in_libreoffice_recomputes_the_row_window(capsys, tmp_path):
+    """The workbook written with the 4 KiB L1 (571,392 B), its L1KB edited to 0.125 and
+    recalculated: 952,320 B, as the command line gives with --set L1KB=0.125."""
+    from libreoffice import recalculate_edited, value_at
+
+    source = tmp_path / "rows.c"
+    source.write_text(ROW_WINDOW_C)
+    machine = tmp_path / "two-level.xml"
+    machine.write_text(MACHINE_XML)
+    book = tmp_path / "rows.xlsx"
+    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
+                 "SetupIterations=1", "-o", str(book)]) == 0
+    (loop,) = json.loads(capsys.readouterr().out)["loops"]
+    assert math.isclose(loop["levels"][0]["traffic_gb"] * 1e9, WINDOW_FITS, rel_tol=1e-9)
+    values = recalculate_edited(book, {"L1KB": 0.125}, tmp_path / "edit")
+    got = float(value_at(values, loop["levels"][0]["cells"]["traffic_gb"]))
+    assert math.isclose(got * 1e9, WINDOW_MISSES, rel_tol=1e-9)

@@ -52,6 +52,14 @@ from sat.model.exasat.lines import (
     row_lines,
     strided_lines,
 )
+from sat.model.exasat.row_window import (
+    add_row_window,
+    arrays_strided,
+    row_gap,
+    strided_traffic,
+    window_span,
+    window_traffic,
+)
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -243,8 +251,8 @@ class NestMemory:
                             E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
         if self.sweep_fits is None:
             return taken
-        strided = E.mul(self.sweeps, _sum([a.q["traffic_strided_gb"] for a in self.arrays
-                                           if a.key in keys]))
+        strided = arrays_strided(self.q, [a for a in self.arrays if a.key in keys],
+                                 self.sweeps)
         return E.if_(self.sweep_fits, taken, strided)
 
     def array_traffic(self, ident: str, ctx: ModelContext,
@@ -566,6 +574,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         nest_q("traffic_strided_gb", E.mul(sweeps, _sum([a.q["traffic_strided_gb"]
                                                          for a in arrays])),
                "GB", "traffic when one step of X does not fit")
+        add_row_window(arrays, {p.key: row_gap(p.offsets) for p in shape.patterns
+                                if window_span(shape, p)}, sweeps, ctx, nest_q)
     traffic, case_taken = strided_condition(
         q, *layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases),
         ctx.param("CacheKB"))
@@ -681,11 +691,16 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
         elements = _prod(counts.pencils, per_line, *inner)
         strided = _prod(1, _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
     prefix = ("array", shape.ident, pattern.key)
-    return {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
-                                      "working set of one step of X"),
-            "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
-                                             "traffic per sweep when one step of X does not "
-                                             "fit")}
+    found = {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
+                                       "working set of one step of X"),
+             "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
+                                              "traffic per sweep when one step of X does not "
+                                              "fit")}
+    if window_span(shape, pattern):  # rows walked across, offsets along the walk
+        found["traffic_window_gb"] = E.Quantity(
+            (*prefix, "traffic_window_gb"), window_traffic(counts.planes, per_line, unit, ghi),
+            "GB", "traffic per sweep while the last rows' lines stay")
+    return found
 
 
 def _held_inside_x(shape: NestShape, pattern: Pattern) -> bool:
@@ -708,7 +723,7 @@ def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity
     def case(taken_traffic: E.Quantity) -> E.Expr:
         return E.if_(fits, reuse(taken_traffic), 4)
 
-    return E.if_(fits, traffic, q["traffic_strided_gb"]), case
+    return E.if_(fits, traffic, strided_traffic(q, capacity)), case
 
 
 # ---------------------------------------------------------------- the Arrays sheet
