@@ -207,3 +207,55 @@ def test_editing_the_l1_size_in_libreoffice_recomputes_the_row_window(capsys, tm
     values = recalculate_edited(book, {"L1KB": 0.125}, tmp_path / "edit")
     got = float(value_at(values, loop["levels"][0]["cells"]["traffic_gb"]))
     assert math.isclose(got * 1e9, WINDOW_MISSES, rel_tol=1e-9)
+
+
+# A time loop calling a procedure whose arrays only the callee names (module or file-scope
+# arrays): their rows still lie back to back. Three arrays of 32 rows of 40 4-byte integers:
+# a row is 160 B, 2.5 lines; rows back to back, an array is 5,120 B, 15 KiB for the three,
+# which a 16 KiB L2 holds: the first of the three passes moves them (p and q read, out read
+# for ownership and written back: 4 x 5,120 = 20,480 B), the other two nothing. Each row
+# rounded to whole lines (3 lines, 192 B) would make 18 KiB, more than the L2, and every
+# pass would move them (73,728 B). The 4 KiB L1 holds no pass: 3 x 20,480 = 61,440 B.
+CALLED_F90 = """\
+module fields
+  implicit none
+  integer(4) :: out(40, 32), p(40, 32), q(40, 32)
+contains
+  subroutine steps()
+    integer :: t
+    do t = 1, 3
+      call sweep()
+    end do
+  end subroutine steps
+  subroutine sweep()
+    out = p - 3 * q
+  end subroutine sweep
+end module fields
+"""
+
+CALLED_C = """\
+int out[32][40], p[32][40], q[32][40];
+void sweep(void)
+{
+    for (int j = 0; j < 32; j++)
+        for (int i = 0; i < 40; i++)
+            out[j][i] = p[j][i] - 3 * q[j][i];
+}
+void steps(void)
+{
+    for (int t = 0; t < 3; t++)
+        sweep();
+}
+"""
+
+
+@pytest.mark.parametrize("name,text", [("fields.c", CALLED_C), ("fields.f90", CALLED_F90)],
+                         ids=["c", "fortran"])
+def test_rows_of_a_called_procedures_arrays_lie_back_to_back(capsys, tmp_path, name, text):
+    data = run_with_machine(capsys, tmp_path, name, text, two_level_machine(16))
+    (loop,) = data["loops"]
+    assert not data["bounds_violations"]
+    at = {row["level"]: row for row in loop["levels"]}
+    assert at["L2"]["data_kib"] == pytest.approx(15)
+    assert at["L2"]["traffic_gb"] * 1e9 == pytest.approx(20_480)
+    assert at["L1"]["traffic_gb"] * 1e9 == pytest.approx(61_440)

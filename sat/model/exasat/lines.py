@@ -63,6 +63,19 @@ def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
     return lined if not row_length else E.minimum(lined, E.maximum(row_length, elements))
 
 
+def program_shapes(procedures) -> dict[str, tuple[str, ...]]:
+    """Array name (lower case) -> its declared shape, over every procedure as read that
+    declares it alike (a module array a called procedure uses, for the nest of the time loop
+    that calls it: the caller does not declare it); names declared with different shapes
+    are left out."""
+    found: dict[str, set[tuple[str, ...]]] = {}
+    for procedure in procedures:
+        for v in (*procedure.locals, *procedure.nonlocals):
+            if v.shape:
+                found.setdefault(v.name.lower(), set()).add(tuple(v.shape))
+    return {name: next(iter(shapes)) for name, shapes in found.items() if len(shapes) == 1}
+
+
 def unit_coefficient(access, row_major: bool) -> int:
     """The literal coefficient of the loop variable in the access's unit-stride subscript
     (``x(16*i)``: 16; 1 when it is 1, symbolic or unknown)."""
