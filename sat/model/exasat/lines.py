@@ -45,14 +45,26 @@ def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = Non
     return E.add(x, elements_per_line(ctx, size) - 1)
 
 
-def ragged_rows(axis_loops: list, tiles: list, ctx: ModelContext) -> bool:
+def ragged_rows(nest, axis_loops: list, tiles: list) -> bool:
     """Whether the rows along X (the unit-stride axis) change their range from one row to
-    the next: an X loop whose bounds move with an enclosing loop's variable (triangular),
-    not a tile's element loop (a tile's rows keep their length)."""
+    the next: an X loop one of whose bounds names the variable of a loop around it in the
+    nest ``nest`` (triangular: ``do j = 1, i``), outside array references (a CSR row's
+    ``rowptr(i)`` is no such range), and not a tile's element loop (a tile's rows keep
+    their length)."""
     tiled = {id(inner) for _, inner, _ in tiles}
-    return any((id(lp) in ctx.averaged_loops or id(lp) in ctx.summed_paths)
-               and lp.kind != "tile" and not lp.tile and id(lp) not in tiled
-               for lp in axis_loops[0])
+    for lp in axis_loops[0]:
+        if lp.kind == "tile" or lp.tile or id(lp) in tiled:
+            continue
+        bounds = f"{lp.lower} {lp.upper}"
+        if "(" in bounds or "[" in bounds:
+            continue
+        names = {name.lower() for name in re.findall(r"[A-Za-z_]\w*", bounds)}
+        around = {outer.loopvar.lower() for outer in (nest, *nest.all_loops())
+                  if outer.loopvar and outer is not lp
+                  and any(inner is lp for inner in outer.all_loops())}
+        if names & around:
+            return True
+    return False
 
 
 def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:

@@ -426,7 +426,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     # Block X in whole cache lines, per element size: a complex array's lines hold half as
     # many elements as a double array's, a float array's twice as many.
     x_lines: dict[E.Expr, E.Expr] = {}
-    ragged = ragged_rows(shape.axis_loops, shape.tiles, ctx)
+    ragged = ragged_rows(shape.loop, shape.axis_loops, shape.tiles)
 
     def lined(s: int, size: E.Expr) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
