@@ -38,6 +38,7 @@ from sat.model.exasat.flops import (
     long_sum,
 )
 from sat.model.exasat.iteration import analyse_nest, nest_space
+from sat.model.exasat.lines import program_shapes
 from sat.model.exasat.memory import (
     ARRAY_COLUMNS,
     GB,
@@ -243,6 +244,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
     write_cost = effective_write_cost(ctx)
     cores = ctx.param("Cores")
     shared = program_constants(program.procedures, ctx.constant_values())
+    shapes = program_shapes(ctx.read_procedures.values())
     for procedure, loop in program_nests(program):
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
@@ -263,7 +265,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
         for branch in getattr(loop, "guards", ()):
             runs *= branch_probability(branch, ctx, file)
         try:
-            shape = analyse_nest(procedure, loop, shared)
+            shape = analyse_nest(procedure, loop, shared, shapes)
             space = nest_space(shape, ctx, runs)
             # iterations = sweeps * X * Y * Z is the innermost trip product only without
             # component loops inside the grid loops

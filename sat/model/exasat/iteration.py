@@ -294,10 +294,11 @@ def _x_step(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
     return size if 0 in residues and size <= SHORT_LEADING_TRIPS else 1
 
 
-def analyse_nest(procedure: Procedure, loop: Loop,
-                 shared: dict[str, float] | None = None) -> NestShape:
+def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | None = None,
+                 shapes: dict[str, tuple[str, ...]] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
-    (``shared``: the program's named constants, for stencil windows)."""
+    (``shared``: the program's named constants, for stencil windows; ``shapes``: the
+    program's declared array shapes, for arrays of called procedures)."""
     loops = [loop, *loop.all_loops()]
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
     row_major = procedure.layout == "row-major"
@@ -392,8 +393,8 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
     unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
-    declared = {v.name.lower(): v.shape for v in (*procedure.locals, *procedure.nonlocals)
-                if v.shape}
+    declared = {**(shapes or {}), **{v.name.lower(): v.shape for v in (
+        *procedure.locals, *procedure.nonlocals) if v.shape}}
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
     arms, arm_points = compulsory.arm_paths(loop), {}

@@ -36,12 +36,56 @@ def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
                      E.mul(E.add(x, span), per_line))
 
 
+def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = None) -> E.Expr:
+    """Elements of the cache lines a row touches on average when its range moves from one
+    row to the next (a triangular range, ``j = 1, i``): its start and end fall anywhere in
+    a line, so a row of ``x`` elements touches ``(x - 1) / P + 1`` lines of ``P`` elements,
+    ``x + P - 1`` elements' worth (not its mean length rounded up once: the mean of the
+    rows' lines is not the lines of the mean row)."""
+    return E.add(x, elements_per_line(ctx, size) - 1)
+
+
+def ragged_rows(nest, axis_loops: list, tiles: list) -> bool:
+    """Whether the rows along X (the unit-stride axis) change their range from one row to
+    the next: an X loop one of whose bounds names the variable of a loop around it in the
+    nest ``nest`` (triangular: ``do j = 1, i``), outside array references (a CSR row's
+    ``rowptr(i)`` is no such range), and not a tile's element loop (a tile's rows keep
+    their length)."""
+    tiled = {id(inner) for _, inner, _ in tiles}
+    for lp in axis_loops[0]:
+        if lp.kind == "tile" or lp.tile or id(lp) in tiled:
+            continue
+        bounds = f"{lp.lower} {lp.upper}"
+        if "(" in bounds or "[" in bounds:
+            continue
+        names = {name.lower() for name in re.findall(r"[A-Za-z_]\w*", bounds)}
+        around = {outer.loopvar.lower() for outer in (nest, *nest.all_loops())
+                  if outer.loopvar and outer is not lp
+                  and any(inner is lp for inner in outer.all_loops())}
+        if names & around:
+            return True
+    return False
+
+
 def row_lines(lined: E.Expr, row_length: int, elements: E.ExprLike) -> E.Expr:
     """Elements of a row's whole cache lines (``lined``), at most the row's declared length
     when the rows the nest walks lie back to back: the lines a row shares with the next one
     are charged once (a row of ten 4-byte reals: 40 B, not a 64-byte line). Never fewer than
     the ``elements`` the row's loop touches (a loop running past the declared length)."""
     return lined if not row_length else E.minimum(lined, E.maximum(row_length, elements))
+
+
+def program_shapes(procedures) -> dict[str, tuple[str, ...]]:
+    """Array name (lower case) -> its declared shape, over every procedure as read that
+    declares it alike (a module array a called procedure uses, for the nest of the time loop
+    that calls it: the caller does not declare it); names declared with different shapes
+    are left out."""
+    found: dict[str, set[tuple[str, ...]]] = {}
+    for procedure in procedures:
+        for v in (*procedure.locals, *procedure.nonlocals):
+            if v.shape:
+                found.setdefault(v.name.lower(), set()).add(tuple(v.shape))
+    return {name: next(iter(shapes)) for name, shapes in found.items() if len(shapes) == 1}
 
 
 def unit_coefficient(access, row_major: bool) -> int:

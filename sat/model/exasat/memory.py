@@ -44,7 +44,22 @@ from sat.model.exasat.iteration import (
     pattern_bytes,
     trip_count,
 )
-from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
+from sat.model.exasat.lines import (
+    elements_per_line,
+    ragged_row_lines,
+    ragged_rows,
+    round_to_lines,
+    row_lines,
+    strided_lines,
+)
+from sat.model.exasat.row_window import (
+    add_row_window,
+    arrays_strided,
+    row_gap,
+    strided_traffic,
+    window_span,
+    window_traffic,
+)
 from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
@@ -241,8 +256,8 @@ class NestMemory:
                             E.if_(E.compare("=", reuse, 3), sums[2], sums[3])))
         if self.sweep_fits is None:
             return taken
-        strided = E.mul(self.sweeps, _sum([a.q["traffic_strided_gb"] for a in self.arrays
-                                           if a.key in keys]))
+        strided = arrays_strided(self.q, [a for a in self.arrays if a.key in keys],
+                                 self.sweeps)
         return E.if_(self.sweep_fits, taken, strided)
 
     def array_traffic(self, ident: str, ctx: ModelContext,
@@ -416,10 +431,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     # Block X in whole cache lines, per element size: a complex array's lines hold half as
     # many elements as a double array's, a float array's twice as many.
     x_lines: dict[E.Expr, E.Expr] = {}
+    ragged = ragged_rows(shape.loop, shape.axis_loops, shape.tiles)
 
     def lined(s: int, size: E.Expr) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
+        if ragged:  # rows of changing range: their mean lines, not the mean row's
+            return ragged_row_lines(E.add(g, s), ctx, size)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
@@ -467,7 +485,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant or pattern.stride > 1 else
-                                    row_lines(round_to_lines(q["access_x"], ctx, size),
+                                    row_lines(ragged_row_lines(q["access_x"], ctx, size)
+                                              if ragged else
+                                              round_to_lines(q["access_x"], ctx, size),
                                               pattern.row_length, q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",
@@ -560,6 +580,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         nest_q("traffic_strided_gb", E.mul(sweeps, _sum([a.q["traffic_strided_gb"]
                                                          for a in arrays])),
                "GB", "traffic when one step of X does not fit")
+        add_row_window(arrays, {p.key: row_gap(p.offsets) for p in shape.patterns
+                                if window_span(shape, p)}, sweeps, ctx, nest_q)
     traffic, case_taken = strided_condition(
         q, *layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases),
         ctx.param("CacheKB"))
@@ -666,6 +688,9 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
     if 0 in pattern.invariant:
         elements = _prod(1, rows, E.Ref(q["access_x_lines"]))
         strided = E.mul(g, q["traffic_within_gb"])
+    elif _held_inside_x(shape, pattern):  # its line is the one every inner iteration
+        elements = _prod(counts.pencils, per_line)  # touches: it stays, moved once
+        strided = E.Ref(q["traffic_within_gb"])
     elif pattern.unit == "other":
         elements = rows
         strided = E.Ref(q["traffic_none_gb"])
@@ -673,11 +698,25 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
         elements = _prod(1, rows, per_line)
         strided = _prod(1, _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
     prefix = ("array", shape.ident, pattern.key)
-    return {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
-                                      "working set of one step of X"),
-            "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
-                                             "traffic per sweep when one step of X does not "
-                                             "fit")}
+    found = {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
+                                       "working set of one step of X"),
+             "traffic_strided_gb": E.Quantity((*prefix, "traffic_strided_gb"), strided, "GB",
+                                              "traffic per sweep when one step of X does not "
+                                              "fit")}
+    if window_span(shape, pattern):  # rows walked across, offsets along the walk
+        found["traffic_window_gb"] = E.Quantity(
+            (*prefix, "traffic_window_gb"), window_traffic(counts.planes, per_line, unit, ghi),
+            "GB", "traffic per sweep while the last rows' lines stay")
+    return found
+
+
+def _held_inside_x(shape: NestShape, pattern: Pattern) -> bool:
+    """Whether a pattern stepping along X with its unit stride on X is invariant along every
+    loop inside the X loop (``red(i)`` or ``coef(i)`` in ``do i; do j``): each inner
+    iteration touches the same line, the most recently used one, so it stays in any cache
+    while X does not move, and its lines along X move once, however little the level holds."""
+    return pattern.unit == "x" and pattern.stride == 1 and bool(shape.inside_x) \
+        and shape.inside_x <= pattern.invariant
 
 
 def _sweep_rows(pattern: Pattern, counts: Counts, inner: list[E.Expr]) -> E.Expr:
@@ -716,7 +755,7 @@ def strided_condition(q: dict[str, E.Quantity], traffic: E.Expr, reuse, capacity
     def case(taken_traffic: E.Quantity) -> E.Expr:
         return E.if_(fits, reuse(taken_traffic), 4)
 
-    return E.if_(fits, traffic, q["traffic_strided_gb"]), case
+    return E.if_(fits, traffic, strided_traffic(q, capacity)), case
 
 
 # ---------------------------------------------------------------- the Arrays sheet
