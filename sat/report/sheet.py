@@ -261,8 +261,22 @@ class ModelSheet(Worksheet):
         self._write_row_range(self.dim_rowmin, self.dim_rowmax)
 
     def _write_row_range(self, first: int, last: int) -> None:
-        """The XML of the rows from ``first`` to ``last``, their spans calculated."""
-        write = self.fh.write
+        """The XML of the rows from ``first`` to ``last``, their spans calculated.
+
+        The pieces are gathered in a list and written a few thousand rows at a time: the file
+        encodes each text it is given, and one write per cell cost as much as making its XML.
+        """
+        pieces: list[str] = []
+        saved, self.fh = self.fh, _Pieces(pieces)  # xlsxwriter's own writers append too
+        try:
+            self._gather_row_range(first, last, pieces, saved)
+        finally:
+            self.fh = saved
+        saved.write("".join(pieces))
+
+    def _gather_row_range(self, first: int, last: int, pieces: list[str], target) -> None:
+        """The rows' XML appended to ``pieces``, moved to ``target`` every few thousand."""
+        write = pieces.append
         table, row_info, comments = self.table, self.row_info, self.comments
         col_info = self.col_info
         first_col, last_col = self.dim_colmin, self.dim_colmax
@@ -309,7 +323,22 @@ class ModelSheet(Worksheet):
                 else:
                     self._write_cell(row, col, cell)
             write("</row>")
+            if len(pieces) >= _PIECES_PER_WRITE:
+                target.write("".join(pieces))
+                pieces.clear()
 
+
+class _Pieces:
+    """A file to xlsxwriter's XML writers whose every write is appended to a list."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.write = pieces.append
+
+
+# Pieces of XML gathered before they are written to the file in one text.
+_PIECES_PER_WRITE = 1 << 14
 
 # A table of this many rows is written ahead (ModelSheet.stream_rows): every table with rows.
 STREAMED_ROWS = 1
