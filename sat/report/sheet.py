@@ -231,12 +231,18 @@ class ModelSheet(Worksheet):
         style number, numbered now in the order the rows use them."""
         written, self._written_rows = self._written_rows, None
         formats, self._ahead_formats = self._ahead_formats or [], None
-        numbers: list[str] = []
+        numbers: dict[str, str] = {}  # placeholder's position (text) -> the style number
 
-        def number(match: re.Match) -> str:
-            while len(numbers) <= int(match.group(1)):
-                numbers.append(str(formats[len(numbers)]._get_xf_index()))
-            return numbers[int(match.group(1))]
+        def numbered(text: str) -> str:
+            pieces = _PLACEHOLDER.split(text)  # odd items: the placeholders' positions
+            marks = pieces[1::2]
+            if marks:
+                # Numbered in the order of their positions, the order the rows first use
+                # them: the one xlsxwriter's lazy numbering of the file gives.
+                for position in range(len(numbers), max(map(int, set(marks))) + 1):
+                    numbers[str(position)] = str(formats[position]._get_xf_index())
+                pieces[1::2] = [numbers[mark] for mark in marks]
+            return "".join(pieces)
 
         with written:
             written.seek(0)
@@ -246,9 +252,9 @@ class ModelSheet(Worksheet):
                 # up to the last whole row: no placeholder is cut in two
                 last = text.rfind("</row>")
                 end = last + len("</row>") if last >= 0 else 0
-                self.fh.write(_PLACEHOLDER.sub(number, text[:end]))
+                self.fh.write(numbered(text[:end]))
                 rest = text[end:]
-            self.fh.write(_PLACEHOLDER.sub(number, rest))
+            self.fh.write(numbered(rest))
 
     def _write_rows(self) -> None:
         if self._written_rows is not None:  # written ahead: copied into the file
