@@ -85,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "with fparser (the Notes and JSON 'parsers' say which read each)")
     front.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help="processes that share fparser's parse of a big Fortran program "
-                            "(with --fortran-parser fparser; default: the cores available, at "
-                            "most 4; 1: one process)")
+                            "(with --fortran-parser fparser), and that write the HTML page "
+                            "while the workbook and the JSON are written (default: the cores "
+                            "available, at most 4; 1: one process)")
     explore = parser.add_argument_group("exploration")
     explore.add_argument("--sweep", dest="sweeps", action="append", default=[],
                          metavar="NAME=LO..HI[:STEPS|*FACTOR]",

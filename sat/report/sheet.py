@@ -231,12 +231,18 @@ class ModelSheet(Worksheet):
         style number, numbered now in the order the rows use them."""
         written, self._written_rows = self._written_rows, None
         formats, self._ahead_formats = self._ahead_formats or [], None
-        numbers: list[str] = []
+        numbers: dict[str, str] = {}  # placeholder's position (text) -> the style number
 
-        def number(match: re.Match) -> str:
-            while len(numbers) <= int(match.group(1)):
-                numbers.append(str(formats[len(numbers)]._get_xf_index()))
-            return numbers[int(match.group(1))]
+        def numbered(text: str) -> str:
+            pieces = _PLACEHOLDER.split(text)  # odd items: the placeholders' positions
+            marks = pieces[1::2]
+            if marks:
+                # Numbered in the order of their positions, the order the rows first use
+                # them: the one xlsxwriter's lazy numbering of the file gives.
+                for position in range(len(numbers), max(map(int, set(marks))) + 1):
+                    numbers[str(position)] = str(formats[position]._get_xf_index())
+                pieces[1::2] = [numbers[mark] for mark in marks]
+            return "".join(pieces)
 
         with written:
             written.seek(0)
@@ -246,9 +252,9 @@ class ModelSheet(Worksheet):
                 # up to the last whole row: no placeholder is cut in two
                 last = text.rfind("</row>")
                 end = last + len("</row>") if last >= 0 else 0
-                self.fh.write(_PLACEHOLDER.sub(number, text[:end]))
+                self.fh.write(numbered(text[:end]))
                 rest = text[end:]
-            self.fh.write(_PLACEHOLDER.sub(number, rest))
+            self.fh.write(numbered(rest))
 
     def _write_rows(self) -> None:
         if self._written_rows is not None:  # written ahead: copied into the file
@@ -261,8 +267,22 @@ class ModelSheet(Worksheet):
         self._write_row_range(self.dim_rowmin, self.dim_rowmax)
 
     def _write_row_range(self, first: int, last: int) -> None:
-        """The XML of the rows from ``first`` to ``last``, their spans calculated."""
-        write = self.fh.write
+        """The XML of the rows from ``first`` to ``last``, their spans calculated.
+
+        The pieces are gathered in a list and written a few thousand rows at a time: the file
+        encodes each text it is given, and one write per cell cost as much as making its XML.
+        """
+        pieces: list[str] = []
+        saved, self.fh = self.fh, _Pieces(pieces)  # xlsxwriter's own writers append too
+        try:
+            self._gather_row_range(first, last, pieces, saved)
+        finally:
+            self.fh = saved
+        saved.write("".join(pieces))
+
+    def _gather_row_range(self, first: int, last: int, pieces: list[str], target) -> None:
+        """The rows' XML appended to ``pieces``, moved to ``target`` every few thousand."""
+        write = pieces.append
         table, row_info, comments = self.table, self.row_info, self.comments
         col_info = self.col_info
         first_col, last_col = self.dim_colmin, self.dim_colmax
@@ -309,7 +329,22 @@ class ModelSheet(Worksheet):
                 else:
                     self._write_cell(row, col, cell)
             write("</row>")
+            if len(pieces) >= _PIECES_PER_WRITE:
+                target.write("".join(pieces))
+                pieces.clear()
 
+
+class _Pieces:
+    """A file to xlsxwriter's XML writers whose every write is appended to a list."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.write = pieces.append
+
+
+# Pieces of XML gathered before they are written to the file in one text.
+_PIECES_PER_WRITE = 1 << 14
 
 # A table of this many rows is written ahead (ModelSheet.stream_rows): every table with rows.
 STREAMED_ROWS = 1
