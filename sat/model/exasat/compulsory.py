@@ -37,10 +37,12 @@ between planes) its data stays from one repetition to the next as well.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 
+from sat.frontend.tiles import linear_form
 from sat.ir import Access, Body, Branch, InlinedCall, Loop
 from sat.model import expr as E
 
@@ -255,3 +257,94 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
                   for a in range(3) if interior[a]]
         terms.append(E.mul(touched, *counts))
     return E.add(*terms)
+
+
+def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
+                  repeated: Sequence[int]) -> list[list[Loop]] | None:
+    """Each axis's loops with the variables of the ``repeated`` sweeps (indexes into
+    ``sweeps``: they bring the pattern no new elements) at the value where the loop's range
+    is widest, or None when no axis loop's range moves with one of them.
+
+    A repetition that only moves one end of an axis loop's range (``do i = 0, 2; do j = i+1,
+    8``) sweeps nested ranges: over all its trips the pattern touches the widest range (j
+    from 1 to 8), not the mean one. When each range moved by such a sweep is widest at the
+    same end of the sweep (every one shrinks as ``i`` grows, or every one grows), the union
+    of the boxes is the box at that end: the product of the widest ranges. A range that
+    also moves with a loop of another axis (a triangle), a sweep stepping by other than 1
+    or whose own bounds move, or ranges widest at opposite ends keep the mean (None)."""
+    names = {lp.loopvar.lower() for lp in (*sweeps, *(lp for a in axis_loops for lp in a))
+             if lp.loopvar}
+    ends: dict[str, str] = {}  # a sweep's variable -> the text of its value where ranges widen
+    wanted: dict[str, int] = {}  # a sweep's variable -> +1 at its largest value, -1 smallest
+    candidates = {}
+    for n in repeated:
+        sweep = sweeps[n]
+        var = sweep.loopvar.lower()
+        stride = sweep.stride.strip()
+        if not var or sweep.kind == "tile" or stride not in ("", "1", "-1") or any(
+                re.search(rf"\b{re.escape(other)}\b", f"{sweep.lower} {sweep.upper}", re.I)
+                for other in names):
+            continue
+        descending = stride == "-1"
+        candidates[var] = {1: sweep.lower if descending else sweep.upper,
+                           -1: sweep.upper if descending else sweep.lower}
+    widened = False
+    found: list[list[Loop]] = []
+    for loops in axis_loops:
+        axis: list[Loop] = []
+        for lp in loops:
+            bounds = f"{lp.lower} {lp.upper} {lp.stride}"
+            moving = [v for v in candidates if re.search(rf"\b{re.escape(v)}\b", bounds, re.I)]
+            if not moving:
+                axis.append(lp)
+                continue
+            if len(moving) > 1 or any(re.search(rf"\b{re.escape(other)}\b", bounds, re.I)
+                                      for other in names - {moving[0]}):
+                return None
+            var = moving[0]
+            sign = _growth(lp, var)
+            if sign is None or wanted.setdefault(var, sign) != sign:
+                return None
+            ends[var] = candidates[var][sign]
+            word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+            axis.append(dataclasses.replace(lp, lower=word.sub(f"({ends[var]})", lp.lower),
+                                            upper=word.sub(f"({ends[var]})", lp.upper)))
+            widened = True
+        found.append(axis)
+    return found if widened else None
+
+
+def _growth(loop: Loop, var: str) -> int | None:
+    """+1 when ``loop``'s trip count grows with ``var`` (one end of its range moves with it,
+    plainly), -1 when it shrinks, None otherwise."""
+    word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+    if not _trims(word, loop):
+        return None
+    upper_moves = bool(word.search(str(loop.upper)))
+    form = linear_form(str(loop.upper if upper_moves else loop.lower))
+    coefficient = None if form is None else \
+        next((c for name, c in form.items() if name.lower() == var), None)
+    if not coefficient:
+        return None
+    descending = loop.stride.strip().startswith("-")
+    sign = (1 if coefficient > 0 else -1) * (1 if upper_moves else -1)
+    return -sign if descending else sign
+
+
+def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[frozenset[Point]]:
+    """A stepped pattern's offsets in whole steps, one set per residue within a step.
+
+    A loop stepping by ``s`` visits one element in ``s``; its references at offsets of the
+    same residue modulo ``s`` touch the same elements shifted by whole steps, those of
+    different residues disjoint elements (``a[k]`` and ``a[k-1]`` of ``k += 3``: two
+    elements of each step, never the same). The distinct elements are the sum over the
+    residues of the union of that residue's offsets over the grid of steps: empty when no
+    loop of the nest steps by other than 1, or when one residue and no offset along any
+    axis leave nothing to unite (the plain count)."""
+    groups: dict[Point, set[Point]] = {}
+    for point, residue in step_offsets:
+        groups.setdefault(residue, set()).add(point)
+    if len(groups) == 1 and all(len({p[a] for p in next(iter(groups.values()))}) == 1
+                                for a in range(3)):
+        return []
+    return [frozenset(groups[r]) for r in sorted(groups)]

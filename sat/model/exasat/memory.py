@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.compulsory import expected_elements
+from sat.model.exasat.compulsory import expected_elements, stepped_groups, widest_ranges
 from sat.model.exasat.flops import branch_probability
 from sat.model.exasat.iteration import (
     NestShape,
@@ -582,15 +582,18 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     # (a stepped pattern or a scratch tile keeps its own count)
     taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_copies == 1 \
         and pattern.step_elements == 1 and not pattern.local and not shape.tiles else None
+    groups = [] if pattern.local or taken is not None else stepped_groups(pattern.step_offsets)
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
-            pattern.step_elements == pattern.step_copies and taken is None:
+            pattern.step_elements == pattern.step_copies and taken is None and not groups:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
     base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
-    factors = [stencil_union(pattern.offsets, base, space)] if halo else \
+    base = _widest_extents(shape, pattern, new_sweeps, base, ctx)
+    factors = [E.add(*[stencil_union(group, base, space) for group in groups])] if groups \
+        else [stencil_union(pattern.offsets, base, space)] if halo else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
         along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
@@ -600,7 +603,9 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
         # span, where the edges of the grid overlap)
         factors = [E.minimum(expected, factors[0]) if halo else
                    E.if_(E.compare(">", space.iterations, 0), expected, 0)]
-    if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
+    if groups:  # every residue's elements counted in its union, not the lines they move
+        copies = E.div(copies, pattern.step_copies)
+    elif pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
         copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
         factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
@@ -609,6 +614,23 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def _widest_extents(shape: NestShape, pattern: Pattern, new_sweeps: tuple[int, ...],
+                    base: list[E.Expr], ctx: ModelContext) -> list[E.Expr]:
+    """``base`` with the extent of each axis whose range a sweep repeating the pattern moves
+    at one end replaced by the widest range it sweeps (:func:`widest_ranges`): the union of
+    the ranges, not their mean."""
+    repeated = [n for n in range(len(shape.sweep_loops)) if n not in new_sweeps]
+    if not repeated or shape.tiles:
+        return base
+    widest = widest_ranges(shape.axis_loops, shape.sweep_loops, repeated)
+    if widest is None:
+        return base
+    return [E.maximum(*[trip_count(lp, ctx) for lp in widest[a]])
+            if a not in pattern.invariant | pattern.unstepped and a not in pattern.local
+            and any(x is not y for x, y in zip(widest[a], shape.axis_loops[a], strict=True))
+            else base[a] for a in range(3)]
 
 
 def arm_chances(pattern: Pattern, ctx: ModelContext, file: str

@@ -69,6 +69,7 @@ from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext, derive_default
 from sat.model.elements import element_bytes
+from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
@@ -335,6 +336,22 @@ def distinct_elements(references: E.ExprLike | E.Quantity,
     return E.mul(m, 1 - E.func("POWER", 1 - E.div(1, m), references))
 
 
+def repeated_draws(nest: Loop, shape: NestShape, chain: tuple[Loop, ...]
+                   ) -> tuple[list[Loop], list[Loop]]:
+    """The loops of ``chain`` that draw no new indices: (repetitions of the nest's own, whose
+    variable subscripts no array, :func:`~sat.model.exasat.compulsory.is_repetition`: each
+    trip reads the same index elements and picks the same elements again; the passes of a
+    time loop, :func:`~sat.model.exasat.compulsory.time_passes`: each pass touches its
+    distinct elements anew, as every array of the nest)."""
+    grid = {id(lp) for loops in shape.axis_loops for lp in loops}
+    passes = time_passes(shape.sweep_loops, grid)
+    subscripting = {v.lower() for array in _all_arrays(nest) for access in array.accesses
+                    for v in access.loopvars if v}
+    again = [lp for lp in chain if id(lp) in passes]
+    same = [lp for lp in chain if id(lp) not in passes and is_repetition(lp, subscripting)]
+    return same, again
+
+
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
                  memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
                  where: dict[str, CellValue], lines: dict[int, int] | None = None
@@ -420,9 +437,14 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        distinct = quantity("distinct", distinct_elements(
-            references, E.div(E.mul(range_kb, KIB), size)), "elements",
-            f"distinct elements of {instance.array} the indices pick")
+        draws, passes = repeated_draws(nest, shape, chain)
+        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
+            instance.references, space.probability,
+            *[trip_count(lp, ctx) for lp in chain
+              if all(lp is not other for other in (*draws, *passes))])
+        distinct = quantity("distinct", E.mul(distinct_elements(
+            picked, E.div(E.mul(range_kb, KIB), size)), *[trip_count(lp, ctx) for lp in passes]),
+            "elements", f"distinct elements of {instance.array} the indices pick")
         cost = ctx.param("ReadWriteCost" if instance.written else "ReadCost")
         once = quantity("compulsory_gb", E.div(E.mul(distinct, cost, size),
                                                E.mul(ctx.param("WordBytes"), GB)), "GB",
