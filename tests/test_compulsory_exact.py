@@ -192,3 +192,33 @@ def test_each_pass_of_a_time_loop_around_a_call_gathers_anew(capsys, tmp_path):
     assert row["distinct"] == pytest.approx(5 * distinct(100, 400))
     assert math.isclose(compulsory_bytes(data), 5 * (1_600 + 400 + distinct(100, 400) * 8),
                         rel_tol=1e-9)
+
+
+# ------------------------------------------------- a stepped loop's references in an arm
+
+STEPPED_ARM_C = """\
+double a[40], b[40], w[40];
+void arm(void)
+{
+    for (int k = 1; k < 37; k += 3) {
+        if (w[k] > 0)
+            b[k] = a[k] + a[k - 1];
+        else
+            b[k] = 0.0;
+    }
+}
+"""
+
+
+def test_a_stepped_loops_references_in_an_arm_count_with_its_probability(capsys, tmp_path):
+    path = tmp_path / "conds.xml"
+    path.write_text('<conds>\n<prop key="w[k] > 0" val="0.5" />\n</conds>\n')
+    (tmp_path / "arm.c").write_text(STEPPED_ARM_C)
+    assert main([str(tmp_path / "arm.c"), "--json", "-", "-q", *MACHINE,
+                 "--conds", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # k = 1, 4, ..., 34: 12 steps. w read at each: 12 x 8 = 96 B; b written in both arms:
+    # 12 x 16 = 192 B; a[k] and a[k-1] (two residues of 3, never the same element) only in
+    # the arm taken half the time: 12 x 0.5 + 12 x 0.5 = 12 elements, 96 B (every element
+    # in full, 24, gave 192 B)
+    assert compulsory_bytes(data) == pytest.approx(96 + 192 + 96)

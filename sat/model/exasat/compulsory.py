@@ -331,8 +331,9 @@ def _growth(loop: Loop, var: str) -> int | None:
     return -sign if descending else sign
 
 
-def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[frozenset[Point]]:
-    """A stepped pattern's offsets in whole steps, one set per residue within a step.
+def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[list[int]]:
+    """A stepped pattern's references (indexes into ``step_offsets``: each one's offset in
+    whole steps and its residue within a step), one list per residue.
 
     A loop stepping by ``s`` visits one element in ``s``; its references at offsets of the
     same residue modulo ``s`` touch the same elements shifted by whole steps, those of
@@ -341,10 +342,10 @@ def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[frozense
     residues of the union of that residue's offsets over the grid of steps: empty when no
     loop of the nest steps by other than 1, or when one residue and no offset along any
     axis leave nothing to unite (the plain count)."""
-    groups: dict[Point, set[Point]] = {}
-    for point, residue in step_offsets:
-        groups.setdefault(residue, set()).add(point)
-    if len(groups) == 1 and all(len({p[a] for p in next(iter(groups.values()))}) == 1
+    groups: dict[Point, list[int]] = {}
+    for n, (_, residue) in enumerate(step_offsets):
+        groups.setdefault(residue, []).append(n)
+    if len(groups) == 1 and all(len({point[a] for point, _ in step_offsets}) == 1
                                 for a in range(3)):
         return []
-    return [frozenset(groups[r]) for r in sorted(groups)]
+    return [groups[r] for r in sorted(groups)]

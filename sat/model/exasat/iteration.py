@@ -107,9 +107,9 @@ class Pattern:
     run_copies: bool = False
     # each reference's offset and the conditional arms around it (compulsory.arm_paths)
     arm_points: tuple[tuple[tuple[int, int, int], tuple[compulsory.Arm, ...]], ...] = ()
-    # with stepped axis loops: each reference's offset in whole steps and its residue within
-    # a step, per axis (compulsory.stepped_groups)
-    step_offsets: frozenset[tuple[tuple[int, int, int], tuple[int, int, int]]] = frozenset()
+    # with stepped axis loops: each reference's residue within a step, per axis, in the order
+    # of arm_points (whose points are in whole steps): compulsory.stepped_groups
+    step_residues: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -387,7 +387,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     in_step: dict[str, set[tuple]] = {}  # (folded point, its rows and planes within the step)
-    step_offsets: dict[str, set[tuple]] = {}  # (folded point, its residues in the step)
+    step_residues: dict[str, list[tuple]] = {}  # each reference's residues in the step
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
@@ -431,7 +431,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
                 residue[a] = value % steps[a]
                 value = _fold(value, steps[a])
             point.append(value)
-        step_offsets.setdefault(key, set()).add(((point[0], point[1], point[2]), tuple(residue)))
+        step_residues.setdefault(key, []).append((residue[0], residue[1], residue[2]))
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         arm_points.setdefault(key, []).append((tuple(point), arms.get(id(access), ())))
         in_step.setdefault(key, set()).add((*point, *within))
@@ -475,7 +475,7 @@ def analyse_nest(procedure: Procedure, loop: Loop,
     for pattern in patterns:
         pattern.arm_points = tuple(arm_points[pattern.key])
         if pattern.key in residues:
-            pattern.step_offsets = frozenset(step_offsets[pattern.key])
+            pattern.step_residues = tuple(step_residues[pattern.key])
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
             and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,

@@ -580,9 +580,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     # elements a shifted access adds (c(ti + ii) over tiles of ii: offsets 0 and 1 step)
     halo = any(spans(pattern.offsets)) and pattern.step_copies == 1
     # (a stepped pattern or a scratch tile keeps its own count)
-    taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_copies == 1 \
-        and pattern.step_elements == 1 and not pattern.local and not shape.tiles else None
-    groups = [] if pattern.local or taken is not None else stepped_groups(pattern.step_offsets)
+    # (a loop stepping along X by a few elements, one residue: its steps as the grid)
+    taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_elements == 1 \
+        and not pattern.local and not shape.tiles else None
+    groups = [] if pattern.local or taken is not None else stepped_groups(list(zip(
+        (point for point, _ in pattern.arm_points), pattern.step_residues, strict=False)))
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
             pattern.step_elements == pattern.step_copies and taken is None and not groups:
         return None
@@ -592,12 +594,13 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
     base = _widest_extents(shape, pattern, new_sweeps, base, ctx)
-    factors = [E.add(*[stencil_union(group, base, space) for group in groups])] if groups \
+    along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
+    repeats = E.mul(*along) if along else None
+    factors = [_stepped_union(pattern, groups, base, space, None if shape.tiles else arm_chances(
+        pattern, ctx, shape.procedure.file), repeats)] if groups \
         else [stencil_union(pattern.offsets, base, space)] if halo else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
-        along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
-        repeats = E.mul(*along) if along else None
         expected = expected_elements(taken, base, repeats)
         # never more than the union of the offsets (an extent narrower than the offsets'
         # span, where the edges of the grid overlap)
@@ -614,6 +617,22 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def _stepped_union(pattern: Pattern, groups: list[list[int]], base: list[E.Expr],
+                   space: NestSpace, chances: list[tuple[Point, float]] | None,
+                   repeats: E.Expr | None) -> E.Expr:
+    """Distinct elements of a stepped pattern: the union of each residue's references over
+    the grid of steps (:func:`stepped_groups`), their expected elements when some sit in
+    if/else arms (:func:`expected_elements`, ``chances`` in the order of ``arm_points``)."""
+    terms = []
+    for group in groups:
+        union = stencil_union(frozenset(pattern.arm_points[n][0] for n in group), base, space)
+        if chances is not None and any(chances[n][1] < 1.0 for n in group):
+            union = E.minimum(expected_elements([chances[n] for n in group], base, repeats),
+                              union)
+        terms.append(union)
+    return E.add(*terms)
 
 
 def _widest_extents(shape: NestShape, pattern: Pattern, new_sweeps: tuple[int, ...],
