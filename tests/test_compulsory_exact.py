@@ -222,3 +222,41 @@ def test_a_stepped_loops_references_in_an_arm_count_with_its_probability(capsys,
     # the arm taken half the time: 12 x 0.5 + 12 x 0.5 = 12 elements, 96 B (every element
     # in full, 24, gave 192 B)
     assert compulsory_bytes(data) == pytest.approx(96 + 192 + 96)
+
+
+# ------------------------------------------------- offsets far apart along one axis
+
+FAR_ROWS_C = """\
+double a[40][16], b[40][16];
+void rows(void)
+{
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 16; i++)
+            b[j][i] = a[j][i] + a[j + {gap}][i];
+}
+"""
+
+FAR_ROWS_F = """\
+subroutine rows(a, b)
+  real(8), intent(in) :: a(16, 40)
+  real(8), intent(out) :: b(16, 40)
+  integer :: i, j
+  do j = 1, 8
+    do i = 1, 16
+      b(i, j) = a(i, j) + a(i, j + {gap})
+    end do
+  end do
+end subroutine
+"""
+
+
+def test_offsets_farther_apart_than_the_extent_touch_separate_rows(capsys, tmp_path):
+    for text, name in ((FAR_ROWS_C, "rows.c"), (FAR_ROWS_F, "rows.f90")):
+        data = run(capsys, tmp_path, text.replace("{gap}", "20"), name)
+        # 8 rows at j and 8 at j + 20, 20 > 8 rows apart: 16 rows of 16, 256 elements of a
+        # (the extent plus the span, 28 x 16 = 448, counted the 12 rows between); a 256 x 8 =
+        # 2,048 B, b 128 x 16 = 2,048 B
+        assert compulsory_bytes(data) == pytest.approx(2_048 + 2_048), name
+        data = run(capsys, tmp_path, text.replace("{gap}", "5"), name)
+        # 5 rows apart: rows 0 to 12 overlap, 8 + MIN(8, 5) = 13 rows, 208 elements, 1,664 B
+        assert compulsory_bytes(data) == pytest.approx(1_664 + 2_048), name

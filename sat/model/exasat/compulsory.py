@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sat.frontend.tiles import linear_form
 from sat.ir import Access, Body, Branch, InlinedCall, Loop
@@ -259,6 +259,21 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
     return E.add(*terms)
 
 
+def widest_extents(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
+                   new_sweeps: Sequence[int], base: list[E.Expr], kept: frozenset[int],
+                   trips: Callable[[Loop], E.Expr]) -> list[E.Expr]:
+    """``base`` (a pattern's elements per axis) with the extent of each axis whose range a
+    sweep repeating the pattern (not in ``new_sweeps``) moves at one end replaced by the
+    widest range it sweeps (:func:`widest_ranges`), except along the ``kept`` axes."""
+    repeated = [n for n in range(len(sweeps)) if n not in new_sweeps]
+    widest = widest_ranges(axis_loops, sweeps, repeated) if repeated else None
+    if widest is None:
+        return base
+    return [E.maximum(*[trips(lp) for lp in widest[a]]) if a not in kept and any(
+        x is not y for x, y in zip(widest[a], axis_loops[a], strict=True)) else base[a]
+        for a in range(3)]
+
+
 def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
                   repeated: Sequence[int]) -> list[list[Loop]] | None:
     """Each axis's loops with the variables of the ``repeated`` sweeps (indexes into
@@ -349,3 +364,23 @@ def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[list[int
                                 for a in range(3)):
         return []
     return [groups[r] for r in sorted(groups)]
+
+
+def sparse_axis_union(offsets: frozenset[Point], base: Sequence[E.Expr]) -> E.Expr | None:
+    """Distinct elements of a grid of ``base`` points per axis shifted by ``offsets`` that
+    differ along one axis only, some by more than one (planes of a 3-D array read through an
+    index function as rows 34 apart, ``z[ix(2, j, k)]``): along that axis ``n`` points
+    shifted by sorted offsets cover ``n`` plus, per gap to the next offset, ``MIN(n, gap)``
+    (the shifted ranges overlap only when the gap is shorter than ``n``). None for any other
+    set of offsets (the stencil's union of :func:`sat.model.exasat.memory.stencil_union`)."""
+    moving = [a for a in range(3) if len({point[a] for point in offsets}) > 1]
+    if len(moving) != 1:
+        return None
+    axis = moving[0]
+    values = sorted({point[axis] for point in offsets})
+    gaps = [high - low for low, high in zip(values, values[1:], strict=False)]
+    if max(gaps) == 1:
+        return None
+    n = base[axis]
+    along = E.add(n, *[E.minimum(n, gap) for gap in gaps])
+    return E.mul(along, *[base[a] for a in range(3) if a != axis])

@@ -34,7 +34,12 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.compulsory import expected_elements, stepped_groups, widest_ranges
+from sat.model.exasat.compulsory import (
+    expected_elements,
+    sparse_axis_union,
+    stepped_groups,
+    widest_extents,
+)
 from sat.model.exasat.flops import branch_probability
 from sat.model.exasat.iteration import (
     NestShape,
@@ -593,7 +598,9 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
-    base = _widest_extents(shape, pattern, new_sweeps, base, ctx)
+    if not shape.tiles:  # a repetition's ranges held by its widest ones
+        base = widest_extents(shape.axis_loops, shape.sweep_loops, new_sweeps, base,
+                              invariant | pattern.local, lambda lp: trip_count(lp, ctx))
     along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
     repeats = E.mul(*along) if along else None
     factors = [_stepped_union(pattern, groups, base, space, None if shape.tiles else arm_chances(
@@ -635,23 +642,6 @@ def _stepped_union(pattern: Pattern, groups: list[list[int]], base: list[E.Expr]
     return E.add(*terms)
 
 
-def _widest_extents(shape: NestShape, pattern: Pattern, new_sweeps: tuple[int, ...],
-                    base: list[E.Expr], ctx: ModelContext) -> list[E.Expr]:
-    """``base`` with the extent of each axis whose range a sweep repeating the pattern moves
-    at one end replaced by the widest range it sweeps (:func:`widest_ranges`): the union of
-    the ranges, not their mean."""
-    repeated = [n for n in range(len(shape.sweep_loops)) if n not in new_sweeps]
-    if not repeated or shape.tiles:
-        return base
-    widest = widest_ranges(shape.axis_loops, shape.sweep_loops, repeated)
-    if widest is None:
-        return base
-    return [E.maximum(*[trip_count(lp, ctx) for lp in widest[a]])
-            if a not in pattern.invariant | pattern.unstepped and a not in pattern.local
-            and any(x is not y for x, y in zip(widest[a], shape.axis_loops[a], strict=True))
-            else base[a] for a in range(3)]
-
-
 def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
                 ) -> list[tuple[Point, float]] | None:
     """Each reference's offset and the chance an iteration makes it (the product of its
@@ -666,7 +656,8 @@ def stencil_union(offsets: frozenset[Point], base: list[E.Expr], space: NestSpac
     """Distinct elements of a stencil over the grid of ``base`` points per axis: the union of
     the grid shifted by every offset (each axis's extent plus the offsets' span where they
     reach, exactly, corners of a star left out), none when the nest runs no iteration."""
-    union = footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
+    union = sparse_axis_union(offsets, base) or \
+        footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
     return E.if_(E.compare(">", space.iterations, 0), union, 0)
 
 

@@ -42,11 +42,13 @@ exceeds the level by.
 Its compulsory traffic (the Loops sheet's reuse between blocks) is the distinct elements
 the indices pick, each once: ``k`` references whose indices are drawn independently and
 uniformly over the range's ``m`` elements pick ``m*(1 - (1 - 1/m)^k)`` distinct ones on
-average (:func:`distinct_elements`; never more than ``k`` nor ``m``). Sorted indices are the
-same draws in order, the same count; indices clustered in small windows repeat more and pick
-fewer, which the model does not know from the code. Those elements cost what the array's
-elements cost in the compulsory count: ``ReadCost``, or ``ReadWriteCost`` when written
-through the index.
+average (:func:`distinct_elements`; never more than ``k`` nor ``m``). A loop around the
+gather that subscripts nothing reads the same indices again and draws nothing new; each
+pass of a time loop counts its distinct elements afresh (:func:`repeated_draws`). Sorted
+indices are the same draws in order, the same count; indices clustered in small windows
+repeat more and pick fewer, which the model does not know from the code. Those elements
+cost what the array's elements cost in the compulsory count: ``ReadCost``, or
+``ReadWriteCost`` when written through the index.
 
 On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
 ``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
@@ -90,8 +92,10 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "point, as a stream) when all its references in the nest are indirect. Its "
         "compulsory traffic (reuse between blocks) is the distinct elements the indices "
         "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
-        "elements. A gather or scatter in a procedure the nest calls is the nest's (its range "
-        "the callee's declaration of the array).")
+        "elements (a loop around it that subscripts nothing reads the same indices again: no "
+        "new draws; each pass of a time loop around a call counts afresh). A gather or "
+        "scatter in a procedure the nest calls is the nest's (its range the callee's "
+        "declaration of the array).")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
