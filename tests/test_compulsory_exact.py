@@ -86,6 +86,43 @@ def test_a_repetition_that_grows_a_range_touches_its_last_one(capsys, tmp_path):
     assert compulsory_bytes(data) == pytest.approx(88 + 176)
 
 
+TRIANGLE_F = """\
+subroutine tri(a, b)
+  real(8), intent(in) :: a(20, 12)
+  real(8), intent(out) :: b(20, 12)
+  integer :: j, k, l
+  do j = 0, 1
+    do k = j + 4, 11
+      do l = k, 19
+        b(l, k) = 2.0d0 * a(l, k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+TRIANGLE_C = """\
+double a[12][20], b[12][20];
+void tri(void)
+{
+    for (int j = 0; j < 2; j++)
+        for (int k = j + 4; k < 12; k++)
+            for (int l = k; l < 20; l++)
+                b[k][l] = 2.0 * a[k][l];
+}
+"""
+
+
+def test_a_triangle_under_a_shrinking_repetition_touches_the_widest_triangle(capsys,
+                                                                            tmp_path):
+    for text, name in ((TRIANGLE_F, "tri.f90"), (TRIANGLE_C, "tri.c")):
+        data = run(capsys, tmp_path, text, name)
+        # j = 0 gives the widest triangle, k from 4 to 11 and l from k to 19: 16 + 15 + ...
+        # + 9 = 100 elements of a and of b (j = 1 touches 84 of them again); a 100 x 8 =
+        # 800 B, b 100 x 16 = 1,600 B
+        assert compulsory_bytes(data) == pytest.approx(800 + 1_600), name
+
+
 # ------------------------------------------------- a stepped loop, offsets of two residues
 
 STEPPED_F = """\

@@ -259,19 +259,49 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
     return E.add(*terms)
 
 
-def widest_extents(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
+def widest_extents(nest: Loop, axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
                    new_sweeps: Sequence[int], base: list[E.Expr], kept: frozenset[int],
-                   trips: Callable[[Loop], E.Expr]) -> list[E.Expr]:
+                   trips: Callable[[Loop], E.Expr],
+                   summed: Callable[[tuple[Loop, ...]], E.Expr | None]) -> list[E.Expr]:
     """``base`` (a pattern's elements per axis) with the extent of each axis whose range a
     sweep repeating the pattern (not in ``new_sweeps``) moves at one end replaced by the
-    widest range it sweeps (:func:`widest_ranges`), except along the ``kept`` axes."""
+    widest range it sweeps (:func:`widest_ranges`), except along the ``kept`` axes. A loop
+    of another axis whose range moves with a widened one (``do l = k, n`` in ``do k = j + 4,
+    n``: a triangle) counts its trips over the widened loops (``summed``: the exact nested
+    sum of a path, None when not affine), so the axes multiply to the widest triangle."""
     repeated = [n for n in range(len(sweeps)) if n not in new_sweeps]
     widest = widest_ranges(axis_loops, sweeps, repeated) if repeated else None
     if widest is None:
         return base
-    return [E.maximum(*[trips(lp) for lp in widest[a]]) if a not in kept and any(
-        x is not y for x, y in zip(widest[a], axis_loops[a], strict=True)) else base[a]
-        for a in range(3)]
+    copies = {id(lp): wide for a in range(3)
+              for lp, wide in zip(axis_loops[a], widest[a], strict=True) if lp is not wide}
+    found = []
+    for a in range(3):
+        counts = []
+        for lp in axis_loops[a]:
+            if id(lp) in copies:
+                counts.append(trips(copies[id(lp)]))
+                continue
+            path = _loop_path(nest, lp, ())
+            moved = path is not None and any(id(p) in copies for p in path[:-1])
+            counts.append(summed(tuple(copies.get(id(p), p) for p in path))
+                          if moved and path is not None else None)
+        found.append(base[a] if a in kept or all(c is None for c in counts) or
+                     None in counts else E.maximum(*counts))
+    return found
+
+
+def _loop_path(body: Body, target: Loop, above: tuple[Loop, ...]) -> tuple[Loop, ...] | None:
+    """The loops from ``body`` (itself first when a loop) down to ``target``, or None."""
+    if isinstance(body, Loop):
+        above = (*above, body)
+        if body is target:
+            return above
+    for child in (*body.loops, *body.branches):
+        found = _loop_path(child, target, above)
+        if found is not None:
+            return found
+    return None
 
 
 def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],

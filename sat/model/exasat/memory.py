@@ -50,6 +50,7 @@ from sat.model.exasat.iteration import (
     trip_count,
 )
 from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines, strided_lines
+from sat.model.sums import summed_trip_count
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -599,8 +600,10 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
     if not shape.tiles:  # a repetition's ranges held by its widest ones
-        base = widest_extents(shape.axis_loops, shape.sweep_loops, new_sweeps, base,
-                              invariant | pattern.local, lambda lp: trip_count(lp, ctx))
+        base = widest_extents(shape.loop, shape.axis_loops, shape.sweep_loops, new_sweeps,
+                              base, invariant | pattern.local, lambda lp: trip_count(lp, ctx),
+                              lambda path: summed_trip_count(path, ctx,
+                                                             lambda lp: trip_count(lp, ctx)))
     along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
     repeats = E.mul(*along) if along else None
     factors = [_stepped_union(pattern, groups, base, space, None if shape.tiles else arm_chances(
