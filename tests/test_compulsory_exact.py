@@ -86,6 +86,43 @@ def test_a_repetition_that_grows_a_range_touches_its_last_one(capsys, tmp_path):
     assert compulsory_bytes(data) == pytest.approx(88 + 176)
 
 
+CHAINED_F = """\
+subroutine chained(a, b)
+  real(8), intent(in) :: a(30)
+  real(8), intent(out) :: b(30)
+  integer :: i, j, k
+  do i = 0, 1
+    do j = i, 1
+      do k = j + 2, 25
+        b(k) = 2.0d0 * a(k)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+CHAINED_C = """\
+double a[30], b[30];
+void chained(void)
+{
+    for (int i = 0; i < 2; i++)
+        for (int j = i; j < 2; j++)
+            for (int k = j + 2; k < 26; k++)
+                b[k] = 2.0 * a[k];
+}
+"""
+
+
+def test_a_range_moved_by_a_repetition_whose_own_range_moves_takes_the_widest(capsys,
+                                                                            tmp_path):
+    for text, name in ((CHAINED_F, "chained.f90"), (CHAINED_C, "chained.c")):
+        data = run(capsys, tmp_path, text, name)
+        # j runs from i, at least 0 (i = 0): k from j + 2 = 2 to 25, 24 elements of a and b
+        # (the mean over the three (i, j) pairs, (24 + 23 + 23) / 3, is 23.3); a 24 x 8 =
+        # 192 B, b 24 x 16 = 384 B
+        assert compulsory_bytes(data) == pytest.approx(192 + 384), name
+
+
 TRIANGLE_F = """\
 subroutine tri(a, b)
   real(8), intent(in) :: a(20, 12)

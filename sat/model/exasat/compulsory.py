@@ -322,17 +322,18 @@ def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
     ends: dict[str, str] = {}  # a sweep's variable -> the text of its value where ranges widen
     wanted: dict[str, int] = {}  # a sweep's variable -> +1 at its largest value, -1 smallest
     candidates = {}
-    for n in repeated:
+    for n in sorted(repeated):  # outermost first: a range that moves with one before it
         sweep = sweeps[n]
         var = sweep.loopvar.lower()
         stride = sweep.stride.strip()
-        if not var or sweep.kind == "tile" or stride not in ("", "1", "-1") or any(
-                re.search(rf"\b{re.escape(other)}\b", f"{sweep.lower} {sweep.upper}", re.I)
-                for other in names):
+        if not var or sweep.kind == "tile" or stride not in ("", "1", "-1"):
             continue
         descending = stride == "-1"
-        candidates[var] = {1: sweep.lower if descending else sweep.upper,
-                           -1: sweep.upper if descending else sweep.lower}
+        ends = {1: _at_extreme(sweep.lower if descending else sweep.upper, 1, candidates),
+                -1: _at_extreme(sweep.upper if descending else sweep.lower, -1, candidates)}
+        if all(end is not None and not any(re.search(rf"\b{re.escape(other)}\b", end, re.I)
+                                           for other in names) for end in ends.values()):
+            candidates[var] = ends  # type: ignore[assignment]
     widened = False
     found: list[list[Loop]] = []
     for loops in axis_loops:
@@ -357,6 +358,26 @@ def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
             widened = True
         found.append(axis)
     return found if widened else None
+
+
+def _at_extreme(bound: str, end: int, known: dict[str, dict[int, str]]) -> str | None:
+    """``bound`` (affine in the variables of ``known``: each one's text at its largest, +1,
+    and smallest, -1, value) at its largest value (``end`` +1) or smallest (-1): each
+    variable at the end its coefficient's sign calls for; None when not affine."""
+    used = [v for v in known if re.search(rf"\b{re.escape(v)}\b", bound, re.I)]
+    if not used:
+        return bound
+    form = linear_form(bound)
+    if form is None:
+        return None
+    text = bound
+    for v in used:
+        coefficient = next((c for name, c in form.items() if name.lower() == v), 0)
+        if not coefficient:
+            return None
+        value = known[v][end if coefficient > 0 else -end]
+        text = re.sub(rf"\b{re.escape(v)}\b", f"({value})", text, flags=re.I)
+    return text
 
 
 def _growth(loop: Loop, var: str) -> int | None:
