@@ -334,3 +334,45 @@ def test_offsets_farther_apart_than_the_extent_touch_separate_rows(capsys, tmp_p
         data = run(capsys, tmp_path, text.replace("{gap}", "5"), name)
         # 5 rows apart: rows 0 to 12 overlap, 8 + MIN(8, 5) = 13 rows, 208 elements, 1,664 B
         assert compulsory_bytes(data) == pytest.approx(1_664 + 2_048), name
+
+
+# ------------------------------------------------- the widest range as a live formula
+
+SHRINKING_PARAMETRIC_F = """\
+subroutine shrink(a, b, n)
+  integer, intent(in) :: n
+  real(8), intent(in) :: a(n, n)
+  real(8), intent(out) :: b(n, n)
+  integer :: i, j, k
+  do k = 1, 3
+    do j = k + 1, n
+      do i = k + 1, n
+        b(i, j) = 2.0d0 * a(i, j)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.libreoffice
+def test_editing_the_size_in_libreoffice_recomputes_the_widest_range(capsys, tmp_path):
+    """The workbook written at n = 16, its n edited to 12 and recalculated: the widest
+    range follows, (12 - 1)^2 = 121 elements of a and of b, 121 x 24 = 2,904 B, as the
+    command line gives with --set n=12 (at n = 16: 225 x 24 = 5,400 B)."""
+    from libreoffice import recalculate_edited, value_at
+
+    source = tmp_path / "shrink.f90"
+    source.write_text(SHRINKING_PARAMETRIC_F)
+    book = tmp_path / "shrink.xlsx"
+    assert main([str(source), "--json", "-", "-q", *MACHINE, "--set", "n=16",
+                 "-o", str(book)]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert compulsory_bytes(before) == pytest.approx(5_400)
+    values = recalculate_edited(book, {"n": 12}, tmp_path / "edit")
+    got = float(value_at(values, before["totals"]["cells"]["traffic_blocks_gb"])) * 1e9
+    assert got == pytest.approx(2_904)
+    assert compulsory_bytes(run(capsys, tmp_path, SHRINKING_PARAMETRIC_F.replace(
+        "integer, intent(in) :: n", "integer, parameter :: n = 12").replace(
+        "subroutine shrink(a, b, n)", "subroutine shrink(a, b)"), "shrink12.f90")) == \
+        pytest.approx(2_904)
