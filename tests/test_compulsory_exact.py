@@ -160,6 +160,41 @@ def test_a_triangle_under_a_shrinking_repetition_touches_the_widest_triangle(cap
         assert compulsory_bytes(data) == pytest.approx(800 + 1_600), name
 
 
+TRIANGLE_HALO_F = """\
+subroutine tri(a, b)
+  real(8), intent(in) :: a(40, 46)
+  real(8), intent(out) :: b(40, 46)
+  integer :: i, j
+  do i = 3, 42
+    do j = 3, i
+      b(j, i) = a(j, i) + a(j, i - 2) + a(j, i + 1)
+    end do
+  end do
+end subroutine
+"""
+
+TRIANGLE_HALO_C = """\
+double a[46][40], b[46][40];
+void tri(void)
+{
+    for (int i = 3; i < 43; i++)
+        for (int j = 3; j < i + 1; j++)
+            b[i][j] = a[i][j] + a[i - 2][j] + a[i + 1][j];
+}
+"""
+
+
+def test_a_halo_across_a_triangle_grows_each_column(capsys, tmp_path):
+    for text, name in ((TRIANGLE_HALO_F, "tri.f90"), (TRIANGLE_HALO_C, "tri.c")):
+        data = run(capsys, tmp_path, text, name)
+        # b: rows i = 3..42 of i - 2 elements, 1 + 2 + ... + 40 = 820. a: column j holds
+        # i from j to 42, shifted by -2, 0 and +1: i from j - 2 to 43, 46 - j elements;
+        # over the 40 columns j = 3..42: 43 + 42 + ... + 4 = 940 (the rows of mean length
+        # 20.5 grown by the halo of 3 rows: 43 x 20.5 = 881.5); a 940 x 8 = 7,520 B, b
+        # 820 x 16 = 13,120 B
+        assert compulsory_bytes(data) == pytest.approx(7_520 + 13_120), name
+
+
 # ------------------------------------------------- a stepped loop, offsets of two residues
 
 STEPPED_F = """\

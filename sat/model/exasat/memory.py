@@ -38,6 +38,7 @@ from sat.model.exasat.compulsory import (
     expected_elements,
     sparse_axis_union,
     stepped_groups,
+    triangle_columns,
     widest_extents,
 )
 from sat.model.exasat.flops import branch_probability
@@ -599,6 +600,7 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
+    mean_x = base[0]
     if not shape.tiles:  # a repetition's ranges held by its widest ones
         base = widest_extents(shape.loop, shape.axis_loops, shape.sweep_loops, new_sweeps,
                               base, invariant | pattern.local, lambda lp: trip_count(lp, ctx),
@@ -608,7 +610,9 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     repeats = E.mul(*along) if along else None
     factors = [_stepped_union(pattern, groups, base, space, None if shape.tiles else arm_chances(
         pattern, ctx, shape.procedure.file), repeats)] if groups \
-        else [stencil_union(pattern.offsets, base, space)] if halo else \
+        else [E.add(stencil_union(pattern.offsets, base, space),
+                    _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
+        else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
         expected = expected_elements(taken, base, repeats)
@@ -643,6 +647,20 @@ def _stepped_union(pattern: Pattern, groups: list[list[int]], base: list[E.Expr]
                               union)
         terms.append(union)
     return E.add(*terms)
+
+
+def _triangle_columns(shape: NestShape, pattern: Pattern, base: list[E.Expr], plain: bool,
+                      ctx: ModelContext) -> E.Expr:
+    """What a stencil's halo along Y adds over a triangle (the X loop's range moving with the
+    Y loop's variable) beyond the rows of mean length the union counts: each of its columns
+    (the widest X range, :func:`triangle_columns`) grows by the halo, not the mean row."""
+    widest = triangle_columns(shape.axis_loops, plain)
+    if widest is None or 0 in pattern.invariant or 1 in pattern.invariant:
+        return E.Num(0)
+    rows = sum(c_i + c_1 for _, (_, _, c_i, c_1) in volume_terms(pattern.offsets))
+    planes = sum(c_i for _, (_, _, c_i, _) in volume_terms(pattern.offsets))
+    extra = E.add(E.mul(planes, base[2]), rows - planes) if planes else E.Num(rows)
+    return E.mul(E.maximum(0, E.add(trip_count(widest, ctx), E.mul(-1, base[0]))), extra)
 
 
 def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
