@@ -119,8 +119,12 @@ REASONS = {
                     "512 B L1 sees a line per access the model does not charge, and the compulsory"
                     " bytes count the copies of each point without the offsets along those loops "
                     "(n00764: L1 +77 %, compulsory -18 %; n00023: -12 %).",
-    "bounds:triangular": "Flops and trips are exact (a step included). Triangular ranges touch "
-                         "part of each row: rows are rounded up to whole lines per row (L2 and L3 "
+    "bounds:triangular": "Flops and trips are exact (a step included). A halo across a "
+                         "triangle lengthens each of its columns (n00417: -2 % before, "
+                         "exact); a halo along both axes of a triangle, or one over a "
+                         "triangle in a 3-D nest with tiles, is still counted on rows of mean "
+                         "length (n00307 -4 %, n00013 -2.5 %). Triangular ranges touch part "
+                         "of each row: rows are rounded up to whole lines per row (L2 and L3 "
                          "median +13 to +17 %).",
     "whole-array": "Exact at the median; a level that holds the array but not with its lines "
                    "rounded (n00785: L2 +260 %) is charged again.",
