@@ -437,12 +437,19 @@ def sparse_axis_union(offsets: frozenset[Point], base: Sequence[E.Expr]) -> E.Ex
     return E.mul(along, *[base[a] for a in range(3) if a != axis])
 
 
-def triangle_columns(axis_loops: Sequence[Sequence[Loop]], plain: bool) -> Loop | None:
+def triangle_columns(axis_loops: Sequence[Sequence[Loop]], plain: bool, names: set[str]
+                     ) -> Loop | None:
     """The X loop with the Y loop's variable at the end where its range is widest, when the X
     loop's range moves at one end with the Y loop's variable only (``do j = 3, i`` in ``do i
     = 3, 42``: a triangle whose columns are the widest range, j from 3 to 42); None
-    otherwise, or when X's extent is not the plain mean (``plain`` False)."""
+    otherwise, or when X's extent is not the plain mean (``plain`` False), or when a bound
+    uses another of the nest's loop variables (``names``)."""
     if not plain or len(axis_loops[0]) != 1 or len(axis_loops[1]) != 1:
+        return None
+    (x,), (y,) = axis_loops[0], axis_loops[1]
+    others = names - {y.loopvar.lower()}
+    if any(re.search(rf"\b{re.escape(name)}\b", f"{lp.lower} {lp.upper} {lp.stride}", re.I)
+           for name in others for lp in (x, y)):
         return None
     widest = widest_ranges([axis_loops[0], [], []], [axis_loops[1][0]], [0])
     return None if widest is None else widest[0][0]

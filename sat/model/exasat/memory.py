@@ -654,7 +654,8 @@ def _triangle_columns(shape: NestShape, pattern: Pattern, base: list[E.Expr], pl
     """What a stencil's halo along Y adds over a triangle (the X loop's range moving with the
     Y loop's variable) beyond the rows of mean length the union counts: each of its columns
     (the widest X range, :func:`triangle_columns`) grows by the halo, not the mean row."""
-    widest = triangle_columns(shape.axis_loops, plain)
+    widest = triangle_columns(shape.axis_loops, plain, {
+        lp.loopvar.lower() for lp in (shape.loop, *shape.loop.all_loops()) if lp.loopvar})
     if widest is None or 0 in pattern.invariant or 1 in pattern.invariant:
         return E.Num(0)
     rows = sum(c_i + c_1 for _, (_, _, c_i, c_1) in volume_terms(pattern.offsets))
