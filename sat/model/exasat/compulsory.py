@@ -437,19 +437,50 @@ def sparse_axis_union(offsets: frozenset[Point], base: Sequence[E.Expr]) -> E.Ex
     return E.mul(along, *[base[a] for a in range(3) if a != axis])
 
 
-def triangle_columns(axis_loops: Sequence[Sequence[Loop]], plain: bool, names: set[str]
-                     ) -> Loop | None:
-    """The X loop with the Y loop's variable at the end where its range is widest, when the X
-    loop's range moves at one end with the Y loop's variable only (``do j = 3, i`` in ``do i
-    = 3, 42``: a triangle whose columns are the widest range, j from 3 to 42); None
-    otherwise, or when X's extent is not the plain mean (``plain`` False), or when a bound
-    uses another of the nest's loop variables (``names``)."""
-    if not plain or len(axis_loops[0]) != 1 or len(axis_loops[1]) != 1:
+def triangle_halo(nest: Loop, axis_loops: Sequence[Sequence[Loop]], offsets: frozenset[Point],
+                  invariant: frozenset[int], plain: bool,
+                  terms: Sequence[tuple[int, tuple[int, int, int, int]]], planes: E.Expr
+                  ) -> tuple[Loop, E.Expr] | None:
+    """A halo along Y over a triangle (the X loop's range moving at one end with the Y loop's
+    variable only, ``do j = 3, i`` in ``do i = 3, 42``) lengthens each column of the
+    triangle, one per element of the widest X range, where the stencil's union (its ``terms``,
+    :func:`sat.model.exasat.memory.volume_terms`) counts rows of the mean length: the X loop
+    at the Y variable's end where it is widest, and the rows the halo adds (per Z plane of
+    ``planes``). None when the pattern is not stepped along X and Y, its references spread
+    along X too (their halos meet on the diagonal), X's extent is not its plain mean
+    (``plain``), or a bound uses another of the nest's loop variables."""
+    if not plain or 0 in invariant or 1 in invariant or \
+            len({point[0] for point in offsets}) > 1 or \
+            len(axis_loops[0]) != 1 or len(axis_loops[1]) != 1:
         return None
     (x,), (y,) = axis_loops[0], axis_loops[1]
-    others = names - {y.loopvar.lower()}
+    others = {lp.loopvar.lower() for lp in (nest, *nest.all_loops()) if lp.loopvar} - \
+        {y.loopvar.lower()}
     if any(re.search(rf"\b{re.escape(name)}\b", f"{lp.lower} {lp.upper} {lp.stride}", re.I)
            for name in others for lp in (x, y)):
         return None
-    widest = widest_ranges([axis_loops[0], [], []], [axis_loops[1][0]], [0])
-    return None if widest is None else widest[0][0]
+    widest = widest_ranges([axis_loops[0], [], []], [y], [0])
+    if widest is None:
+        return None
+    rows = sum(c_i + c_1 for _, (_, _, c_i, c_1) in terms)
+    in_planes = sum(c_i for _, (_, _, c_i, _) in terms)
+    extra = E.add(E.mul(in_planes, planes), rows - in_planes) if in_planes else E.Num(rows)
+    return widest[0][0], extra
+
+
+def stepped_union(points: Sequence[Point], groups: Sequence[Sequence[int]],
+                  union: Callable[[frozenset[Point]], E.Expr],
+                  chances: Sequence[tuple[Point, float]] | None, base: Sequence[E.Expr],
+                  repeats: E.Expr | None) -> E.Expr:
+    """Distinct elements of a stepped pattern: the ``union`` of each residue's references
+    (``groups`` of indexes into ``points``, :func:`stepped_groups`) over the grid of steps,
+    their expected elements when some sit in if/else arms (:func:`expected_elements`,
+    ``chances`` in the order of ``points``)."""
+    terms = []
+    for group in groups:
+        count = union(frozenset(points[n] for n in group))
+        if chances is not None and any(chances[n][1] < 1.0 for n in group):
+            count = E.minimum(expected_elements([chances[n] for n in group], base, repeats),
+                              count)
+        terms.append(count)
+    return E.add(*terms)

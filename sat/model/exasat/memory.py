@@ -38,7 +38,8 @@ from sat.model.exasat.compulsory import (
     expected_elements,
     sparse_axis_union,
     stepped_groups,
-    triangle_columns,
+    stepped_union,
+    triangle_halo,
     widest_extents,
 )
 from sat.model.exasat.flops import branch_probability
@@ -608,8 +609,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
                                                              lambda lp: trip_count(lp, ctx)))
     along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
     repeats = E.mul(*along) if along else None
-    factors = [_stepped_union(pattern, groups, base, space, None if shape.tiles else arm_chances(
-        pattern, ctx, shape.procedure.file), repeats)] if groups \
+    factors = [stepped_union([point for point, _ in pattern.arm_points], groups,
+                             lambda points: stencil_union(points, base, space),
+                             None if shape.tiles else arm_chances(pattern, ctx,
+                                                                  shape.procedure.file),
+                             base, repeats)] if groups \
         else [E.add(stencil_union(pattern.offsets, base, space),
                     _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
         else \
@@ -633,35 +637,14 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     return E.mul(copies, per_element, *factors)
 
 
-def _stepped_union(pattern: Pattern, groups: list[list[int]], base: list[E.Expr],
-                   space: NestSpace, chances: list[tuple[Point, float]] | None,
-                   repeats: E.Expr | None) -> E.Expr:
-    """Distinct elements of a stepped pattern: the union of each residue's references over
-    the grid of steps (:func:`stepped_groups`), their expected elements when some sit in
-    if/else arms (:func:`expected_elements`, ``chances`` in the order of ``arm_points``)."""
-    terms = []
-    for group in groups:
-        union = stencil_union(frozenset(pattern.arm_points[n][0] for n in group), base, space)
-        if chances is not None and any(chances[n][1] < 1.0 for n in group):
-            union = E.minimum(expected_elements([chances[n] for n in group], base, repeats),
-                              union)
-        terms.append(union)
-    return E.add(*terms)
-
-
 def _triangle_columns(shape: NestShape, pattern: Pattern, base: list[E.Expr], plain: bool,
                       ctx: ModelContext) -> E.Expr:
-    """What a stencil's halo along Y adds over a triangle (the X loop's range moving with the
-    Y loop's variable) beyond the rows of mean length the union counts: each of its columns
-    (the widest X range, :func:`triangle_columns`) grows by the halo, not the mean row."""
-    widest = triangle_columns(shape.axis_loops, plain, {
-        lp.loopvar.lower() for lp in (shape.loop, *shape.loop.all_loops()) if lp.loopvar})
-    if widest is None or 0 in pattern.invariant or 1 in pattern.invariant:
-        return E.Num(0)
-    rows = sum(c_i + c_1 for _, (_, _, c_i, c_1) in volume_terms(pattern.offsets))
-    planes = sum(c_i for _, (_, _, c_i, _) in volume_terms(pattern.offsets))
-    extra = E.add(E.mul(planes, base[2]), rows - planes) if planes else E.Num(rows)
-    return E.mul(E.maximum(0, E.add(trip_count(widest, ctx), E.mul(-1, base[0]))), extra)
+    """What a halo along Y adds over a triangle beyond rows of mean length
+    (:func:`triangle_halo`); ``plain``: X's extent is its mean trip count."""
+    found = triangle_halo(shape.loop, shape.axis_loops, pattern.offsets, pattern.invariant,
+                          plain, volume_terms(pattern.offsets), base[2])
+    return E.Num(0) if found is None else \
+        E.mul(E.maximum(0, E.add(trip_count(found[0], ctx), E.mul(-1, base[0]))), found[1])
 
 
 def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
