@@ -9,11 +9,17 @@ carry one of these classes.
 from __future__ import annotations
 
 REASONS = {
-    "bounds:triangular-nested": "A loop that only moves one end of an inner loop's range (do "
-                                "m = k + 2, n) repeats overlapping ranges: the compulsory "
-                                "bytes count the mean range once (median 2 %, a few per cent "
-                                "below the widest range the execution touches). The worst "
-                                "nests carry another class (stepped rows, index functions).",
+    "bounds:triangular-nested": "A loop that subscripts nothing and only moves one end of inner "
+                                "ranges (do k = j + 4, n inside do j) repeats ranges that hold "
+                                "one another: the compulsory bytes take the widest range (its "
+                                "trip count at the end of the outer range where it is widest, "
+                                "that loop's own range taken at its widest too: n00529), "
+                                "and a triangle inside it its nested sum over that range "
+                                "(n00062: -19 % before, exact). Left: a triangle whose loops "
+                                "all index the array (do k = j, n; do l = k + 1, n) counts its "
+                                "stencil's halo as if the grid were a box (n00092 -1.7 %), "
+                                "and short loops over the contiguous axis read as components "
+                                "(see order:column).",
     "invariant-loop": "Loops that index no array repeat a sweep: a level holding what one "
                       "repetition touches moves the data once, a smaller one at every repetition, "
                       "and the compulsory bytes count it once (n01732's 54 repetitions of a "
@@ -30,8 +36,11 @@ REASONS = {
     "index-function": "Index functions read as the arrays they stand for, a tile's origin and "
                       "element included (ix_a(tj + jj + 1, ti + ii + 1) is a[tj + jj + 1][ti + "
                       "ii + 1]): every nest of the class has the errors of the same nest written "
-                      "with multi-dimensional arrays (n00609, n00288: identical). What is left "
-                      "is the scratch tiles' cache levels (see scratch-tile) and branches.",
+                      "with multi-dimensional arrays (n00609, n00288: identical). Planes of an "
+                      "array read through one (z[ix(2, j, k)]) are rows far apart, each its own "
+                      "range in the compulsory bytes, not the span between them (n00161: +27 % "
+                      "before, exact). What is left is the scratch tiles' cache levels (see "
+                      "scratch-tile) and branches.",
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
                       "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
@@ -47,15 +56,18 @@ REASONS = {
     "strided": "Exact: a strided reference moves every line of its range while its stride is "
                "shorter than a line, a line per access once it is not.",
     "bounds:step": "A loop stepping along the contiguous axis costs a line per access and its "
-                   "compulsory bytes count the elements it touches (exact). A loop stepping by 2 "
-                   "or 3 along rows or planes holds each offset's own row once, in the working "
-                   "set within pencils and in what one step of an outer X loop touches: n01093 "
-                   "(i += 3, seven offsets on five rows) L1 -2 % (was +1,571 %). Inside an "
-                   "if/else arm a stepped loop's compulsory bytes count every element its "
-                   "references reach, whatever the arm's probability (n00918: +199 %, p = "
-                   "0.22; n01670: +171 %). The data a repetition touches still counts each "
-                   "copy of a stepped row with the planes of every offset: n00496 moves its "
-                   "data at every repetition at the 16 KiB level where it fits (x20).",
+                   "compulsory bytes count the elements it touches: for each remainder of the "
+                   "offsets modulo the step, the union of its references over the grid of "
+                   "steps, with the arms' probabilities inside if/else (n00036: +18 % before, "
+                   "exact). Left: a stepped loop outermost over the contiguous axis, whose "
+                   "offsets along it are not counted (n00358 -27 %), and a short stepped loop "
+                   "read as component copies (n00365 -7 %, see order:column). A loop stepping "
+                   "by 2 or 3 along rows or planes holds each offset's own row once, in the "
+                   "working set within pencils and in what one step of an outer X loop "
+                   "touches: n01093 (i += 3, seven offsets on five rows) L1 -2 % (was "
+                   "+1,571 %). The data a repetition touches still counts each copy of a "
+                   "stepped row with the planes of every offset: n00496 moves its data at "
+                   "every repetition at the 16 KiB level where it fits (x20).",
     "bounds:tile-constant": "1-D tiles narrower than a line share their lines (exact). Tiles of "
                             "two or three dimensions narrower than a line keep whole lines per "
                             "tile row, and a tile's copy into a scratch array moves it per tile at"
@@ -72,15 +84,23 @@ REASONS = {
                        "which walk consecutive lines, move fewer lines than charged (L1 median "
                        "+32 %); L2 and L3 within 3 % at the median.",
     "indirect:clustered": "As indirect:sorted: runs of nearby indices share lines the small L1 "
-                          "keeps (L1 median +56 %); the compulsory bytes assume uniform indices, "
-                          "a few per cent high for clustered ones (p90 14 %).",
+                          "keeps (L1 median +56 %). The compulsory bytes assume uniform "
+                          "indices: clustered ones repeat values more often and pick fewer "
+                          "distinct elements, a few per cent fewer (median 2 %), which the "
+                          "source does not show (the index values are data).",
     "indirect:uniform": "The compulsory bytes and the levels are within 3 % at the median (a "
-                        "gather in a called procedure is the calling nest's, n01539). The worst "
-                        "nests carry another class.",
+                        "gather in a called procedure is the calling nest's, n01539). A time "
+                        "loop written around the gather reads the same indices again and "
+                        "draws nothing new; each pass of one around a call counts its distinct "
+                        "elements afresh, as every array (n00191: +5 % before, n00024: -2 %; "
+                        "both exact). The worst nests carry another class.",
     "indirect:scatter": "As indirect:sorted for the levels (L1 median +113 %, L2 +22 %); the "
-                        "compulsory bytes assume uniform indices (median 3 %).",
+                        "compulsory bytes assume uniform indices, exact at the median for "
+                        "uniform and sorted ones, a few per cent high for clustered ones (the "
+                        "index values are data).",
     "csr": "The compulsory bytes are within 1 % at the median (the gathered x as the expected "
-           "distinct elements); a row's val and col are one stream at every level (L1 median "
+           "distinct elements, the same indices again on every step of a time loop, n00338: "
+           "+8 % before, exact); a row's val and col are one stream at every level (L1 median "
            "14 %); the gathers of x take uniform indices, so sorted and "
            "clustered rows, whose nearby indices share the lines the 512 B L1 keeps, are "
            "charged more lines than they move; L2 and L3 within 2 % at the median.",
@@ -102,23 +122,23 @@ REASONS = {
                         "bounds:step).",
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "
                     "component copies, so the next dimension is taken as the contiguous axis: the "
-                    "compulsory bytes count whole rows (n00764: compulsory -18 %, L1 +43 %, L2 "
-                    "+24 %). L1 within a few per cent at the median.",
+                    "compulsory bytes count the copies of each point without the offsets along "
+                    "those loops (n00764: compulsory -18 %, L1 +43 %, L2 +24 %; n00023: -12 %). "
+                    "L1 within a few per cent at the median.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
-                         "elements a line): median 4 to 6 % at every level. The worst of a "
-                         "600-nest sample, n00192 at L2 (+60 %), is not a row's lines: the rule "
-                         "leaves it as it was.",
+                         "elements a line): median 4 to 6 % at every level. A halo across a "
+                         "triangle lengthens each of its columns (n00417: -2 % before, exact); "
+                         "a halo along both axes of a triangle, or one over a triangle in a 3-D "
+                         "nest with tiles, is still counted on rows of mean length (n00307 -4 %, "
+                         "n00013 -2.5 %).",
     "constant-subscript": "Planes read at constant subscripts (z(i, j, 3 - 1)) are pencils of "
                           "their own: with three of them a nest's lines within pencils often "
                           "just exceed the 512 B L1. A window of X offsets straddling a line "
                           "costs a line per access only at the positions where it straddles "
                           "(n01335: L1 +128 %, was +1,101 %; n00209: +17 %, was +413 %); the "
                           "model takes the cache to recover at the next position, an execution "
-                          "whose reference order keeps it thrashing moves more (n00192: -19 %). "
-                          "The compulsory bytes of a stepped loop inside an if/else arm count "
-                          "every element its references reach (n01670: +171 %, see "
-                          "bounds:step).",
+                          "whose reference order keeps it thrashing moves more (n00192: -19 %).",
     "whole-array": "Exact at the median; the declared shapes of a called procedure's arrays "
                    "(module arrays) now reach the calling time loop, so its rows lie back to back "
                    "there (n00785: exact, was L2 +260 %).",

@@ -37,10 +37,12 @@ between planes) its data stays from one repetition to the next as well.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from sat.frontend.tiles import linear_form
 from sat.ir import Access, Body, Branch, InlinedCall, Loop
 from sat.model import expr as E
 
@@ -254,4 +256,231 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
         counts = [E.maximum(0, E.add(base[a], -positions[a][0])) if positions[a][0] else base[a]
                   for a in range(3) if interior[a]]
         terms.append(E.mul(touched, *counts))
+    return E.add(*terms)
+
+
+def widest_extents(nest: Loop, axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
+                   new_sweeps: Sequence[int], base: list[E.Expr], kept: frozenset[int],
+                   trips: Callable[[Loop], E.Expr],
+                   summed: Callable[[tuple[Loop, ...]], E.Expr | None]) -> list[E.Expr]:
+    """``base`` (a pattern's elements per axis) with the extent of each axis whose range a
+    sweep repeating the pattern (not in ``new_sweeps``) moves at one end replaced by the
+    widest range it sweeps (:func:`widest_ranges`), except along the ``kept`` axes. A loop
+    of another axis whose range moves with a widened one (``do l = k, n`` in ``do k = j + 4,
+    n``: a triangle) counts its trips over the widened loops (``summed``: the exact nested
+    sum of a path, None when not affine), so the axes multiply to the widest triangle."""
+    repeated = [n for n in range(len(sweeps)) if n not in new_sweeps]
+    widest = widest_ranges(axis_loops, sweeps, repeated) if repeated else None
+    if widest is None:
+        return base
+    copies = {id(lp): wide for a in range(3)
+              for lp, wide in zip(axis_loops[a], widest[a], strict=True) if lp is not wide}
+    found = []
+    for a in range(3):
+        counts = []
+        for lp in axis_loops[a]:
+            if id(lp) in copies:
+                counts.append(trips(copies[id(lp)]))
+                continue
+            path = _loop_path(nest, lp, ())
+            moved = path is not None and any(id(p) in copies for p in path[:-1])
+            counts.append(summed(tuple(copies.get(id(p), p) for p in path))
+                          if moved and path is not None else None)
+        found.append(base[a] if a in kept or all(c is None for c in counts) or
+                     None in counts else E.maximum(*counts))
+    return found
+
+
+def _loop_path(body: Body, target: Loop, above: tuple[Loop, ...]) -> tuple[Loop, ...] | None:
+    """The loops from ``body`` (itself first when a loop) down to ``target``, or None."""
+    if isinstance(body, Loop):
+        above = (*above, body)
+        if body is target:
+            return above
+    for child in (*body.loops, *body.branches):
+        found = _loop_path(child, target, above)
+        if found is not None:
+            return found
+    return None
+
+
+def widest_ranges(axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
+                  repeated: Sequence[int]) -> list[list[Loop]] | None:
+    """Each axis's loops with the variables of the ``repeated`` sweeps (indexes into
+    ``sweeps``: they bring the pattern no new elements) at the value where the loop's range
+    is widest, or None when no axis loop's range moves with one of them.
+
+    A repetition that only moves one end of an axis loop's range (``do i = 0, 2; do j = i+1,
+    8``) sweeps nested ranges: over all its trips the pattern touches the widest range (j
+    from 1 to 8), not the mean one. When each range moved by such a sweep is widest at the
+    same end of the sweep (every one shrinks as ``i`` grows, or every one grows), the union
+    of the boxes is the box at that end: the product of the widest ranges. A range that
+    also moves with a loop of another axis (a triangle), a sweep stepping by other than 1
+    or whose own bounds move, or ranges widest at opposite ends keep the mean (None)."""
+    names = {lp.loopvar.lower() for lp in (*sweeps, *(lp for a in axis_loops for lp in a))
+             if lp.loopvar}
+    ends: dict[str, str] = {}  # a sweep's variable -> the text of its value where ranges widen
+    wanted: dict[str, int] = {}  # a sweep's variable -> +1 at its largest value, -1 smallest
+    candidates = {}
+    for n in sorted(repeated):  # outermost first: a range that moves with one before it
+        sweep = sweeps[n]
+        var = sweep.loopvar.lower()
+        stride = sweep.stride.strip()
+        if not var or sweep.kind == "tile" or stride not in ("", "1", "-1"):
+            continue
+        descending = stride == "-1"
+        ends = {1: _at_extreme(sweep.lower if descending else sweep.upper, 1, candidates),
+                -1: _at_extreme(sweep.upper if descending else sweep.lower, -1, candidates)}
+        if all(end is not None and not any(re.search(rf"\b{re.escape(other)}\b", end, re.I)
+                                           for other in names) for end in ends.values()):
+            candidates[var] = ends  # type: ignore[assignment]
+    widened = False
+    found: list[list[Loop]] = []
+    for loops in axis_loops:
+        axis: list[Loop] = []
+        for lp in loops:
+            bounds = f"{lp.lower} {lp.upper} {lp.stride}"
+            moving = [v for v in candidates if re.search(rf"\b{re.escape(v)}\b", bounds, re.I)]
+            if not moving:
+                axis.append(lp)
+                continue
+            if len(moving) > 1 or any(re.search(rf"\b{re.escape(other)}\b", bounds, re.I)
+                                      for other in names - {moving[0]}):
+                return None
+            var = moving[0]
+            sign = _growth(lp, var)
+            if sign is None or wanted.setdefault(var, sign) != sign:
+                return None
+            ends[var] = candidates[var][sign]
+            word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+            axis.append(dataclasses.replace(lp, lower=word.sub(f"({ends[var]})", lp.lower),
+                                            upper=word.sub(f"({ends[var]})", lp.upper)))
+            widened = True
+        found.append(axis)
+    return found if widened else None
+
+
+def _at_extreme(bound: str, end: int, known: dict[str, dict[int, str]]) -> str | None:
+    """``bound`` (affine in the variables of ``known``: each one's text at its largest, +1,
+    and smallest, -1, value) at its largest value (``end`` +1) or smallest (-1): each
+    variable at the end its coefficient's sign calls for; None when not affine."""
+    used = [v for v in known if re.search(rf"\b{re.escape(v)}\b", bound, re.I)]
+    if not used:
+        return bound
+    form = linear_form(bound)
+    if form is None:
+        return None
+    text = bound
+    for v in used:
+        coefficient = next((c for name, c in form.items() if name.lower() == v), 0)
+        if not coefficient:
+            return None
+        value = known[v][end if coefficient > 0 else -end]
+        text = re.sub(rf"\b{re.escape(v)}\b", f"({value})", text, flags=re.I)
+    return text
+
+
+def _growth(loop: Loop, var: str) -> int | None:
+    """+1 when ``loop``'s trip count grows with ``var`` (one end of its range moves with it,
+    plainly), -1 when it shrinks, None otherwise."""
+    word = re.compile(rf"\b{re.escape(var)}\b", re.I)
+    if not _trims(word, loop):
+        return None
+    upper_moves = bool(word.search(str(loop.upper)))
+    form = linear_form(str(loop.upper if upper_moves else loop.lower))
+    coefficient = None if form is None else \
+        next((c for name, c in form.items() if name.lower() == var), None)
+    if not coefficient:
+        return None
+    descending = loop.stride.strip().startswith("-")
+    sign = (1 if coefficient > 0 else -1) * (1 if upper_moves else -1)
+    return -sign if descending else sign
+
+
+def stepped_groups(step_offsets: Sequence[tuple[Point, Point]]) -> list[list[int]]:
+    """A stepped pattern's references (indexes into ``step_offsets``: each one's offset in
+    whole steps and its residue within a step), one list per residue.
+
+    A loop stepping by ``s`` visits one element in ``s``; its references at offsets of the
+    same residue modulo ``s`` touch the same elements shifted by whole steps, those of
+    different residues disjoint elements (``a[k]`` and ``a[k-1]`` of ``k += 3``: two
+    elements of each step, never the same). The distinct elements are the sum over the
+    residues of the union of that residue's offsets over the grid of steps: empty when no
+    loop of the nest steps by other than 1, or when one residue and no offset along any
+    axis leave nothing to unite (the plain count)."""
+    groups: dict[Point, list[int]] = {}
+    for n, (_, residue) in enumerate(step_offsets):
+        groups.setdefault(residue, []).append(n)
+    if len(groups) == 1 and all(len({point[a] for point, _ in step_offsets}) == 1
+                                for a in range(3)):
+        return []
+    return [groups[r] for r in sorted(groups)]
+
+
+def sparse_axis_union(offsets: frozenset[Point], base: Sequence[E.Expr]) -> E.Expr | None:
+    """Distinct elements of a grid of ``base`` points per axis shifted by ``offsets`` that
+    differ along one axis only, some by more than one (planes of a 3-D array read through an
+    index function as rows 34 apart, ``z[ix(2, j, k)]``): along that axis ``n`` points
+    shifted by sorted offsets cover ``n`` plus, per gap to the next offset, ``MIN(n, gap)``
+    (the shifted ranges overlap only when the gap is shorter than ``n``). None for any other
+    set of offsets (the stencil's union of :func:`sat.model.exasat.memory.stencil_union`)."""
+    moving = [a for a in range(3) if len({point[a] for point in offsets}) > 1]
+    if len(moving) != 1:
+        return None
+    axis = moving[0]
+    values = sorted({point[axis] for point in offsets})
+    gaps = [high - low for low, high in zip(values, values[1:], strict=False)]
+    if max(gaps) == 1:
+        return None
+    n = base[axis]
+    along = E.add(n, *[E.minimum(n, gap) for gap in gaps])
+    return E.mul(along, *[base[a] for a in range(3) if a != axis])
+
+
+def triangle_halo(nest: Loop, axis_loops: Sequence[Sequence[Loop]], offsets: frozenset[Point],
+                  invariant: frozenset[int], plain: bool,
+                  terms: Sequence[tuple[int, tuple[int, int, int, int]]], planes: E.Expr
+                  ) -> tuple[Loop, E.Expr] | None:
+    """A halo along Y over a triangle (the X loop's range moving at one end with the Y loop's
+    variable only, ``do j = 3, i`` in ``do i = 3, 42``) lengthens each column of the
+    triangle, one per element of the widest X range, where the stencil's union (its ``terms``,
+    :func:`sat.model.exasat.memory.volume_terms`) counts rows of the mean length: the X loop
+    at the Y variable's end where it is widest, and the rows the halo adds (per Z plane of
+    ``planes``). None when the pattern is not stepped along X and Y, its references spread
+    along X too (their halos meet on the diagonal), X's extent is not its plain mean
+    (``plain``), or a bound uses another of the nest's loop variables."""
+    if not plain or 0 in invariant or 1 in invariant or \
+            len({point[0] for point in offsets}) > 1 or \
+            len(axis_loops[0]) != 1 or len(axis_loops[1]) != 1:
+        return None
+    (x,), (y,) = axis_loops[0], axis_loops[1]
+    others = {lp.loopvar.lower() for lp in (nest, *nest.all_loops()) if lp.loopvar} - \
+        {y.loopvar.lower()}
+    if any(re.search(rf"\b{re.escape(name)}\b", f"{lp.lower} {lp.upper} {lp.stride}", re.I)
+           for name in others for lp in (x, y)):
+        return None
+    widest = widest_ranges([axis_loops[0], [], []], [y], [0])
+    if widest is None:
+        return None
+    rows = sum(c_i + c_1 for _, (_, _, c_i, c_1) in terms)
+    in_planes = sum(c_i for _, (_, _, c_i, _) in terms)
+    extra = E.add(E.mul(in_planes, planes), rows - in_planes) if in_planes else E.Num(rows)
+    return widest[0][0], extra
+
+
+def stepped_union(points: Sequence[Point], groups: Sequence[Sequence[int]],
+                  union: Callable[[frozenset[Point]], E.Expr],
+                  chances: Sequence[tuple[Point, float]] | None, base: Sequence[E.Expr],
+                  repeats: E.Expr | None) -> E.Expr:
+    """Distinct elements of a stepped pattern: the ``union`` of each residue's references
+    (``groups`` of indexes into ``points``, :func:`stepped_groups`) over the grid of steps,
+    their expected elements when some sit in if/else arms (:func:`expected_elements`,
+    ``chances`` in the order of ``points``)."""
+    terms = []
+    for group in groups:
+        count = union(frozenset(points[n] for n in group))
+        if chances is not None and any(chances[n][1] < 1.0 for n in group):
+            count = E.minimum(expected_elements([chances[n] for n in group], base, repeats),
+                              count)
+        terms.append(count)
     return E.add(*terms)

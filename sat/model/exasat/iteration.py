@@ -107,6 +107,9 @@ class Pattern:
     run_copies: bool = False
     # each reference's offset and the conditional arms around it (compulsory.arm_paths)
     arm_points: tuple[tuple[tuple[int, int, int], tuple[compulsory.Arm, ...]], ...] = ()
+    # with stepped axis loops: each reference's residue within a step, per axis, in the order
+    # of arm_points (whose points are in whole steps): compulsory.stepped_groups
+    step_residues: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -385,6 +388,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     in_step: dict[str, set[tuple]] = {}  # (folded point, its rows and planes within the step)
+    step_residues: dict[str, list[tuple]] = {}  # each reference's residues in the step
     types: dict[str, set[str]] = {}
     first: dict[str, tuple[str, int]] = {}
     chains: dict[str, dict[tuple[int, ...], tuple[Loop, ...]]] = {}
@@ -417,7 +421,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
-        point, within = [], []
+        point, within, residue = [], [], [0, 0, 0]
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
             value = access.offsets[d] if d is not None and d < len(access.offsets) else 0
@@ -425,8 +429,10 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
             if a in steps and d is not None:
                 residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
                 within.extend([value % steps[a]] if a else [])
+                residue[a] = value % steps[a]
                 value = _fold(value, steps[a])
             point.append(value)
+        step_residues.setdefault(key, []).append((residue[0], residue[1], residue[2]))
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         arm_points.setdefault(key, []).append((tuple(point), arms.get(id(access), ())))
         in_step.setdefault(key, set()).add((*point, *within))
@@ -469,6 +475,8 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 for key in offsets]
     for pattern in patterns:
         pattern.arm_points = tuple(arm_points[pattern.key])
+        if pattern.key in residues:
+            pattern.step_residues = tuple(step_residues[pattern.key])
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
             and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,

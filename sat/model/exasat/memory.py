@@ -34,7 +34,14 @@ from functools import lru_cache
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.compulsory import expected_elements
+from sat.model.exasat.compulsory import (
+    expected_elements,
+    sparse_axis_union,
+    stepped_groups,
+    stepped_union,
+    triangle_halo,
+    widest_extents,
+)
 from sat.model.exasat.flops import branch_probability
 from sat.model.exasat.iteration import (
     NestShape,
@@ -61,6 +68,7 @@ from sat.model.exasat.row_window import (
     window_traffic,
 )
 from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
+from sat.model.sums import summed_trip_count
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
 
@@ -608,27 +616,45 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     # elements a shifted access adds (c(ti + ii) over tiles of ii: offsets 0 and 1 step)
     halo = any(spans(pattern.offsets)) and pattern.step_copies == 1
     # (a stepped pattern or a scratch tile keeps its own count)
-    taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_copies == 1 \
-        and pattern.step_elements == 1 and not pattern.local and not shape.tiles else None
+    # (a loop stepping along X by a few elements, one residue: its steps as the grid)
+    taken = arm_chances(pattern, ctx, shape.procedure.file) if pattern.step_elements == 1 \
+        and not pattern.local and not shape.tiles else None
+    groups = [] if pattern.local or taken is not None else stepped_groups(list(zip(
+        (point for point, _ in pattern.arm_points), pattern.step_residues, strict=False)))
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
-            pattern.step_elements == pattern.step_copies and taken is None:
+            pattern.step_elements == pattern.step_copies and taken is None and not groups:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
     base = [(E.minimum(1, E.Ref(space.extent[a])) if shape.axis_loops[a] else E.Num(1))
             if a in invariant else E.Ref(space.block[a]) if a in pattern.local
             else E.Ref(space.extent[a]) for a in range(3)]
-    factors = [stencil_union(pattern.offsets, base, space)] if halo else \
+    mean_x = base[0]
+    if not shape.tiles:  # a repetition's ranges held by its widest ones
+        base = widest_extents(shape.loop, shape.axis_loops, shape.sweep_loops, new_sweeps,
+                              base, invariant | pattern.local, lambda lp: trip_count(lp, ctx),
+                              lambda path: summed_trip_count(path, ctx,
+                                                             lambda lp: trip_count(lp, ctx)))
+    along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
+    repeats = E.mul(*along) if along else None
+    factors = [stepped_union([point for point, _ in pattern.arm_points], groups,
+                             lambda points: stencil_union(points, base, space),
+                             None if shape.tiles else arm_chances(pattern, ctx,
+                                                                  shape.procedure.file),
+                             base, repeats)] if groups \
+        else [E.add(stencil_union(pattern.offsets, base, space),
+                    _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
+        else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
-        along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
-        repeats = E.mul(*along) if along else None
         expected = expected_elements(taken, base, repeats)
         # never more than the union of the offsets (an extent narrower than the offsets'
         # span, where the edges of the grid overlap)
         factors = [E.minimum(expected, factors[0]) if halo else
                    E.if_(E.compare(">", space.iterations, 0), expected, 0)]
-    if pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
+    if groups:  # every residue's elements counted in its union, not the lines they move
+        copies = E.div(copies, pattern.step_copies)
+    elif pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
         copies = E.mul(copies, E.div(pattern.step_elements, pattern.step_copies))
     if new_sweeps != every:  # per sweep of the nest: the sweeps that repeat it over all
         factors.append(E.div(E.mul(*[trip_count(shape.sweep_loops[n], ctx)
@@ -637,6 +663,16 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def _triangle_columns(shape: NestShape, pattern: Pattern, base: list[E.Expr], plain: bool,
+                      ctx: ModelContext) -> E.Expr:
+    """What a halo along Y adds over a triangle beyond rows of mean length
+    (:func:`triangle_halo`); ``plain``: X's extent is its mean trip count."""
+    found = triangle_halo(shape.loop, shape.axis_loops, pattern.offsets, pattern.invariant,
+                          plain, volume_terms(pattern.offsets), base[2])
+    return E.Num(0) if found is None else \
+        E.mul(E.maximum(0, E.add(trip_count(found[0], ctx), E.mul(-1, base[0]))), found[1])
 
 
 def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
@@ -653,7 +689,8 @@ def stencil_union(offsets: frozenset[Point], base: list[E.Expr], space: NestSpac
     """Distinct elements of a stencil over the grid of ``base`` points per axis: the union of
     the grid shifted by every offset (each axis's extent plus the offsets' span where they
     reach, exactly, corners of a star left out), none when the nest runs no iteration."""
-    union = footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
+    union = sparse_axis_union(offsets, base) or \
+        footprint(volume_terms(offsets), lambda s: E.add(base[0], s), base[1], base[2])
     return E.if_(E.compare(">", space.iterations, 0), union, 0)
 
 

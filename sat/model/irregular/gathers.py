@@ -42,11 +42,13 @@ exceeds the level by.
 Its compulsory traffic (the Loops sheet's reuse between blocks) is the distinct elements
 the indices pick, each once: ``k`` references whose indices are drawn independently and
 uniformly over the range's ``m`` elements pick ``m*(1 - (1 - 1/m)^k)`` distinct ones on
-average (:func:`distinct_elements`; never more than ``k`` nor ``m``). Sorted indices are the
-same draws in order, the same count; indices clustered in small windows repeat more and pick
-fewer, which the model does not know from the code. Those elements cost what the array's
-elements cost in the compulsory count: ``ReadCost``, or ``ReadWriteCost`` when written
-through the index.
+average (:func:`distinct_elements`; never more than ``k`` nor ``m``). A loop around the
+gather that subscripts nothing reads the same indices again and draws nothing new; each
+pass of a time loop counts its distinct elements afresh (:func:`repeated_draws`). Sorted
+indices are the same draws in order, the same count; indices clustered in small windows
+repeat more and pick fewer, which the model does not know from the code. Those elements
+cost what the array's elements cost in the compulsory count: ``ReadCost``, or
+``ReadWriteCost`` when written through the index.
 
 On the Loops sheet this replaces what the ExaSAT model counted for the array: it saw
 ``x(col(k))`` as an array read once per grid point of the nest, ``ReadCost`` bytes per
@@ -69,6 +71,7 @@ from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
 from sat.model.context import ExpressionError, ModelContext, derive_default
 from sat.model.elements import element_bytes
+from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
@@ -89,8 +92,10 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "point, as a stream) when all its references in the nest are indirect. Its "
         "compulsory traffic (reuse between blocks) is the distinct elements the indices "
         "pick, m x (1 - (1 - 1/m)^k) for k references drawn uniformly over the range's m "
-        "elements. A gather or scatter in a procedure the nest calls is the nest's (its range "
-        "the callee's declaration of the array).")
+        "elements (a loop around it that subscripts nothing reads the same indices again: no "
+        "new draws; each pass of a time loop around a call counts afresh). A gather or "
+        "scatter in a procedure the nest calls is the nest's (its range the callee's "
+        "declaration of the array).")
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
@@ -335,6 +340,22 @@ def distinct_elements(references: E.ExprLike | E.Quantity,
     return E.mul(m, 1 - E.func("POWER", 1 - E.div(1, m), references))
 
 
+def repeated_draws(nest: Loop, shape: NestShape, chain: tuple[Loop, ...]
+                   ) -> tuple[list[Loop], list[Loop]]:
+    """The loops of ``chain`` that draw no new indices: (repetitions of the nest's own, whose
+    variable subscripts no array, :func:`~sat.model.exasat.compulsory.is_repetition`: each
+    trip reads the same index elements and picks the same elements again; the passes of a
+    time loop, :func:`~sat.model.exasat.compulsory.time_passes`: each pass touches its
+    distinct elements anew, as every array of the nest)."""
+    grid = {id(lp) for loops in shape.axis_loops for lp in loops}
+    passes = time_passes(shape.sweep_loops, grid)
+    subscripting = {v.lower() for array in _all_arrays(nest) for access in array.accesses
+                    for v in access.loopvars if v}
+    again = [lp for lp in chain if id(lp) in passes]
+    same = [lp for lp in chain if id(lp) not in passes and is_repetition(lp, subscripting)]
+    return same, again
+
+
 def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: NestSpace,
                  memory: NestMemory, ctx: ModelContext, idiom_rows: list[dict[str, CellValue]],
                  where: dict[str, CellValue], lines: dict[int, int] | None = None
@@ -420,9 +441,14 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        distinct = quantity("distinct", distinct_elements(
-            references, E.div(E.mul(range_kb, KIB), size)), "elements",
-            f"distinct elements of {instance.array} the indices pick")
+        draws, passes = repeated_draws(nest, shape, chain)
+        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
+            instance.references, space.probability,
+            *[trip_count(lp, ctx) for lp in chain
+              if all(lp is not other for other in (*draws, *passes))])
+        distinct = quantity("distinct", E.mul(distinct_elements(
+            picked, E.div(E.mul(range_kb, KIB), size)), *[trip_count(lp, ctx) for lp in passes]),
+            "elements", f"distinct elements of {instance.array} the indices pick")
         cost = ctx.param("ReadWriteCost" if instance.written else "ReadCost")
         once = quantity("compulsory_gb", E.div(E.mul(distinct, cost, size),
                                                E.mul(ctx.param("WordBytes"), GB)), "GB",
