@@ -209,6 +209,7 @@ class ArrayModel:
     invariant: frozenset[int] = frozenset()  # axes it does not step along (Pattern.invariant)
     x_step: int = 1  # of copies, the elements one step of a stepped X loop spans
     run_copies: bool = False  # its copies are one contiguous run (Pattern.run_copies)
+    unit_run_copies: bool = False  # a cell's copies are a short run (Pattern.unit_run_copies)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -510,7 +511,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q.update(_sweep_quantities(shape, space, pattern, counts, q, unit, kb, ghi, ctx))
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
                                  q=q, invariant=pattern.invariant, x_step=pattern.x_step,
-                                 run_copies=pattern.run_copies))
+                                 run_copies=pattern.run_copies,
+                                 unit_run_copies=pattern.unit_run_copies))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]
