@@ -15,14 +15,14 @@ A cell's 4 copies of an array are a run of 4 neighbouring doubles: it spans at m
 ceil(3 / 8) + 1 = 2 lines, so the working set per cell is a, c, t: 3 x 2 lines = 6 lines =
 0.375 KiB (it was 3 x 4 copies x 1 line = 0.75 KiB).
 
-- L1 of 0.5 KiB: 0.375 fits, and so does the pencil's working set (the same 6 lines):
-  reuse between pencils, the layer condition's count (unchanged, the within-pencil count
-  is the same here): per sweep X rounded to 8 elements x 4 copies x 8 B = 256 B per unit of cost, x (1 + 2 +
-  2) = 1,280 B, x 9 sweeps = 11,520 B. Before, 0.75 KiB did not fit and every copy moved a
-  line: 9 x 4 cells x 4 copies x 64 B x 5 = 46,080 B. The write-back LRU simulation of
-  the same nest at 512 B (``bench/differential``'s truth program for this nest piped into
-  ``bench/validation/cachesim 512:0:16384:0``; nest n00169 of seed 0, the same nest with
-  64-bit integers) moves 12,544 B.
+- L1 of 0.5 KiB: 0.375 fits, and so does the pencil's working set (the same 6 lines): reuse
+  between pencils, the layer condition's count (unchanged, the within-pencil count is the same
+  here): per sweep X rounded to 8 elements x 4 copies x 8 B = 256 B per unit of cost, x (1 + 2 +
+  2) = 1,280 B, x 9 sweeps = 11,520 B. Before, 0.75 KiB did not fit and every copy moved a line:
+  9 x 4 cells x 4 copies x 64 B x 5 = 46,080 B. The write-back LRU simulation of the same nest
+  at 512 B (``bench/differential``'s truth program for this nest piped into
+  ``bench/validation/cachesim 512:0:16384:0``; nest n00169 of seed 0, the same nest with 64-bit
+  integers) moves 12,544 B.
 - L1 of 0.25 KiB (4 lines): 0.375 does not fit, no reuse within pencils: each cell's run
   moves (4 - 1 + 8) / 8 = 1.375 lines on average, 2.75 elements per copy: 9 sweeps x 4
   cells x 4 copies x 2.75 x 8 B x 5 = 15,840 B (a line per copy before: 46,080 B).
@@ -143,3 +143,66 @@ def test_editing_the_l1_size_in_libreoffice_recomputes_the_runs(capsys, tmp_path
     assert float(value_at(values, before["levels"][0]["cells"]["traffic_gb"])) * 1e9 == \
         pytest.approx(15_840)
     assert before["levels"][0]["traffic_gb"] * 1e9 == pytest.approx(11_520)
+
+
+# A level that holds every array the tiled nest touches (their declared sizes) keeps the lines
+# neighbouring tiles share: no array moves more than its declared bytes at its cost per word (a
+# scratch tile once, not once per tile). Whole arrays: a and c 14 x 14 x 8 B = 1,568 B each, t 5
+# x 5 x 8 B = 200 B: 3,336 B, 3.26 KiB. At most: a read 1,568 B; c written (read for ownership,
+# written back) 2 x 1,568 = 3,136 B; t read and written 2 x 200 = 400 B: 5,104 B. The layer
+# condition's count at the L2 (reuse between planes, every tile's footprint): 9 tiles x (a: X of
+# 4 rounded to a line of 8, x 4 copies x 8 B = 256 B; c twice that, 512 B) + t once, 16 x 16 B =
+# 256 B: 7,168 B. The write-back LRU simulation of this nest with 8-byte integers at 16 KiB
+# (n00169 of the generated sample, ``truth 0 | cachesim 16384:0:2097152:0``) moves 4,608 B:
+# 5,104 B is +11 %, 7,168 B +56 %.
+
+
+def l2(capsys, tmp_path: Path, name: str, text: str, kib: str) -> dict:
+    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, "--set", "L1KB=0.5",
+                            "--set", f"L2KB={kib}")
+    (loop,) = data["loops"]
+    assert data["bounds_violations"] == []
+    return next(level for level in loop["levels"] if level["level"] == "L2")
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES)
+def test_a_level_holding_every_array_moves_each_once(capsys, tmp_path, name, text):
+    """The 32 KiB L2 holds the 3.26 KiB of whole arrays: 5,104 B (7,168 B tile by tile)."""
+    level = l2(capsys, tmp_path, name, text, "32")
+    assert level["layer_condition"] == "planes"
+    assert level["traffic_gb"] * 1e9 == pytest.approx(5_104)
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES)
+def test_a_level_smaller_than_the_arrays_counts_tile_by_tile(capsys, tmp_path, name, text):
+    """A 2 KiB L2 does not hold the 3.26 KiB: the layer condition's 7,168 B."""
+    level = l2(capsys, tmp_path, name, text, "2")
+    assert level["traffic_gb"] * 1e9 == pytest.approx(7_168)
+
+
+def test_an_array_without_declared_extents_keeps_the_tile_count(capsys, tmp_path):
+    """An assumed-size a(*) has no declared size: nothing bounds the count, 7,168 B."""
+    text = SCRATCH_F90.replace("real(8) :: a(14, 14), c(14, 14), t(5, 5)",
+                               "real(8) :: a(14, *), c(14, 14), t(5, 5)")
+    level = l2(capsys, tmp_path, "assumed.f90", text, "32")
+    assert level["traffic_gb"] * 1e9 == pytest.approx(7_168)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_l2_size_in_libreoffice_recomputes_the_held_arrays(capsys, tmp_path):
+    """The workbook written with the 32 KiB L2 (5,104 B), its L2KB edited to 2 and
+    recalculated: 7,168 B, as the command line gives with --set L2KB=2."""
+    from libreoffice import recalculate_edited, value_at
+
+    source = tmp_path / "scratch.c"
+    source.write_text(SCRATCH_C)
+    machine = tmp_path / "two-level.xml"
+    machine.write_text(MACHINE_XML)
+    book = tmp_path / "held.xlsx"
+    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
+                 "SetupIterations=1", "--set", "L1KB=0.5", "-o", str(book)]) == 0
+    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(5_104)
+    values = recalculate_edited(book, {"L2KB": 2}, tmp_path / "edit")
+    assert float(value_at(values, before["levels"][1]["cells"]["traffic_gb"])) * 1e9 == \
+        pytest.approx(7_168)

@@ -69,6 +69,7 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
+from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.tables import CellValue, Column, nest_columns
@@ -392,6 +393,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
+    held = held_arrays(shape, space, memory, ctx)
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         traffic_expr, case_taken = strided_condition(
@@ -399,6 +401,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        if held is not None and not gathers and not repeats:  # the level holds every array
+            traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(
             (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
             E.if_(resident, 0, traffic_expr), "GB",
