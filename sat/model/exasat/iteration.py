@@ -105,6 +105,10 @@ class Pattern:
     # its copies are one contiguous run (val(k) of a CSR row: a moving loop of X subscripts
     # its unit-stride dimension): they share lines, as one stream
     run_copies: bool = False
+    # in a nest with a scratch tile or tile loops: its component loops walk its unit-stride
+    # dimension one element at a time, so a cell's copies are a short run of neighbouring
+    # elements sharing lines (sat.model.hierarchy.runs)
+    unit_run_copies: bool = False
     # each reference's offset and the conditional arms around it (compulsory.arm_paths)
     arm_points: tuple[tuple[tuple[int, int, int], tuple[compulsory.Arm, ...]], ...] = ()
     # with stepped axis loops: each reference's residue within a step, per axis, in the order
@@ -479,9 +483,33 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
             pattern.step_residues = tuple(step_residues[pattern.key])
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \
             and all(lp.loopvar.lower() in moved for chain in pattern.copy_chains for lp in chain)
+    if tiles or tile_vars or any(p.scratch for p in patterns):
+        runs = _unit_run_keys(accesses, copy_ids, row_major, split, stepping, streamed)
+        for pattern in patterns:
+            pattern.unit_run_copies = pattern.key in runs and not pattern.run_copies
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
                      _x_tiles_share_lines(loops, axis_loops))
+
+
+def _unit_run_keys(accesses: list, copy_ids: set[int], row_major: bool, split: set[str],
+                   stepping: list[set[str]], streamed: set[str]) -> set[str]:
+    """Keys of the arrays whose every access subscripts its unit-stride dimension by a
+    component loop with coefficient 1 (``t(ti, tj) = a(ti + ii, tj + jj)`` inside ``do ti``):
+    the copies of a cell lie next to each other in memory."""
+    runs: dict[str, bool] = {}
+    for array, access, chain in accesses:
+        lowered = [v.lower() for v in access.loopvars]
+        if not streamed.intersection(lowered):
+            continue  # not a stream (as in nest_shape)
+        axes = frozenset(a for a in range(3) if stepping[a].intersection(lowered))
+        key = array.key if array.key not in split else \
+            f"{array.key}@{''.join(AXES[a] for a in sorted(axes))}"
+        copy_vars = {lp.loopvar.lower() for lp in chain if id(lp) in copy_ids}
+        unit_var = lowered[-1 if row_major else 0] if lowered else ""
+        runs[key] = runs.get(key, True) and unit_var in copy_vars \
+            and unit_coefficient(access, row_major) == 1
+    return {key for key, run in runs.items() if run}
 
 
 def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: set[int],

@@ -237,6 +237,7 @@ class ArrayModel:
     # and those rows and planes per step (its copies count them): see own_row_spans
     step_spans: tuple[int, ...] = ()
     step_rows: int = 1
+    unit_run_copies: bool = False  # a cell's copies are a short run (Pattern.unit_run_copies)
     cells: dict[str, E.CellValue] = field(default_factory=dict)  # column key -> value
     q: dict[str, E.Quantity] = field(default_factory=dict)
 
@@ -544,7 +545,8 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         arrays.append(ArrayModel(pattern.key, pattern.kind, counts, (sx, sy, sz), copies, size,
                                  q=q, invariant=pattern.invariant, x_step=pattern.x_step,
                                  run_copies=pattern.run_copies,
-                                 step_spans=own_row_spans(pattern), step_rows=pattern.step_rows))
+                                 step_spans=own_row_spans(pattern), step_rows=pattern.step_rows,
+                                 unit_run_copies=pattern.unit_run_copies))
 
     reads = [a for a in arrays if a.kind == "R"]
     writes = [a for a in arrays if a.kind != "R"]

@@ -69,7 +69,9 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
+from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions
+from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
@@ -231,6 +233,8 @@ def _lines_within(array: ArrayModel, ctx: ModelContext) -> E.Expr:
         terms.append(E.mul(count, E.add(E.ceiling(E.div(span, per_line)), 1)))
     if array.run_copies:  # one contiguous run (a CSR row's val(k)): its copies share the
         return E.add(*terms)  # line of the access, the next copy reuses it at once
+    if array.unit_run_copies:  # a short run of neighbours per cell: the lines it spans
+        return E.mul(run_lines_held(array, ctx), E.add(*terms))
     return E.mul(_line_copies(array), E.add(*terms))
 
 
@@ -252,7 +256,10 @@ def pencil_spans(array: ArrayModel) -> tuple[int, ...]:
 
 def _line_per_access(array: ArrayModel, ctx: ModelContext) -> E.Expr:
     """Elements of ``array`` (its traffic without reuse counts one per access and copy) that
-    a whole line per access stands for."""
+    a whole line per access stands for (a cell's short run of copies: the lines the run
+    spans, shared among its copies)."""
+    if array.unit_run_copies:
+        return run_elements_per_line(array, ctx)
     per_line = elements_per_line(ctx, array.size)
     return per_line if array.x_step == 1 else E.div(per_line, array.x_step)
 
@@ -397,15 +404,16 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     unstraddled = _unstraddled(memory, ctx, either, nest_q)
     pencil, plane = actual_chain(q, cell, memory.variants["pencil"], memory.variants["plane"],
                                  nest_q)
-    by_size: dict[tuple[E.Expr, int], list[E.Quantity]] = {}
+    by_size: dict[tuple, list[E.Quantity]] = {}
     registers: list[E.Quantity] = []
-    per_access: dict[tuple[E.Expr, int], E.Expr] = {}
+    per_access: dict[tuple, E.Expr] = {}
     for array in memory.arrays:
         if 0 in array.invariant:  # held in a register along X: one element (or line) per
             registers.append(array.q["traffic_within_gb"])  # change of its other indices
         else:
-            by_size.setdefault((array.size, array.x_step), []).append(array.q["traffic_none_gb"])
-            per_access.setdefault((array.size, array.x_step), _line_per_access(array, ctx))
+            form = (array.size, array.x_step, array.copies if array.unit_run_copies else None)
+            by_size.setdefault(form, []).append(array.q["traffic_none_gb"])
+            per_access.setdefault(form, _line_per_access(array, ctx))
     none = nest_q("traffic_none_gb", E.mul(memory.sweeps, E.add(*[
         E.mul(per_access[form], E.add(*traffic))
         for form, traffic in by_size.items()], *registers)), "GB",
@@ -417,6 +425,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
+    held = held_arrays(shape, space, memory, ctx)
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(
@@ -428,6 +437,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        if held is not None and not gathers and not repeats:  # the level holds every array
+            traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(
             (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
             E.if_(resident, 0, traffic_expr), "GB",

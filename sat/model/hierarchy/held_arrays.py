@@ -1,0 +1,106 @@
+"""Tiled nests at a level that holds every array they touch: each line moves once.
+
+A nest copying tiles into a scratch tile (or walking tile loops) touches, tile after tile,
+lines that neighbouring tiles share: a tile row narrower than a line shares its lines with
+the next tile along the row, and rows shorter than a line share lines with the next row.
+The layer condition counts each tile's footprint, as if the level kept nothing from one tile
+to the next. A level that holds the whole of every array the nest touches (their declared
+sizes) keeps them all: no array moves more than its declared bytes, once per sweep that
+brings it again (a time loop) and once in all for a scratch tile, at the array's cost per word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.exasat.iteration import (
+    NestShape,
+    NestSpace,
+    Pattern,
+    _accesses,
+    trip_count,
+)
+from sat.model.exasat.memory import NestMemory, array_cost, effective_write_cost
+from sat.model.exasat.occupancy import _declared_size, _variables
+
+KIB = 1024.0
+GB = 1e9
+
+
+def tiled_nest(shape: NestShape) -> bool:
+    """Whether the nest copies into a scratch tile or walks tile loops."""
+    return bool(shape.tiles) or any(p.scratch for p in shape.patterns) \
+        or any(lp.kind == "tile" for lp in shape.loop.all_loops())
+
+
+def _subscripting(shape: NestShape) -> dict[str, set[str]]:
+    """Names in the subscripts of each array of the nest (by lower-case name): its loop
+    variables and those of its offsets (``a(ti + ii, tj + jj)``: ti, ii, tj, jj)."""
+    found: list = []
+    _accesses(shape.loop, (shape.loop,), found)
+    names: dict[str, set[str]] = {}
+    for array, access, _ in found:
+        words = [str(o) for o in access.offsets if isinstance(o, str)]
+        words += [sub.text for sub in access.subscripts]
+        names.setdefault(array.name.lower(), set()).update(
+            {v.lower() for v in access.loopvars if v},
+            *(re.findall(r"[a-z_]\w*", w.lower()) for w in words))
+    return names
+
+
+def _passes(shape: NestShape, pattern: Pattern, variables: set[str],
+            ctx: ModelContext) -> E.Expr:
+    """Passes over the array's whole range: the trips of the sweeps that bring it elements
+    again without subscripting it (a time loop around the tiles; the tile loops subscript it
+    and bring other parts of the same declared range), one for a scratch tile (written
+    first, moved once)."""
+    if pattern.scratch:
+        return E.Num(1)
+    bringing = range(len(shape.sweep_loops)) if pattern.new_sweeps is None \
+        else pattern.new_sweeps
+    return E.mul(E.Num(1), *[trip_count(shape.sweep_loops[k], ctx) for k in bringing
+                             if shape.sweep_loops[k].loopvar.lower() not in variables])
+
+
+def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
+                ctx: ModelContext) -> tuple[E.Expr, E.Expr] | None:
+    """(KiB of the whole arrays the nest touches, GB they move at most when a level holds
+    them) for a tiled nest whose arrays all have declared extents; None otherwise."""
+    if not tiled_nest(shape):
+        return None
+    variables = _variables(shape.procedure)
+    write_cost = effective_write_cost(ctx)
+    subscripting = _subscripting(shape)
+    sizes: list[E.Expr] = []
+    moved: list[E.Expr] = []
+    for array in memory.arrays:
+        pattern = next((p for p in shape.patterns if p.key == array.key), None)
+        if pattern is None or "%" in array.key or "@" in array.key:
+            return None
+        elements = _declared_size(variables.get(pattern.array.lower()), ctx)
+        if elements is None:
+            return None
+        sizes.append(E.mul(elements, array.size))
+        per_word = E.div(array_cost(array.kind, ctx, write_cost), ctx.param("WordBytes"))
+        moved.append(E.mul(elements, array.size, per_word, _passes(
+            shape, pattern, subscripting.get(pattern.array.lower(), set()), ctx)))
+    if not sizes:
+        return None
+    return E.add(*sizes) / KIB, E.mul(space.probability, E.add(*moved)) / GB
+
+
+def held_traffic(held: tuple[E.Expr, E.Expr], capacity: E.ExprLike, traffic: E.Expr,
+                 case: Callable[[E.Quantity], E.Expr]
+                 ) -> tuple[E.Expr, Callable[[E.Quantity], E.Expr]]:
+    """(traffic, case) at a level of ``capacity`` KiB: when it holds the whole arrays of
+    ``held`` (:func:`held_arrays`), no more than their bytes, with reuse between planes (1)
+    as the case; the layer condition's traffic and case otherwise."""
+    fits = E.compare("<", held[0], capacity)
+
+    def held_case(taken: E.Quantity) -> E.Expr:
+        return E.if_(fits, 1, case(taken))
+
+    return E.if_(fits, E.minimum(traffic, held[1]), traffic), held_case
