@@ -9,7 +9,7 @@ import pytest
 
 from sat.ir import Access, Array, Branch, Call, Loop, Procedure, Program
 from sat.model.build import build_model
-from sat.model.exasat.memory import max_step, pattern_counts, reuse_span, volume_terms
+from sat.model.exasat.stencil import max_step, pattern_counts, reuse_span, volume_terms
 from sat.model.validate import check, empty_nests
 from sat.parameter import Parameter, ParameterSet
 from sat.xmlio import read_program

@@ -46,7 +46,8 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import parameter_name
 from sat.model.exasat.compulsory import is_repetition, time_passes
-from sat.model.exasat.iteration import SHORT_LEADING_TRIPS, NestShape, NestSpace, trip_count
+from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
+from sat.model.exasat.steps import SHORT_LEADING_TRIPS
 from sat.model.nests import literal_trips
 from sat.model.tables import CellValue, ModelResult
 

@@ -25,7 +25,8 @@ from sat.model.exasat.iteration import (
     pattern_bytes,
 )
 from sat.model.exasat.lines import round_to_lines
-from sat.model.exasat.memory import GB, KIB, footprint, volume_terms
+from sat.model.exasat.memory import GB, KIB
+from sat.model.exasat.stencil import footprint, volume_terms
 from sat.model.tables import Column
 from sat.model.tables import column as _c
 

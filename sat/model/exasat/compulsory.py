@@ -444,7 +444,7 @@ def triangle_halo(nest: Loop, axis_loops: Sequence[Sequence[Loop]], offsets: fro
     """A halo along Y over a triangle (the X loop's range moving at one end with the Y loop's
     variable only, ``do j = 3, i`` in ``do i = 3, 42``) lengthens each column of the
     triangle, one per element of the widest X range, where the stencil's union (its ``terms``,
-    :func:`sat.model.exasat.memory.volume_terms`) counts rows of the mean length: the X loop
+    :func:`sat.model.exasat.stencil.volume_terms`) counts rows of the mean length: the X loop
     at the Y variable's end where it is widest, and the rows the halo adds (per Z plane of
     ``planes``). None when the pattern is not stepped along X and Y, its references spread
     along X too (their halos meet on the diagonal), X's extent is not its plain mean

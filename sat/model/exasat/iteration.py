@@ -42,14 +42,18 @@ from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
 from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
+from sat.model.exasat.steps import (
+    SHORT_LEADING_TRIPS,
+    fold_offset,
+    literal_step,
+    stepped_factor,
+    x_step_span,
+)
 from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import stepped_mean_trips, summed_trip_count
 
 AXES = ("x", "y", "z")
-# A literal loop of at most this many trips over the unit-stride dimension of a grid array
-# runs over the components of a cell (one cache line of doubles holds 8).
-SHORT_LEADING_TRIPS = 8
 BLOCK_PARAMS = ("BlockX", "BlockY", "BlockZ")
 
 
@@ -268,39 +272,6 @@ def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
     return found
 
 
-def _literal_step(loop: Loop) -> int:
-    """The loop's step when it is a literal integer other than 1 (else 1)."""
-    text = loop.stride.strip()
-    return int(text) if re.fullmatch(r"-?\d+", text) and int(text) not in (0, 1) else 1
-
-
-def _fold(offset: int, step: int) -> int:
-    """An offset of a loop stepping by ``step`` in units of whole steps (towards the loop's
-    start): ``a[i+3]`` of ``i += 4`` is in the same step as ``a[i]``."""
-    return offset // step if step > 0 else -((-offset) // -step)
-
-
-def _stepped(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
-    """Elements one iteration of stepped axis loops touches per element of a unit-step loop.
-
-    Along X a step shorter than a cache line still moves every line: ``s`` elements. Along
-    Y and Z the rows (planes) the offsets cover within one step (``a[j]`` and ``a[j+1]`` of
-    ``j += 2``: 2; ``a[j]`` alone: 1).
-    """
-    factor = 1
-    for axis, step in steps.items():
-        size = abs(step)
-        covered = len(residues.get(axis, {0}))
-        factor *= size if axis == 0 and size <= SHORT_LEADING_TRIPS else covered
-    return factor
-
-
-def _x_step(residues: dict[int, set[int]], steps: dict[int, int]) -> int:
-    """The X factor of :func:`_stepped`: the elements one step of a stepped X loop spans."""
-    size = abs(steps.get(0, 1))
-    return size if 0 in residues and size <= SHORT_LEADING_TRIPS else 1
-
-
 def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | None = None,
                  shapes: dict[str, tuple[str, ...]] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
@@ -387,8 +358,8 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     streamed = spatial | set(moved)
 
     # a literal step other than 1 on an axis: offsets in whole steps, elements per step
-    steps = {a: _literal_step(lp) for a in range(3) for lp in axis_loops[a][:1]
-             if _literal_step(lp) != 1 and len(axis_loops[a]) == 1}
+    steps = {a: literal_step(lp) for a in range(3) for lp in axis_loops[a][:1]
+             if literal_step(lp) != 1 and len(axis_loops[a]) == 1}
     residues: dict[str, dict[int, set[int]]] = {}
     offsets: dict[str, set[tuple[int, int, int]]] = {}
     in_step: dict[str, set[tuple]] = {}  # (folded point, its rows and planes within the step)
@@ -434,7 +405,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 residues.setdefault(key, {}).setdefault(a, set()).add(value % steps[a])
                 within.extend([value % steps[a]] if a else [])
                 residue[a] = value % steps[a]
-                value = _fold(value, steps[a])
+                value = fold_offset(value, steps[a])
             point.append(value)
         step_residues.setdefault(key, []).append((residue[0], residue[1], residue[2]))
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
@@ -464,7 +435,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset((with_loops | inside_x) - stepped[key]),
                         _unit(units.get(key, set())),
-                        _stepped(residues.get(key, {}), {a: steps[a] for a in
+                        stepped_factor(residues.get(key, {}), {a: steps[a] for a in
                                                          residues.get(key, {})}), first[key][2],
                         compulsory.local_axes(items[key], stepping, tile_vars),
                         _new_sweeps(items[key], sweeps, grid_loops, subscripting, tiled,
@@ -473,7 +444,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                         and bool(compulsory.unplaced_sweeps(items[key], sweeps, placing, key)),
                         frozenset(a for a in range(3) if axis_loops[a]) - stepped[key],
                         math.prod(len(r) for r in residues.get(key, {}).values()),
-                        strides.get(key, 1), _x_step(residues.get(key, {}), steps),
+                        strides.get(key, 1), x_step_span(residues.get(key, {}), steps),
                         min(rows.get(key, {0})), frozenset(in_step[key]),
                         math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
