@@ -648,3 +648,28 @@ def test_csr_row_bounds_read_into_scalars_are_no_stencil(tmp_path, capsys):
     found = {(r["idiom"], r["array"]) for r in idioms_of(path, capsys=capsys)
              if r["array"] == "rowptr"}
     assert found == {("stream", "rowptr")}
+
+
+def test_the_match_memo_is_kept_per_loop_subject_and_condition(tmp_path):
+    # a(i) = b(idx(i)): 'b' is gathered through idx, 'a' is streamed.  The memo of a loop's
+    # matches answers each (subject, condition) as the uncached search does, and a second
+    # condition or subject is never answered from another's entry.
+    from sat.model.irregular import idioms as module
+
+    source = tmp_path / "g.f90"
+    source.write_text("subroutine g(a, b, idx, n)\n  integer :: n, i, idx(n)\n"
+                      "  real(8) :: a(n), b(n)\n  do i = 1, n\n     a(i) = b(idx(i))\n"
+                      "  end do\nend subroutine g\n")
+    program = read_sources([str(source)])
+    (procedure, loop, depth, chain), = module.loop_levels(program)
+    view = module._view(procedure, loop, depth, chain)
+    conditions = [idiom.condition for idiom in builtin_idioms().idioms.values()]
+    for name in ("a", "b"):
+        for cond in conditions:
+            assert module._meets(name, cond, view) == module._first_meeting(name, cond, view)
+    assert len(view.met) == 2 * len(conditions)  # one entry per subject and condition
+    gather = builtin_idioms().idioms["gather"].condition
+    assert view.met[("b", id(gather))] is not None and view.met[("a", id(gather))] is None
+    assert set(view.points) <= {"a", "b"}
+    fresh = module._view(procedure, loop, depth, chain)  # a new loop view: a new memo
+    assert fresh.met == {}

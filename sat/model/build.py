@@ -245,6 +245,10 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
     cores = ctx.param("Cores")
     shared = program_constants(program.procedures, ctx.constant_values())
     shapes = program_shapes(ctx.read_procedures.values())
+    # the idiom rows a nest's gathers are read from; none without a gather or scatter in the
+    # program (looked for once, not once per nest)
+    gather_idioms = idiom_rows if any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows) \
+        else []
     for procedure, loop in program_nests(program):
         file = loop.file or procedure.file
         reason = setup_reason(loop, setup_iterations)
@@ -277,7 +281,7 @@ def _loop_rows(program: Program, ctx: ModelContext, setup_iterations: float,
             where = {"procedure": procedure.name, "file": file, "line": loop.line}
             source, lines = (origins or {}).get(procedure.name, (procedure, None))
             nest_gathers = _nest_gathers(source, loop, shape, space, memory, ctx,
-                                         idiom_rows, where, lines)
+                                         gather_idioms, where, lines)
         except ExpressionError as error:
             ctx.skip_nest(procedure.name, file, loop.line, str(error))
             continue
@@ -401,7 +405,7 @@ def _nest_gathers(procedure, loop, shape, space, memory, ctx: ModelContext,
                   idiom_rows: list[dict[str, CellValue]], where: dict[str, CellValue],
                   lines: dict[int, int] | None = None):
     """The gathers and scatters of one nest (``nest_gathers``), None without any."""
-    if not any(row["idiom"] in _GATHER_IDIOMS for row in idiom_rows):
+    if not idiom_rows:
         return None
     from sat.model.irregular.gathers import nest_gathers
 

@@ -287,6 +287,10 @@ def add(*items: ExprLike | Quantity) -> Expr:
                     terms.append(p)
         elif kind in _NODES:
             terms.append(item)  # type: ignore[arg-type]
+        elif kind is Quantity:
+            terms.append(Ref(item))  # type: ignore[arg-type]
+        elif kind is float or kind is int:  # Num(item).value is item itself
+            const += item  # type: ignore[operator]
         else:
             e = as_expr(item)
             if type(e) is Num:
@@ -314,6 +318,10 @@ def mul(*items: ExprLike | Quantity) -> Expr:
                     factors.append(p)
         elif kind in _NODES:
             factors.append(item)  # type: ignore[arg-type]
+        elif kind is Quantity:
+            factors.append(Ref(item))  # type: ignore[arg-type]
+        elif kind is float or kind is int:  # as in add()
+            const *= item  # type: ignore[operator]
         else:
             e = as_expr(item)
             if type(e) is Num:
@@ -345,15 +353,20 @@ def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
 def func(name: str, *args: ExprLike | Quantity) -> Expr:
     if name not in FUNCTIONS:
         raise ValueError(f"unsupported function {name}")
-    return Func(name, tuple(as_expr(a) for a in args))
+    return Func(name, _as_exprs(args))
+
+
+def _as_exprs(items: Sequence[ExprLike | Quantity]) -> tuple[Expr, ...]:
+    """``as_expr`` of each item: one look at the type of an expression, the commonest item."""
+    return tuple(item if type(item) in _EXPRESSIONS else as_expr(item) for item in items)
 
 
 def maximum(*args: ExprLike | Quantity) -> Expr:
-    return args[0] if len(args) == 1 else func("MAX", *args)
+    return args[0] if len(args) == 1 else Func("MAX", _as_exprs(args))
 
 
 def minimum(*args: ExprLike | Quantity) -> Expr:
-    return args[0] if len(args) == 1 else func("MIN", *args)
+    return args[0] if len(args) == 1 else Func("MIN", _as_exprs(args))
 
 
 def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Expr:
@@ -364,13 +377,14 @@ def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Ex
 def if_(
     cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity
 ) -> Expr:
-    return func("IF", cond, then, otherwise)
+    return Func("IF", _as_exprs((cond, then, otherwise)))
 
 
 def compare(op: str, left: ExprLike | Quantity, right: ExprLike | Quantity) -> Expr:
     if op not in COMPARISONS:
         raise ValueError(f"unsupported comparison {op}")
-    return Compare(op, as_expr(left), as_expr(right))
+    return Compare(op, left if type(left) in _EXPRESSIONS else as_expr(left),
+                   right if type(right) in _EXPRESSIONS else as_expr(right))
 
 
 def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:

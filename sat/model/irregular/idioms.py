@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sat.ir import Access, Body, Diagnostic, Loop, Procedure, Program, Scalar, Subscript
@@ -82,6 +82,11 @@ class _LoopView:
     chain: tuple[str, ...]  # loop variables, outermost first (this loop's last)
     refs: dict[str, list[_Ref]]
     scalars: dict[str, _Carrier]
+    # what _meets found, by subject and id of the condition: every idiom asks again of each
+    # subject for its partners (``with``), and a condition is the same object all the run
+    met: dict[tuple[str, int], tuple[int, str] | None] = field(default_factory=dict)
+    # positions of each array's body references (_offsets), the same for every condition
+    points: dict[str, int] = field(default_factory=dict)
 
     @property
     def var(self) -> str:
@@ -387,8 +392,10 @@ def _array_match(name: str, cond: Condition, view: _LoopView) -> tuple[_Ref, str
         return None
     # an inner loop's bounds (rowptr(i), rowptr(i+1)) are read once per iteration: one
     # position, whatever their offsets, never a stencil
-    body = [ref for ref in refs if not ref.bound]
-    points = _offsets(body) if body else 1
+    points = view.points.get(name)
+    if points is None:
+        body = [ref for ref in refs if not ref.bound]
+        points = view.points[name] = _offsets(body) if body else 1
     if not _in(points, cond.offsets):
         return None
     for ref in refs:
@@ -452,6 +459,15 @@ def _subjects(view: _LoopView) -> list[str]:
 
 def _meets(name: str, cond: Condition, view: _LoopView) -> tuple[int, str] | None:
     """(line, detail) when the array or scalar ``name`` of the loop meets ``cond``."""
+    key = (name, id(cond))
+    if key in view.met:
+        return view.met[key]
+    met = view.met[key] = _first_meeting(name, cond, view)
+    return met
+
+
+def _first_meeting(name: str, cond: Condition, view: _LoopView) -> tuple[int, str] | None:
+    """:func:`_meets` without the memo."""
     found = _array_match(name, cond, view) if name in view.refs else None
     if found is not None:
         return found[0].line, found[1]
