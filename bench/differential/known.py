@@ -44,7 +44,7 @@ REASONS = {
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
                       "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
-                      "carry another class: scratch tiles (n00475: L1 +259 %, L2 and L3 +63 %). "
+                      "carry another class: scratch tiles (n00475: L1 +21 %, L2 and L3 +63 %). "
                       "Otherwise as time-loop.",
     "siblings": "As time-loop-call. The nests of a step are taken to share no data: each is "
                 "charged its own footprint, and they stay in a level from one step to the next "
@@ -71,7 +71,7 @@ REASONS = {
     "bounds:tile-constant": "1-D tiles narrower than a line share their lines (exact). Tiles of "
                             "two or three dimensions narrower than a line keep whole lines per "
                             "tile row at L2 and L3 where the level does not hold every whole array "
-                            "(median 7 %); a scratch tile's short element "
+                            "(median 5 %; L1 median 22 %); a scratch tile's short element "
                             "loop is a run of neighbours sharing lines, the reuse between the "
                             "copy and the product is not modelled (see scratch-tile).",
     "bounds:tile-runtime": "As bounds:tile-constant, with the tile size given by --set.",
@@ -82,11 +82,12 @@ REASONS = {
                     "between neighbouring tiles is not modelled (L1 from -49 % to +70 %). Tiles "
                     "of 16 elements take the tile's rows as X, and the copy and product each "
                     "count only their own lines (L1 -20 to -45 %). A level that holds every "
-                    "whole array moves each at most once (L2 and L3 median 5 %, p90 11 %); "
+                    "whole array moves each at most once (L2 and L3 median 5 %, p90 37 to "
+                    "69 %; L1 median 33 %); "
                     "the tiles' rows narrower than a line still take whole lines per tile where "
                     "the arrays do not all fit.",
     "indirect:sorted": "The compulsory bytes take the expected distinct elements of uniform "
-                       "indices (median 0.3 %). The levels take uniform indices too (the source "
+                       "indices (median 0.1 %). The levels take uniform indices too (the source "
                        "does not show the index values; ClusterElems_ gives their locality): at a"
                        " level smaller than the gathered range (the 512 B L1) sorted indices, "
                        "which walk consecutive lines, move fewer lines than charged (L1 median "
@@ -94,7 +95,7 @@ REASONS = {
     "indirect:clustered": "As indirect:sorted: runs of nearby indices share lines the small L1 "
                           "keeps (L1 median +56 %). The compulsory bytes assume uniform "
                           "indices: clustered ones repeat values more often and pick fewer "
-                          "distinct elements, a few per cent fewer (median 2 %), which the "
+                          "distinct elements, a few per cent fewer (median 1 %), which the "
                           "source does not show (the index values are data).",
     "indirect:uniform": "The compulsory bytes and the levels are within 3 % at the median (a "
                         "gather in a called procedure is the calling nest's, n01539). A time "
@@ -131,11 +132,11 @@ REASONS = {
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "
                     "component copies, so the next dimension is taken as the contiguous axis: the "
                     "compulsory bytes count the copies of each point without the offsets along "
-                    "those loops (n00764: compulsory -18 %, L1 +43 %, L2 +24 %; n00023: -12 %). "
-                    "L1 within a few per cent at the median.",
+                    "those loops (n00023: compulsory -12 %, L1 -80 %). L1 median 11 %, L2 and L3 "
+                    "8 to 9 %.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
-                         "elements a line): median 4 to 6 % at every level. A halo across a "
+                         "elements a line): median 4 to 8 % at every level. A halo across a "
                          "triangle lengthens each of its columns (n00417: -2 % before, exact); "
                          "a halo along both axes of a triangle, or one over a triangle in a 3-D "
                          "nest with tiles, is still counted on rows of mean length (n00307 -4 %, "
