@@ -1,6 +1,8 @@
 """Machine files the tests write: small, exact machines whose cache sizes a test picks, and a
 run of satreport on a source with one of them."""
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
 
@@ -31,13 +33,15 @@ def two_level_machine(l2_kib: int) -> str:
 
 
 def run_with_machine(capsys, tmp_path: Path, name: str, text: str, machine_xml: str,
-                     *options: str) -> dict:
+                     *options: str, workbook: Path | None = None) -> dict:
     """The JSON of satreport on the source ``text`` (file ``name``) with the machine
-    ``machine_xml``, one set-up iteration (``--set SetupIterations=1``) and ``options``."""
+    ``machine_xml``, one set-up iteration (``--set SetupIterations=1``) and ``options``; the
+    workbook written to ``workbook`` too when one is given."""
     source = tmp_path / name
     source.write_text(text)
     machine = tmp_path / "two-level.xml"
     machine.write_text(machine_xml)
+    book = ["-o", str(workbook)] if workbook is not None else []
     assert main([str(source), "--machine", str(machine), "--json", "-", "-q",
-                 "--set", "SetupIterations=1", *options]) == 0
+                 "--set", "SetupIterations=1", *options, *book]) == 0
     return json.loads(capsys.readouterr().out)

@@ -7,14 +7,12 @@ per element, a written one 16 B (the line read for ownership, then written back)
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
-from sat.cli import main
 
 MACHINE_XML = two_level_machine(64)
 
@@ -160,14 +158,9 @@ def test_editing_the_l2_size_in_libreoffice_switches_the_reuse(capsys, tmp_path)
     edited to 12 and recalculated: 36,864 B per nest, as the command line gives with --set."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "sib.c"
-    source.write_text(SIBLINGS_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
     book = tmp_path / "sib.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "-o", str(book)]) == 0
-    loops = json.loads(capsys.readouterr().out)["loops"]
+    loops = run_with_machine(capsys, tmp_path, "sib.c", SIBLINGS_C, MACHINE_XML,
+                             workbook=book)["loops"]
     values = recalculate_edited(book, {"L2KB": 12}, tmp_path / "edit")
     want = run(capsys, tmp_path, "sib.c", SIBLINGS_C, "--set", "L2KB=12")["loops"]
     for before, after in zip(loops, want, strict=True):

@@ -23,13 +23,11 @@ reads (as ``bench/differential/emit.py`` writes it), through ``cachesim 4096:0:2
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
-from sat.cli import main
 
 MACHINE_XML = two_level_machine(256)
 
@@ -195,14 +193,9 @@ def test_editing_the_l1_size_in_libreoffice_recomputes_the_row_window(capsys, tm
     recalculated: 952,320 B, as the command line gives with --set L1KB=0.125."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "rows.c"
-    source.write_text(ROW_WINDOW_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
     book = tmp_path / "rows.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "-o", str(book)]) == 0
-    (loop,) = json.loads(capsys.readouterr().out)["loops"]
+    (loop,) = run_with_machine(capsys, tmp_path, "rows.c", ROW_WINDOW_C, MACHINE_XML,
+                               workbook=book)["loops"]
     assert math.isclose(loop["levels"][0]["traffic_gb"] * 1e9, WINDOW_FITS, rel_tol=1e-9)
     values = recalculate_edited(book, {"L1KB": 0.125}, tmp_path / "edit")
     got = float(value_at(values, loop["levels"][0]["cells"]["traffic_gb"]))

@@ -30,14 +30,12 @@ ceil(3 / 8) + 1 = 2 lines, so the working set per cell is a, c, t: 3 x 2 lines =
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
-from sat.cli import main
 
 MACHINE_XML = two_level_machine(32)
 
@@ -126,14 +124,9 @@ def test_editing_the_l1_size_in_libreoffice_recomputes_the_runs(capsys, tmp_path
     recalculated: 15,840 B, as the command line gives with --set L1KB=0.25."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "scratch.c"
-    source.write_text(SCRATCH_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
     book = tmp_path / "scratch.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "--set", "L1KB=0.5", "-o", str(book)]) == 0
-    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    (before,) = run_with_machine(capsys, tmp_path, "scratch.c", SCRATCH_C, MACHINE_XML,
+                                 "--set", "L1KB=0.5", workbook=book)["loops"]
     values = recalculate_edited(book, {"L1KB": 0.25}, tmp_path / "edit")
     (want,) = run_with_machine(capsys, tmp_path, "scratch.c", SCRATCH_C, MACHINE_XML,
                                "--set", "L1KB=0.25")["loops"]
@@ -194,14 +187,9 @@ def test_editing_the_l2_size_in_libreoffice_recomputes_the_held_arrays(capsys, t
     recalculated: 7,168 B, as the command line gives with --set L2KB=2."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "scratch.c"
-    source.write_text(SCRATCH_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
     book = tmp_path / "held.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "--set", "L1KB=0.5", "-o", str(book)]) == 0
-    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    (before,) = run_with_machine(capsys, tmp_path, "scratch.c", SCRATCH_C, MACHINE_XML,
+                                 "--set", "L1KB=0.5", workbook=book)["loops"]
     assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(5_104)
     values = recalculate_edited(book, {"L2KB": 2}, tmp_path / "edit")
     assert float(value_at(values, before["levels"][1]["cells"]["traffic_gb"])) * 1e9 == \

@@ -17,14 +17,12 @@ three nothing.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
-from sat.cli import main
 
 MACHINE_XML = two_level_machine(32)
 
@@ -104,14 +102,9 @@ def test_editing_the_l2_size_in_libreoffice_recomputes_the_shared_data(capsys, t
     recalculated: 245,760 B, as the command line gives with --set L2KB=16."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "tiled.c"
-    source.write_text(TILED_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(MACHINE_XML)
     book = tmp_path / "tiled.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "-o", str(book)]) == 0
-    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    (before,) = run_with_machine(capsys, tmp_path, "tiled.c", TILED_C, MACHINE_XML,
+                                 workbook=book)["loops"]
     values = recalculate_edited(book, {"L2KB": 16}, tmp_path / "edit")
     (want,) = run(capsys, tmp_path, "tiled.c", TILED_C, "--set", "L2KB=16")["loops"]
     assert float(value_at(values, before["levels"][0]["cells"]["data_kib"])) == \

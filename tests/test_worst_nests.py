@@ -17,13 +17,11 @@ resized with ``--set L1KB``.
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 from machines import run_with_machine, two_level_machine
-from sat.cli import main
 
 ROWS_C = """\
 float a[40][64], b[40][64];
@@ -178,14 +176,9 @@ def test_editing_the_l1_size_in_libreoffice_recomputes_the_straddled_traffic(cap
     recalculated: 53,760 B, as the command line gives with --set L1KB=0.125."""
     from libreoffice import recalculate_edited, value_at
 
-    source = tmp_path / "shift.c"
-    source.write_text(SHIFT_C)
-    machine = tmp_path / "two-level.xml"
-    machine.write_text(two_level_machine(16))
     book = tmp_path / "shift.xlsx"
-    assert main([str(source), "--machine", str(machine), "--json", "-", "-q", "--set",
-                 "SetupIterations=1", "--set", "L1KB=0.1875", "-o", str(book)]) == 0
-    (before,) = json.loads(capsys.readouterr().out)["loops"]
+    (before,) = run_with_machine(capsys, tmp_path, "shift.c", SHIFT_C, two_level_machine(16),
+                                 "--set", "L1KB=0.1875", workbook=book)["loops"]
     values = recalculate_edited(book, {"L1KB": 0.125}, tmp_path / "edit")
     (want,) = run(capsys, tmp_path, "shift.c", SHIFT_C, "--set", "L1KB=0.125")["loops"]
     for level, expected in zip(before["levels"], want["levels"], strict=True):
