@@ -169,15 +169,15 @@ def _merge_type(types: set[str]) -> AccessType:
     return "readwrite"
 
 
-def _accesses(body: Body, chain: tuple[Loop, ...], out: list) -> None:
+def collect_accesses(body: Body, chain: tuple[Loop, ...], out: list) -> None:
     """(array, access, enclosing loops inside the nest) of every access below ``body``."""
     for array in body.arrays:
         for access in array.accesses:
             out.append((array, access, chain))
     for branch in body.branches:
-        _accesses(branch, chain, out)
+        collect_accesses(branch, chain, out)
     for loop in body.loops:
-        _accesses(loop, (*chain, loop), out)
+        collect_accesses(loop, (*chain, loop), out)
 
 
 def _bookkeeping_vars(loops: list[Loop], accesses: list) -> set[str]:
@@ -281,7 +281,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     loopvars = {lp.loopvar.lower() for lp in loops if lp.loopvar}
     row_major = procedure.layout == "row-major"
     accesses: list = []
-    _accesses(loop, (loop,), accesses)
+    collect_accesses(loop, (loop,), accesses)
 
     def loop_dims(access) -> list[int]:
         return [d for d, v in enumerate(access.loopvars) if v and v.lower() in loopvars]

@@ -117,12 +117,12 @@ def _first_is_write(array: Array) -> bool:
             or (array.writes > 0 and array.reads == 0))
 
 
-def _variables(procedure: Procedure) -> dict[str, Variable]:
+def procedure_variables(procedure: Procedure) -> dict[str, Variable]:
     return {v.name.lower(): v for v in (*procedure.nonlocals, *procedure.locals)}
 
 
-def _declared_size(variable: Variable | None, ctx: ModelContext,
-                   skip: int | None = None) -> E.Expr | None:
+def declared_size(variable: Variable | None, ctx: ModelContext,
+                  skip: int | None = None) -> E.Expr | None:
     """Product of the declared extents (``lo:hi`` -> ``hi - lo + 1``), or None if unknown."""
     if variable is None or not variable.shape:
         return None
@@ -188,7 +188,7 @@ def _record(use: ArrayUse, array: Array, chain: tuple[Loop, ...], ctx: ModelCont
 
 def _analyse_procedure(procedure: Procedure, nests: list[Loop],
                        ctx: ModelContext) -> ProcedureOccupancy:
-    declared = _variables(procedure)
+    declared = procedure_variables(procedure)
     local_names = {v.name.lower() for v in procedure.locals}
     uses: dict[tuple[str, str], ArrayUse] = {}
     loopvars = {lp.loopvar.lower() for lp in procedure.all_loops() if lp.loopvar}
@@ -244,10 +244,10 @@ def _analyse_procedure(procedure: Procedure, nests: list[Loop],
         by_name.setdefault(use.name.lower(), []).append(use)
     for lname, group in by_name.items():
         variable = declared.get(lname)
-        full = _declared_size(variable, ctx)
+        full = declared_size(variable, ctx)
         for use in group:
             where = ("occupancy", procedure.name, use.display)
-            sliced = _declared_size(variable, ctx, use.component_dim) if full else None
+            sliced = declared_size(variable, ctx, use.component_dim) if full else None
             if sliced is None:
                 dims = sorted(use.extents)
                 sliced = E.mul(*(E.maximum(*use.extents[d]) for d in dims

@@ -20,14 +20,11 @@ from sat.model.exasat.iteration import (
     NestShape,
     NestSpace,
     Pattern,
-    _accesses,
+    collect_accesses,
     trip_count,
 )
-from sat.model.exasat.memory import NestMemory, array_cost, effective_write_cost
-from sat.model.exasat.occupancy import _declared_size, _variables
-
-KIB = 1024.0
-GB = 1e9
+from sat.model.exasat.memory import GB, KIB, NestMemory, array_cost, effective_write_cost
+from sat.model.exasat.occupancy import declared_size, procedure_variables
 
 
 def tiled_nest(shape: NestShape) -> bool:
@@ -40,7 +37,7 @@ def _subscripting(shape: NestShape) -> dict[str, set[str]]:
     """Names in the subscripts of each array of the nest (by lower-case name): its loop
     variables and those of its offsets (``a(ti + ii, tj + jj)``: ti, ii, tj, jj)."""
     found: list = []
-    _accesses(shape.loop, (shape.loop,), found)
+    collect_accesses(shape.loop, (shape.loop,), found)
     names: dict[str, set[str]] = {}
     for array, access, _ in found:
         words = [str(o) for o in access.offsets if isinstance(o, str)]
@@ -71,7 +68,7 @@ def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
     them) for a tiled nest whose arrays all have declared extents; None otherwise."""
     if not tiled_nest(shape):
         return None
-    variables = _variables(shape.procedure)
+    variables = procedure_variables(shape.procedure)
     write_cost = effective_write_cost(ctx)
     subscripting = _subscripting(shape)
     sizes: list[E.Expr] = []
@@ -80,7 +77,7 @@ def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
         pattern = next((p for p in shape.patterns if p.key == array.key), None)
         if pattern is None or "%" in array.key or "@" in array.key:
             return None
-        elements = _declared_size(variables.get(pattern.array.lower()), ctx)
+        elements = declared_size(variables.get(pattern.array.lower()), ctx)
         if elements is None:
             return None
         sizes.append(E.mul(elements, array.size))

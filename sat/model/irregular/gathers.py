@@ -274,10 +274,10 @@ def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: E
                  ) -> E.Expr | None:
     """The array's declared size in KiB as an expression over the problem parameters (its
     extents' symbols) and its element size (``Bytes_``); None without a declared extent."""
-    from sat.model.exasat.occupancy import _declared_size, _variables
+    from sat.model.exasat.occupancy import declared_size, procedure_variables
 
     try:
-        size = _declared_size(_variables(procedure).get(array.lower()), ctx)
+        size = declared_size(procedure_variables(procedure).get(array.lower()), ctx)
     except ExpressionError:
         return None
     if size is None:
