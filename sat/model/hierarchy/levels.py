@@ -425,7 +425,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
-    held = held_arrays(shape, space, memory, ctx)
+    held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(
@@ -437,7 +437,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
-        if held is not None and not gathers and not repeats:  # the level holds every array
+        if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(
             (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
