@@ -230,33 +230,73 @@ def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Ex
     chance: dict[Point, float] = {}
     for point, p in points:  # the arms of one chain exclude each other: their chances add
         chance[point] = min(1.0, chance.get(point, 0.0) + p)
-    positions = []  # per axis: (interior?, the offsets' values that reach it)
+    # per axis: (key of the count of positions, the offsets' values that reach them) and
+    # each key's count (None: one position)
+    positions: list[list[tuple[object, frozenset[int]]]] = []
+    counts: list[dict[object, E.Expr | None]] = []
     for a in range(3):
         values = sorted({point[a] for point in chance})
-        lo, hi = values[0], values[-1]
-        axis = [(True, frozenset(values))]
-        axis += [(False, frozenset(v for v in values if v <= lo + t)) for t in range(hi - lo)]
-        axis += [(False, frozenset(v for v in values if v >= lo + t + 1))
-                 for t in range(hi - lo)]
-        positions.append((hi - lo, axis))
-    missed: dict[tuple[bool, ...], dict[float, int]] = {}
-    for cx in positions[0][1]:
-        for cy in positions[1][1]:
-            for cz in positions[2][1]:
+        axis_counts, axis = sparse_axis_positions(values, base[a]) or \
+            _dense_axis_positions(values, base[a])
+        positions.append(axis)
+        counts.append(axis_counts)
+    missed: dict[tuple[object, ...], dict[float, int]] = {}
+    for cx in positions[0]:
+        for cy in positions[1]:
+            for cz in positions[2]:
                 miss = math.prod(1.0 - p for point, p in chance.items()
                                  if all(point[a] in c[1] for a, c in enumerate((cx, cy, cz))))
                 group = missed.setdefault((cx[0], cy[0], cz[0]), {})
                 group[miss] = group.get(miss, 0) + 1
     terms = []
-    for interior, group in missed.items():
+    for keys, group in missed.items():
         touched = E.add(*[E.mul(n, E.add(1, E.mul(-1, E.func("POWER", miss, repeats))))
                           if 0.0 < miss < 1.0 and repeats is not None
                           else E.Num(n * (1.0 - miss))
                           for miss, n in sorted(group.items())])
-        counts = [E.maximum(0, E.add(base[a], -positions[a][0])) if positions[a][0] else base[a]
-                  for a in range(3) if interior[a]]
-        terms.append(E.mul(touched, *counts))
+        if touched == E.Num(0):
+            continue
+        terms.append(E.mul(touched, *[counts[a][key] for a, key in enumerate(keys)
+                                      if counts[a][key] is not None]))
     return E.add(*terms)
+
+
+def _dense_axis_positions(values: Sequence[int], n: E.Expr
+                          ) -> tuple[dict[object, E.Expr | None], list[tuple[object, frozenset]]]:
+    """Positions along an axis of ``n`` points shifted by ``values`` (sorted), when ``n``
+    spans the offsets: the interior (every offset reaches it, ``n`` less the span) and the
+    few near an edge (one each, reached by the offsets on that side)."""
+    lo, hi = values[0], values[-1]
+    axis: list[tuple[object, frozenset]] = [("interior", frozenset(values))]
+    axis += [("edge", frozenset(v for v in values if v <= lo + t)) for t in range(hi - lo)]
+    axis += [("edge", frozenset(v for v in values if v >= lo + t + 1)) for t in range(hi - lo)]
+    return {"interior": E.maximum(0, E.add(n, -(hi - lo))) if hi > lo else n,
+            "edge": None}, axis
+
+
+def sparse_axis_positions(values: Sequence[int], n: E.Expr
+                          ) -> tuple[dict[object, E.Expr | None],
+                                     list[tuple[object, frozenset]]] | None:
+    """Positions along an axis of ``n`` points shifted by ``values`` (sorted) some of which
+    lie more than one apart (planes read as rows far apart, ``z[ix(2, j, k)]``), grouped by
+    the offsets that reach them, for any ``n``: a position ``y`` is reached by the offsets
+    ``v`` with ``y - n < v <= y``, a run ``v_a .. v_b`` of consecutive sorted values, for
+    ``y`` from ``max(v_b, v_(a-1) + n)`` up to ``min(v_a + n, v_(b+1))`` (exclusive). When
+    ``n`` is shorter than a gap the ranges do not overlap and each offset alone reaches its
+    ``n`` positions. None when the values are consecutive (:func:`_dense_axis_positions`)."""
+    if len(values) < 2 or max(b - a for a, b in zip(values, values[1:], strict=False)) <= 1:
+        return None
+    counts: dict[object, E.Expr | None] = {}
+    axis: list[tuple[object, frozenset]] = []
+    m = len(values)
+    for a in range(m):
+        for b in range(a, m):
+            low = E.Num(values[b]) if a == 0 else E.maximum(values[b], E.add(values[a - 1], n))
+            high = E.add(values[a], n) if b == m - 1 else \
+                E.minimum(E.add(values[a], n), values[b + 1])
+            counts[(a, b)] = E.maximum(0, E.add(high, E.mul(-1, low)))
+            axis.append(((a, b), frozenset(values[a:b + 1])))
+    return counts, axis
 
 
 def widest_extents(nest: Loop, axis_loops: Sequence[Sequence[Loop]], sweeps: Sequence[Loop],
@@ -289,6 +329,26 @@ def widest_extents(nest: Loop, axis_loops: Sequence[Sequence[Loop]], sweeps: Seq
         found.append(base[a] if a in kept or all(c is None for c in counts) or
                      None in counts else E.maximum(*counts))
     return found
+
+
+def widest_across_invariant_axes(axis_loops: Sequence[Sequence[Loop]],
+                                 invariant: frozenset[int], base: list[E.Expr],
+                                 plain: Sequence[bool], trips: Callable[[Loop], E.Expr]
+                                 ) -> list[E.Expr]:
+    """``base`` with the extent of each axis whose one loop's range moves at one end with the
+    loop of an axis the pattern does not step along (``coef(j)`` in ``do i = 16, 1, -1; do
+    j = 1, i``) replaced by the widest of those ranges (:func:`widest_ranges`): the pattern's
+    elements along that axis are the union over the other loop's trips, 1 to 16, not the
+    mean range. Only the axes whose extent is the plain one (``plain``) change."""
+    loops = [lp for a in sorted(invariant) for lp in axis_loops[a]]
+    if not loops:
+        return base
+    others = [[] if a in invariant else list(axis_loops[a]) for a in range(3)]
+    widest = widest_ranges(others, loops, range(len(loops)))
+    if widest is None:
+        return base
+    return [trips(widest[a][0]) if plain[a] and len(axis_loops[a]) == 1 and a not in invariant
+            and widest[a][0] is not axis_loops[a][0] else base[a] for a in range(3)]
 
 
 def _loop_path(body: Body, target: Loop, above: tuple[Loop, ...]) -> tuple[Loop, ...] | None:

@@ -38,6 +38,7 @@ from sat.model.exasat.compulsory import (
     stepped_groups,
     stepped_union,
     triangle_halo,
+    widest_across_invariant_axes,
     widest_extents,
 )
 from sat.model.exasat.flops import branch_probability
@@ -511,6 +512,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
                               base, invariant | pattern.local, lambda lp: trip_count(lp, ctx),
                               lambda path: summed_trip_count(path, ctx,
                                                              lambda lp: trip_count(lp, ctx)))
+        # ranges moved by a loop the pattern does not step along: their union, the widest
+        base = widest_across_invariant_axes(
+            shape.axis_loops, invariant - pattern.local, base,
+            [isinstance(b, E.Ref) and b.quantity is space.extent[a] and a not in pattern.local
+             for a, b in enumerate(base)], lambda lp: trip_count(lp, ctx))
     along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
     repeats = E.mul(*along) if along else None
     factors = [stepped_union([point for point, _ in pattern.arm_points], groups,
