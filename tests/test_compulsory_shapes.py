@@ -1,0 +1,149 @@
+"""Compulsory bytes (the JSON's ``traffic_blocks_gb``) on shapes where a count over the mean
+range or over offsets taken as neighbours is not the distinct elements the nest touches:
+references in an if/else arm at offsets far apart along one axis, and a coefficient array
+whose range moves with a loop it does not step along. Each count is worked out by hand,
+the distinct elements listed in the comment."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sat.cli import main
+
+# costs per word: 8 B a read, 16 B a read-and-write or a write (read for ownership, written
+# back); 8-byte words, 64-byte lines; small nests modelled (SetupIterations=1)
+MACHINE = ["--set", "StreamingWrites=0", "--set", "NTAHints=0", "--set", "ReadCost=8",
+           "--set", "ReadWriteCost=16", "--set", "WriteCost=16", "--set", "WordBytes=8",
+           "--set", "LineBytes=64", "--set", "SetupIterations=1"]
+
+
+def compulsory_bytes(capsys, tmp_path: Path, text: str, name: str, *extra: str) -> float:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main([str(path), "--json", "-", "-q", *MACHINE, *extra]) == 0
+    data = json.loads(capsys.readouterr().out)
+    return sum(loop["traffic_blocks_gb"] for loop in data["loops"]) * 1e9
+
+
+def conds(tmp_path: Path, condition: str, p: float) -> list[str]:
+    path = tmp_path / "conds.xml"
+    path.write_text(f'<conds>\n<prop key="{condition}" val="{p}" />\n</conds>\n')
+    return ["--conds", str(path)]
+
+
+# ------------------------------------- an arm's references at offsets far apart along X
+
+FAR_IN_ARM_C = """\
+double a[64], b[16], w[16];
+void far(int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (w[i] > 0)
+            b[i] = a[i] + a[i + 40];
+        else
+            b[i] = 0.0;
+    }
+}
+"""
+
+FAR_IN_ARM_F = """\
+subroutine far(a, b, w, n)
+  integer, intent(in) :: n
+  real(8), intent(in) :: a(64), w(16)
+  real(8), intent(out) :: b(16)
+  integer :: i
+  do i = 1, n
+    if (w(i) > 0) then
+      b(i) = a(i) + a(i + 40)
+    else
+      b(i) = 0.0d0
+    end if
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("text, name, condition", [
+    (FAR_IN_ARM_C, "far.c", "w[i] > 0"), (FAR_IN_ARM_F, "far.f90", "w(i) > 0")])
+def test_offsets_far_apart_in_an_arm_count_each_with_its_probability(
+        capsys, tmp_path, text, name, condition):
+    taken = conds(tmp_path, condition, 0.25)
+    # n = 16: the arm runs a quarter of the iterations. w read at each: 16 x 8 = 128 B; b
+    # written in both arms: 16 x 16 = 256 B. a[i] touches a[0..15], a[i+40] a[40..55]:
+    # 32 elements, none reached by both offsets (the gap, 40, is longer than the 16
+    # iterations), each touched when its one iteration takes the arm: 32 x 0.25 = 8
+    # elements, 64 B. (The offsets taken as neighbours, an interior of 16 - 40 < 0 positions
+    # and 2 x 40 edge positions, counted 20 elements, 160 B.)
+    assert compulsory_bytes(capsys, tmp_path, text, name, *taken, "--set", "n=16") == \
+        pytest.approx(128 + 256 + 64)
+    # n = 48, longer than the gap: w 48 x 8 = 384 B, b 48 x 16 = 768 B. a[0..39] reached by
+    # a[i] alone, a[48..87] by a[i+40] alone: 80 elements at 0.25 = 20; a[40..47] by both,
+    # from two iterations: 8 x (1 - 0.75^2) = 3.5; 23.5 elements, 188 B
+    assert compulsory_bytes(capsys, tmp_path, text, name, *taken, "--set", "n=48") == \
+        pytest.approx(384 + 768 + 188)
+
+
+# rows of a matrix read as planes of a 3-D array through an index function: offsets 30 rows
+# apart along Y, in the else arm
+PLANES_IN_ARM_C = """\
+static inline int ix(int p, int j, int i) { return (p * 30 + j) * 16 + i; }
+double z[1920], out[30][16], w[30][16];
+void planes(int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < 16; i++) {
+            if (w[j][i] > 0)
+                out[j][i] = 1.0;
+            else
+                out[j][i] = z[ix(1, j, i)] + z[ix(3, j, i)];
+        }
+}
+"""
+
+
+def test_planes_read_in_an_else_arm_count_with_its_probability(capsys, tmp_path):
+    taken = conds(tmp_path, "w[j][i] > 0", 0.75)
+    # n = 10 rows of 16: 160 iterations, the else arm a quarter of them. w read 160 x 8 =
+    # 1,280 B; out written in both arms 160 x 16 = 2,560 B; z's planes 1 and 3 hold 160
+    # elements each (rows 30 and 90 apart from plane 0: never the same), each touched when
+    # its iteration takes the else arm: 320 x 0.25 = 80 elements, 640 B (the arms' chances
+    # added as if the two planes were one element: 320 elements, 2,560 B)
+    assert compulsory_bytes(capsys, tmp_path, PLANES_IN_ARM_C, "planes.c", *taken,
+                            "--set", "n=10") == pytest.approx(1_280 + 2_560 + 640)
+
+
+# ------------------------------------- a coefficient over a triangle
+
+TRIANGLE_COEF_C = """\
+double out[17][18], inp[17][18], coef[18];
+void tri(void)
+{
+    for (int i = 16; i >= 1; i--)
+        for (int j = 1; j < i + 1; j++)
+            out[i][j] = inp[i][j] * coef[j];
+}
+"""
+
+TRIANGLE_COEF_F = """\
+subroutine tri(out, inp, coef)
+  real(8), intent(out) :: out(18, 17)
+  real(8), intent(in) :: inp(18, 17), coef(18)
+  integer :: i, j
+  do i = 16, 1, -1
+    do j = 1, i
+      out(j, i) = inp(j, i) * coef(j)
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("text, name", [(TRIANGLE_COEF_C, "tri.c"), (TRIANGLE_COEF_F, "tri.f90")])
+def test_a_coefficient_over_a_triangle_touches_its_widest_row(capsys, tmp_path, text, name):
+    # i = 16 down to 1, j = 1 .. i: 16 + 15 + ... + 1 = 136 iterations. inp read once each:
+    # 136 x 8 = 1,088 B; out written: 136 x 16 = 2,176 B; coef(j) over every row is the
+    # union of 1..i, the widest row: coef(1..16), 16 x 8 = 128 B (the mean row, 8.5
+    # elements, gave 68 B)
+    assert compulsory_bytes(capsys, tmp_path, text, name) == \
+        pytest.approx(1_088 + 2_176 + 128)
