@@ -38,6 +38,7 @@ between planes) its data stays from one repetition to the next as well.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -217,37 +218,36 @@ def arm_paths(body: Body, path: tuple[Arm, ...] = ()) -> dict[int, tuple[Arm, ..
     return found
 
 
-def expected_elements(points: Sequence[tuple[Point, float]], base: Sequence[E.Expr],
+def expected_elements(points: Sequence[tuple[tuple[int, ...], float]], base: Sequence[E.Expr],
                       repeats: E.Expr | None = None) -> E.Expr:
     """Expected distinct elements of a pattern whose references run with probabilities
     (``points``: each offset and the chance one iteration makes it, 1 for an unconditional
-    one) over a grid of ``base`` points per axis, each iteration taking its arms
-    independently. An element reached by references from k iterations is touched with
-    probability 1 - (1 - p)^k; ``repeats`` iterations (along the axes the pattern does not
-    step; None: one) reach each element once more per offset. Along each axis an element is
+    one) over a grid of ``base`` points per axis (the three axes, and a loop beyond them:
+    :mod:`sat.model.exasat.beyond_axes`), each iteration taking its arms independently. An
+    element reached by references from k iterations is touched with probability
+    1 - (1 - p)^k; ``repeats`` iterations (along the axes the pattern does not step; None:
+    one) reach each element once more per offset. Along each axis an element is
     either in the interior (every offset reaches it) or one of the few near an edge (some
     offsets do): the sum over elements groups into one term per set of interior axes."""
-    chance: dict[Point, float] = {}
+    chance: dict[tuple[int, ...], float] = {}
     for point, p in points:  # the arms of one chain exclude each other: their chances add
         chance[point] = min(1.0, chance.get(point, 0.0) + p)
     # per axis: (key of the count of positions, the offsets' values that reach them) and
     # each key's count (None: one position)
     positions: list[list[tuple[object, frozenset[int]]]] = []
     counts: list[dict[object, E.Expr | None]] = []
-    for a in range(3):
+    for a in range(len(base)):
         values = sorted({point[a] for point in chance})
         axis_counts, axis = sparse_axis_positions(values, base[a]) or \
             _dense_axis_positions(values, base[a])
         positions.append(axis)
         counts.append(axis_counts)
     missed: dict[tuple[object, ...], dict[float, int]] = {}
-    for cx in positions[0]:
-        for cy in positions[1]:
-            for cz in positions[2]:
-                miss = math.prod(1.0 - p for point, p in chance.items()
-                                 if all(point[a] in c[1] for a, c in enumerate((cx, cy, cz))))
-                group = missed.setdefault((cx[0], cy[0], cz[0]), {})
-                group[miss] = group.get(miss, 0) + 1
+    for combination in itertools.product(*positions):
+        miss = math.prod(1.0 - p for point, p in chance.items()
+                         if all(point[a] in c[1] for a, c in enumerate(combination)))
+        group = missed.setdefault(tuple(c[0] for c in combination), {})
+        group[miss] = group.get(miss, 0) + 1
     terms = []
     for keys, group in missed.items():
         touched = E.add(*[E.mul(n, E.add(1, E.mul(-1, E.func("POWER", miss, repeats))))

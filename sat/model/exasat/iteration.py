@@ -41,6 +41,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
+from sat.model.exasat.beyond_axes import beyond_offset, beyond_points
 from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
 from sat.model.exasat.steps import (
     SHORT_LEADING_TRIPS,
@@ -118,6 +119,9 @@ class Pattern:
     # with stepped axis loops: each reference's residue within a step, per axis, in the order
     # of arm_points (whose points are in whole steps): compulsory.stepped_groups
     step_residues: tuple[tuple[int, int, int], ...] = ()
+    # a loop beyond the axes whose references sit at several offsets along it, and each
+    # reference's (residue, offset in steps) there (sat.model.exasat.beyond_axes)
+    beyond: tuple[Loop, tuple[tuple[int, int], ...]] | None = None
 
     @property
     def kind(self) -> str:
@@ -377,6 +381,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     split = _split_arrays(accesses, stepping, streamed)
     items: dict[str, list[compulsory.Item]] = {}
     arms, arm_points = compulsory.arm_paths(loop), {}
+    beyond: dict[str, list] = {}
     for array, access, chain in accesses:
         lowered = [v.lower() for v in access.loopvars]
         if not streamed.intersection(lowered):
@@ -410,6 +415,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
         step_residues.setdefault(key, []).append((residue[0], residue[1], residue[2]))
         offsets.setdefault(key, set()).add((point[0], point[1], point[2]))
         arm_points.setdefault(key, []).append((tuple(point), arms.get(id(access), ())))
+        beyond.setdefault(key, []).append(beyond_offset(access, chain, stepping))
         in_step.setdefault(key, set()).add((*point, *within))
         types.setdefault(key, set()).add(array.accesstype)
         first.setdefault(key, (array.datatype, len(access.offsets), array.name))
@@ -450,6 +456,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 for key in offsets]
     for pattern in patterns:
         pattern.arm_points = tuple(arm_points[pattern.key])
+        pattern.beyond = beyond_points(beyond[pattern.key])
         if pattern.key in residues:
             pattern.step_residues = tuple(step_residues[pattern.key])
         pattern.run_copies = bool(pattern.copy_chains) and unit_moved.get(pattern.key, False) \

@@ -30,8 +30,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from sat.ir import Loop
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.exasat.beyond_axes import beyond_union
 from sat.model.exasat.compulsory import (
     expected_elements,
     sparse_axis_union,
@@ -534,6 +536,18 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
         # span, where the edges of the grid overlap)
         factors = [E.minimum(expected, factors[0]) if halo else
                    E.if_(E.compare(">", space.iterations, 0), expected, 0)]
+    beyond = _beyond_loop(shape, pattern, new_sweeps) if not groups and not pattern.local \
+        and not shape.tiles and pattern.step_copies == pattern.step_elements == 1 else None
+    if beyond is not None:  # offsets along a loop beyond the axes: the union of four axes
+        chances = arm_chances(pattern, ctx, shape.procedure.file)
+        factors = [E.if_(E.compare(">", space.iterations, 0), beyond_union(
+            pattern.beyond, [point for point, _ in pattern.arm_points],
+            None if chances is None else [p for _, p in chances], base,
+            trip_count(beyond, ctx), repeats), 0)]
+        if any(lp is beyond for lp in shape.sweep_loops):  # its trips are in the union
+            new_sweeps = tuple(n for n in new_sweeps if shape.sweep_loops[n] is not beyond)
+        else:
+            copies = E.div(copies, trip_count(beyond, ctx))
     if groups:  # every residue's elements counted in its union, not the lines they move
         copies = E.div(copies, pattern.step_copies)
     elif pattern.step_elements != pattern.step_copies:  # elements, not the lines they move
@@ -545,6 +559,21 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     cost = array_cost(pattern.kind, ctx, write_cost)
     per_element = E.div(E.div(E.mul(cost, size), ctx.param("WordBytes")), E.Num(GB))
     return E.mul(copies, per_element, *factors)
+
+
+def _beyond_loop(shape: NestShape, pattern: Pattern, new_sweeps: tuple[int, ...]
+                 ) -> Loop | None:
+    """The loop beyond the axes along which the pattern's references sit at several offsets
+    (:mod:`sat.model.exasat.beyond_axes`), when it is a sweep bringing the pattern new
+    elements or the pattern's one component loop; None otherwise."""
+    if pattern.beyond is None:
+        return None
+    loop = pattern.beyond[0]
+    if any(shape.sweep_loops[n] is loop for n in new_sweeps) or \
+            (len(pattern.copy_chains) == 1 and len(pattern.copy_chains[0]) == 1
+             and pattern.copy_chains[0][0] is loop):
+        return loop
+    return None
 
 
 def _triangle_columns(shape: NestShape, pattern: Pattern, base: list[E.Expr], plain: bool,
