@@ -147,3 +147,62 @@ def test_a_coefficient_over_a_triangle_touches_its_widest_row(capsys, tmp_path, 
     # elements, gave 68 B)
     assert compulsory_bytes(capsys, tmp_path, text, name) == \
         pytest.approx(1_088 + 2_176 + 128)
+
+
+# ------------------------------------- offsets along a loop beyond the three axes
+
+# a short stepped loop over the contiguous dimension inside the others: a component loop
+COMPONENT_OFFSET_C = """\
+double a[8][18], b[8][18];
+void comp(void)
+{
+    for (int i = 2; i < 8; i++)
+        for (int k = 2; k < 18; k += 2)
+            b[i][k] = a[i][k] + a[i][k - 2] + a[i - 2][k];
+}
+"""
+
+COMPONENT_OFFSET_F = """\
+subroutine comp(a, b)
+  real(8), intent(in) :: a(18, 8)
+  real(8), intent(out) :: b(18, 8)
+  integer :: i, k
+  do i = 3, 8
+    do k = 3, 18, 2
+      b(k, i) = a(k, i) + a(k - 2, i) + a(k, i - 2)
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("text, name", [(COMPONENT_OFFSET_C, "comp.c"),
+                                        (COMPONENT_OFFSET_F, "comp.f90")])
+def test_offsets_along_a_component_loop_add_its_shifted_elements(capsys, tmp_path, text, name):
+    # rows i = 2..7 (6), k = 2, 4, .., 16 (8 trips of step 2). b written 48 x 16 = 768 B.
+    # a: rows 2..7 at k = 0, 2, .., 16 (a[i][k] and a[i][k-2], the same residue one step
+    # apart): 6 x 9 = 54; rows 0 and 1 (a[i-2][k] only) at k = 2..16: 2 x 8 = 16; 70
+    # elements, 560 B (the component loop's trips times the rows, 8 x 8, gave 512 B)
+    assert compulsory_bytes(capsys, tmp_path, text, name) == pytest.approx(768 + 560)
+
+
+# a stepped loop over the contiguous dimension outside the others: a sweep
+SWEEP_OFFSET_C = """\
+double a[4][6][24], b[4][6][24];
+void sweep(void)
+{
+    for (int i = 14; i >= 4; i -= 2)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 6; k++)
+                b[j][k][i] = a[j][k][i] + a[j][k][i - 1] + a[j][k][i + 3];
+}
+"""
+
+
+def test_offsets_along_a_stepped_sweep_count_each_residue(capsys, tmp_path):
+    # i = 14, 12, .., 4: 6 trips; j = 0..3, k = 0..5: 24 rows. b written 144 x 16 = 2,304 B.
+    # a[j][k][i]: the even i 4..14, 6 per row; a[j][k][i-1] and a[j][k][i+3]: the odd i
+    # 3..13 and 7..17, together 3..17, 8 per row; 24 x 14 = 336 elements, 2,688 B (the
+    # sweep's 6 trips alone gave 24 x 6 = 144 elements, 1,152 B)
+    assert compulsory_bytes(capsys, tmp_path, SWEEP_OFFSET_C, "sweep.c") == \
+        pytest.approx(2_304 + 2_688)

@@ -500,8 +500,11 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
         and not pattern.local and not shape.tiles else None
     groups = [] if pattern.local or taken is not None else stepped_groups(list(zip(
         (point for point, _ in pattern.arm_points), pattern.step_residues, strict=False)))
+    beyond = _beyond_loop(shape, pattern, new_sweeps) if not groups and not pattern.local \
+        and not shape.tiles and pattern.step_copies == pattern.step_elements == 1 else None
     if not invariant and not pattern.local and new_sweeps == every and not halo and \
-            pattern.step_elements == pattern.step_copies and taken is None and not groups:
+            pattern.step_elements == pattern.step_copies and taken is None and not groups \
+            and beyond is None:
         return None
     # along an invariant axis, one element per other index: none when the axis runs no
     # iteration (then neither does the nest)
@@ -536,8 +539,6 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
         # span, where the edges of the grid overlap)
         factors = [E.minimum(expected, factors[0]) if halo else
                    E.if_(E.compare(">", space.iterations, 0), expected, 0)]
-    beyond = _beyond_loop(shape, pattern, new_sweeps) if not groups and not pattern.local \
-        and not shape.tiles and pattern.step_copies == pattern.step_elements == 1 else None
     if beyond is not None:  # offsets along a loop beyond the axes: the union of four axes
         chances = arm_chances(pattern, ctx, shape.procedure.file)
         factors = [E.if_(E.compare(">", space.iterations, 0), beyond_union(
