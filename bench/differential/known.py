@@ -39,7 +39,8 @@ REASONS = {
                       "with multi-dimensional arrays (n00609, n00288: identical). Planes of an "
                       "array read through one (z[ix(2, j, k)]) are rows far apart, each its own "
                       "range in the compulsory bytes, not the span between them (n00161: +27 % "
-                      "before, exact). What is left is the scratch tiles' cache levels (see "
+                      "before, exact), also inside if/else arms, each plane touched with its "
+                      "arm's probability (n01236: +29 % before, exact). What is left is the scratch tiles' cache levels (see "
                       "scratch-tile) and branches.",
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
@@ -59,9 +60,11 @@ REASONS = {
                    "compulsory bytes count the elements it touches: for each remainder of the "
                    "offsets modulo the step, the union of its references over the grid of "
                    "steps, with the arms' probabilities inside if/else (n00036: +18 % before, "
-                   "exact). Left: a stepped loop outermost over the contiguous axis, whose "
-                   "offsets along it are not counted (n00358 -27 %), and a short stepped loop "
-                   "read as component copies (n00365 -7 %, see order:column). A loop stepping "
+                   "exact). A stepped loop outside the three axes (outermost over the contiguous "
+                   "axis, or short and read as component copies) counts the offsets along it "
+                   "per remainder too, as a fourth axis of the union (n00358: -27 % before, "
+                   "exact; n01190: -3.6 %, exact). Left: n00365 (-7 %, a short stepped loop "
+                   "beside a time loop's sibling). A loop stepping "
                    "by 2 or 3 along rows or planes holds each offset's own row once, in the "
                    "working set within pencils and in what one step of an outer X loop "
                    "touches: n01093 (i += 3, seven offsets on five rows) L1 -2 % (was "
@@ -130,9 +133,10 @@ REASONS = {
                         "time loop) is charged 20 x at the 16 KiB level where its data fits (see "
                         "bounds:step).",
     "order:column": "A short loop over the contiguous dimension (eight trips or fewer) is read as "
-                    "component copies, so the next dimension is taken as the contiguous axis: the "
-                    "compulsory bytes count the copies of each point without the offsets along "
-                    "those loops (n00023: compulsory -12 %, L1 -80 %). L1 median 11 %, L2 and L3 "
+                    "component copies, so the next dimension is taken as the contiguous axis; the "
+                    "compulsory bytes count the offsets along such a loop as a fourth axis of "
+                    "the union (n00023: -12 % before, exact), the levels still count the copies "
+                    "of each point without them (n00023: L1 -80 %). L1 median 11 %, L2 and L3 "
                     "8 to 9 %.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
@@ -140,7 +144,9 @@ REASONS = {
                          "triangle lengthens each of its columns (n00417: -2 % before, exact); "
                          "a halo along both axes of a triangle, or one over a triangle in a 3-D "
                          "nest with tiles, is still counted on rows of mean length (n00307 -4 %, "
-                         "n00013 -2.5 %).",
+                         "n00013 -2.5 %). A coefficient indexed along a triangle's moving range "
+                         "touches its widest range, not the mean one (n00667: -1.7 % before, "
+                         "exact).",
     "constant-subscript": "Planes read at constant subscripts (z(i, j, 3 - 1)) are pencils of "
                           "their own: with three of them a nest's lines within pencils often "
                           "just exceed the 512 B L1. A window of X offsets straddling a line "
@@ -153,7 +159,9 @@ REASONS = {
                    "there (n00785: exact, was L2 +260 %).",
     "branch": "Flops follow the arms' probabilities (an else runs what its if leaves). The "
               "compulsory bytes count an element that references only inside arms reach from k "
-              "iterations with probability 1 - (1 - p)^k, iterations taking arms independently; "
+              "iterations with probability 1 - (1 - p)^k, iterations taking arms independently, "
+              "for offsets of any span (planes far apart in an else arm, n01614: +13 % before, "
+              "exact); "
               "the cache levels count each arm's references by its probability, while the cache "
               "keeps the lines either arm touched.",
     "section": "Exact at the median (n01497, a section in a called procedure: exact, was "
