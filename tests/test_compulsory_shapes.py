@@ -206,3 +206,23 @@ def test_offsets_along_a_stepped_sweep_count_each_residue(capsys, tmp_path):
     # sweep's 6 trips alone gave 24 x 6 = 144 elements, 1,152 B)
     assert compulsory_bytes(capsys, tmp_path, SWEEP_OFFSET_C, "sweep.c") == \
         pytest.approx(2_304 + 2_688)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_extent_in_libreoffice_recounts_the_far_offsets(capsys, tmp_path):
+    """The workbook of FAR_IN_ARM_C written at n = 16, its n edited to 48 and recalculated:
+    the positions each run of offsets reaches are formulas over n, so the count follows,
+    384 + 768 + 188 = 1,340 B as worked out above (at n = 16: 448 B)."""
+    from libreoffice import recalculate_edited, value_at
+
+    taken = conds(tmp_path, "w[i] > 0", 0.25)
+    source = tmp_path / "far.c"
+    source.write_text(FAR_IN_ARM_C)
+    book = tmp_path / "far.xlsx"
+    assert main([str(source), "--json", "-", "-q", *MACHINE, *taken, "--set", "n=16",
+                 "-o", str(book)]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert before["totals"]["traffic_blocks_gb"] * 1e9 == pytest.approx(448)
+    values = recalculate_edited(book, {"n": 48}, tmp_path / "edit")
+    got = float(value_at(values, before["totals"]["cells"]["traffic_blocks_gb"])) * 1e9
+    assert got == pytest.approx(1_340)
