@@ -73,6 +73,7 @@ from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
+from sat.model.hierarchy.tile_lines import tile_lines, tile_traffic
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec, ParameterSet
@@ -426,6 +427,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
+    tile = None if gathers else tile_lines(shape, space, memory, ctx)
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(
@@ -439,6 +441,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
         if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
+        if tile is not None:  # a level smaller than a tile moves the tile's lines
+            traffic_expr, case_taken = tile_traffic(tile, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(
             (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
             E.if_(resident, 0, traffic_expr), "GB",
