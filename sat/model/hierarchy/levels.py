@@ -69,8 +69,8 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
-from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
-from sat.model.hierarchy.repetitions import PassData, moving_repetitions
+from sat.model.hierarchy.held_arrays import held_arrays, held_over_repetitions, held_traffic
+from sat.model.hierarchy.repetitions import PassData, moving_repetitions, repetition_loops
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
 from sat.model.hierarchy.tile_lines import tile_lines, tile_traffic
@@ -428,6 +428,11 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
     tile = None if gathers else tile_lines(shape, space, memory, ctx)
+    # the whole arrays moved once in all, over the repetitions too (a level holding them
+    # keeps them from one pass to the next)
+    staying = frozenset(id(lp) for lp in repetition_loops(shape)) if held is not None \
+        else frozenset()
+    once = held_arrays(shape, space, memory, ctx, staying) if staying else None
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(
@@ -451,6 +456,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             taken = E.Quantity((*key, "traffic_repeated_gb"), E.if_(resident, 0, traffic_expr),
                                "GB", f"{spec.link} traffic if every repetition moved the data")
             regular.expr = E.mul(E.Ref(taken), share)
+            if once is not None:  # a level holding every array moves each once in all
+                regular.expr = held_over_repetitions(once, capacity, regular.expr)
         condition = E.Quantity((*key, "layer_condition"), E.if_(resident, 0, straddled_case(
             case_taken(taken), taken, level_cases[3], none, unstraddled[0], capacity)), "case",
                                f"{spec.name} layer condition")

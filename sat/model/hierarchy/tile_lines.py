@@ -31,8 +31,8 @@ from sat.model.context import ModelContext
 from sat.model.exasat.iteration import NestShape, NestSpace, collect_accesses
 from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import GB, KIB, NestMemory, array_cost, effective_write_cost
-from sat.model.exasat.occupancy import declared_size, procedure_variables
-from sat.model.hierarchy.held_arrays import tiled_nest
+from sat.model.exasat.occupancy import declared_size
+from sat.model.hierarchy.held_arrays import nest_variable, tiled_nest
 
 
 @dataclass
@@ -50,7 +50,7 @@ class TileLines:
 def _unit_extent(name: str, shape: NestShape, ctx: ModelContext) -> E.Expr | None:
     """Declared elements of the array's unit-stride dimension (None when not declared or
     one-dimensional)."""
-    variable = procedure_variables(shape.procedure).get(name.lower())
+    variable = nest_variable(shape, name, ctx)
     if variable is None or len(variable.shape) < 2:
         return None
     unit = -1 if shape.procedure.layout == "row-major" else 0
