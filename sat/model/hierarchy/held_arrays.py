@@ -120,10 +120,11 @@ def held_traffic(held: tuple[E.Expr, E.Expr], capacity: E.ExprLike, traffic: E.E
 
 
 def held_over_repetitions(held: tuple[E.Expr, E.Expr], capacity: E.ExprLike,
-                          repeated: E.Expr) -> E.Expr:
+                          repeated: E.Expr, moving: E.ExprLike | E.Quantity) -> E.Expr:
     """Traffic (GB) at a level of ``capacity`` KiB of a nest with repetitions (a time loop
-    around the tiles, in the nest or around a call of it), ``repeated`` over all of them:
-    when the level holds the whole arrays of ``held``, no more than their bytes, which the
-    repetitions do not bring again (they stay in the level from one pass to the next)."""
-    fits = E.compare("<", held[0], capacity)
+    around the tiles, in the nest or around a call of it), ``repeated`` over all of them,
+    ``moving`` of which move the data: when only the first moves it (what a pass touches,
+    the other nests of a time loop included, fits the level) and the level holds the whole
+    arrays of ``held``, no more than their bytes, which stay from one pass to the next."""
+    fits = E.func("AND", E.compare("<", held[0], capacity), E.compare("<=", moving, 1))
     return E.if_(fits, E.minimum(repeated, held[1]), repeated)

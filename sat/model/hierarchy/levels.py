@@ -325,11 +325,12 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
 
 
 def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
-                      passes: PassData, ctx: ModelContext, key: tuple
+                      passes: PassData, ctx: ModelContext, key: tuple,
+                      whole_kib: E.Expr | None = None
                       ) -> tuple[E.Expr, dict[str, CellValue]]:
     """(the share of the nest's repetitions that move its data at a level, the Repeats cell):
     1 and no cell for a nest without repetitions (:mod:`sat.model.hierarchy.repetitions`)."""
-    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx)
+    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx, whole_kib)
     if found is None:
         return E.Num(1), {}
     moving, every = found
@@ -443,7 +444,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             memory.q, *layer_condition([plane, pencil, cell], capacity, level_cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key,
+                                           None if once is None else once[0])
         if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         if tile is not None:  # a level smaller than a tile moves the tile's lines
@@ -457,7 +459,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
                                "GB", f"{spec.link} traffic if every repetition moved the data")
             regular.expr = E.mul(E.Ref(taken), share)
             if once is not None:  # a level holding every array moves each once in all
-                regular.expr = held_over_repetitions(once, capacity, regular.expr)
+                regular.expr = held_over_repetitions(once, capacity, regular.expr,
+                                                     repeats["repeats"])
         condition = E.Quantity((*key, "layer_condition"), E.if_(resident, 0, straddled_case(
             case_taken(taken), taken, level_cases[3], none, unstraddled[0], capacity)), "case",
                                f"{spec.name} layer condition")
