@@ -15,22 +15,14 @@ A cell's 4 copies of an array are a run of 4 neighbouring doubles: it spans at m
 ceil(3 / 8) + 1 = 2 lines, so the working set per cell is a, c, t: 3 x 2 lines = 6 lines =
 0.375 KiB (it was 3 x 4 copies x 1 line = 0.75 KiB).
 
-- L1 of 0.5 KiB: 0.375 fits, and so does the pencil's working set (the same 6 lines): reuse
-  between pencils, the layer condition's count (unchanged, the within-pencil count is the same
-  here): per sweep X rounded to 8 elements x 4 copies x 8 B = 256 B per unit of cost, x (1 + 2 +
-  2) = 1,280 B, x 9 sweeps = 11,520 B. Before, 0.75 KiB did not fit and every copy moved a line:
-  9 x 4 cells x 4 copies x 64 B x 5 = 46,080 B. The write-back LRU simulation of the same nest
-  at 512 B (``bench/differential``'s truth program for this nest piped into
-  ``bench/validation/cachesim 512:0:16384:0``; nest n00169 of seed 0, the same nest with 64-bit
-  integers) moves 12,544 B.
-- L1 of 0.25 KiB (4 lines): 0.375 does not fit, no reuse within pencils: each cell's run
-  moves (4 - 1 + 8) / 8 = 1.375 lines on average, 2.75 elements per copy: 9 sweeps x 4
-  cells x 4 copies x 2.75 x 8 B x 5 = 15,840 B (a line per copy before: 46,080 B).
+A level smaller than one tile of every array moves each tile's lines
+(:mod:`sat.model.hierarchy.tile_lines`, worked out in ``tests/test_tile_reuse.py``): a 912 B
+tile (a 352 B, c 352 B, t 208 B), 1,680 B per tile with the scratch tile read again, 15,120 B
+at a 0.5 KiB or 0.25 KiB L1.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -89,53 +81,27 @@ def l1(capsys, tmp_path: Path, name: str, text: str, kib: str) -> dict:
 
 @pytest.mark.parametrize(("name", "text"), SOURCES)
 def test_a_tile_row_is_a_run_of_neighbours_in_the_working_set(capsys, tmp_path, name, text):
-    """WS/cell 3 arrays x 2 lines x 64 B = 384 B = 0.375 KiB; fits 0.5 KiB: 11,520 B."""
+    """WS/cell 3 arrays x 2 lines x 64 B = 384 B = 0.375 KiB; the 0.5 KiB L1 holds no tile
+    (912 B): the tiles' lines, 9 x 1,680 B = 15,120 B, reuse between pencils (rows)."""
     level = l1(capsys, tmp_path, name, text, "0.5")
     assert level["ws_cell_kb"] == pytest.approx(0.375)
     assert level["ws_pencil_kb"] == pytest.approx(0.375)
     assert level["layer_condition"] == "pencils"
-    assert level["traffic_gb"] * 1e9 == pytest.approx(11_520)
-
-
-@pytest.mark.parametrize(("name", "text"), SOURCES)
-def test_without_reuse_a_tile_row_moves_the_lines_of_its_run(capsys, tmp_path, name, text):
-    """0.375 KiB does not fit 0.25 KiB: 9 x 4 x 4 x 2.75 x 8 B x 5 = 15,840 B."""
-    level = l1(capsys, tmp_path, name, text, "0.25")
-    assert level["layer_condition"] == "none"
-    assert level["traffic_gb"] * 1e9 == pytest.approx(15_840)
+    assert level["traffic_gb"] * 1e9 == pytest.approx(15_120)
 
 
 def test_a_run_of_a_whole_line_spans_two(capsys, tmp_path):
     """Tiles of 8 doubles (``ti`` 8 trips, still a component loop): a run of 8 spans
-    ceil(7 / 8) + 1 = 2 lines, the working set stays 6 lines = 0.375 KiB; without reuse
-    (0.25 KiB) it moves (8 - 1 + 8) / 8 = 1.875 lines, 15 / 8 elements per copy:
-    24 x 24 elements in 3 x 3 tiles of 8 x 8: 9 sweeps x 8 cells x 8 copies x 15/8 x 8 B
-    x 5 = 43,200 B (a line per copy: 9 x 8 x 8 x 64 x 5 = 184,320 B)."""
+    ceil(7 / 8) + 1 = 2 lines, the working set stays 6 lines = 0.375 KiB. A tile row of 8
+    starting anywhere spans (8 - 1 + 8) / 8 = 1.875 lines; rows 26 apart share none: a and c
+    8 x 1.875 = 15 lines (960 B); t's rows 9 apart: (15 + 7 x 9) / 8 = 9.75 lines (624 B).
+    9 tiles x (960 + 2 x 960 + 3 x 624) = 42,768 B; the write-back simulation of this nest
+    (n01857 of the generated sample, ``truth K | cachesim 512:0:16384:0``) 43,200 B."""
     text = SCRATCH_C.replace("[14]", "[26]").replace("[5][5]", "[9][9]") \
         .replace("< 12", "< 24").replace("+= 4", "+= 8").replace("< 4", "< 8")
     level = l1(capsys, tmp_path, "scratch8.c", text, "0.25")
     assert level["ws_cell_kb"] == pytest.approx(0.375)
-    assert level["traffic_gb"] * 1e9 == pytest.approx(43_200)
-
-
-@pytest.mark.libreoffice
-def test_editing_the_l1_size_in_libreoffice_recomputes_the_runs(capsys, tmp_path):
-    """The workbook written with a 0.5 KiB L1 (11,520 B), its L1KB edited to 0.25 and
-    recalculated: 15,840 B, as the command line gives with --set L1KB=0.25."""
-    from libreoffice import recalculate_edited, value_at
-
-    book = tmp_path / "scratch.xlsx"
-    (before,) = run_with_machine(capsys, tmp_path, "scratch.c", SCRATCH_C, MACHINE_XML,
-                                 "--set", "L1KB=0.5", workbook=book)["loops"]
-    values = recalculate_edited(book, {"L1KB": 0.25}, tmp_path / "edit")
-    (want,) = run_with_machine(capsys, tmp_path, "scratch.c", SCRATCH_C, MACHINE_XML,
-                               "--set", "L1KB=0.25")["loops"]
-    for level, expected in zip(before["levels"], want["levels"], strict=True):
-        got = float(value_at(values, level["cells"]["traffic_gb"]))
-        assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
-    assert float(value_at(values, before["levels"][0]["cells"]["traffic_gb"])) * 1e9 == \
-        pytest.approx(15_840)
-    assert before["levels"][0]["traffic_gb"] * 1e9 == pytest.approx(11_520)
+    assert level["traffic_gb"] * 1e9 == pytest.approx(42_768)
 
 
 # A level that holds every array the tiled nest touches (their declared sizes) keeps the lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sat.ir import Variable
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.iteration import (
@@ -23,6 +24,7 @@ from sat.model.exasat.iteration import (
     collect_accesses,
     trip_count,
 )
+from sat.model.exasat.lines import program_shapes
 from sat.model.exasat.memory import GB, KIB, NestMemory, array_cost, effective_write_cost
 from sat.model.exasat.occupancy import declared_size, procedure_variables
 
@@ -31,6 +33,17 @@ def tiled_nest(shape: NestShape) -> bool:
     """Whether the nest copies into a scratch tile or walks tile loops."""
     return bool(shape.tiles) or any(p.scratch for p in shape.patterns) \
         or any(lp.kind == "tile" for lp in shape.loop.all_loops())
+
+
+def nest_variable(shape: NestShape, name: str, ctx: ModelContext) -> Variable | None:
+    """The declaration of an array the nest touches: its procedure's, else the one every
+    procedure read declares alike (a module or file-scope array of a called procedure, for
+    the nest of the time loop that calls it)."""
+    found = procedure_variables(shape.procedure).get(name.lower())
+    if found is not None and found.shape:
+        return found
+    declared = program_shapes(ctx.read_procedures.values()).get(name.lower())
+    return Variable(name, shape=declared) if declared else found
 
 
 def _subscripting(shape: NestShape) -> dict[str, set[str]]:
@@ -49,7 +62,7 @@ def _subscripting(shape: NestShape) -> dict[str, set[str]]:
 
 
 def _passes(shape: NestShape, pattern: Pattern, variables: set[str],
-            ctx: ModelContext) -> E.Expr:
+            ctx: ModelContext, staying: frozenset[int] = frozenset()) -> E.Expr:
     """Passes over the array's whole range: the trips of the sweeps that bring it elements
     again without subscripting it (a time loop around the tiles; the tile loops subscript it
     and bring other parts of the same declared range), one for a scratch tile (written
@@ -59,16 +72,19 @@ def _passes(shape: NestShape, pattern: Pattern, variables: set[str],
     bringing = range(len(shape.sweep_loops)) if pattern.new_sweeps is None \
         else pattern.new_sweeps
     return E.mul(E.Num(1), *[trip_count(shape.sweep_loops[k], ctx) for k in bringing
-                             if shape.sweep_loops[k].loopvar.lower() not in variables])
+                             if shape.sweep_loops[k].loopvar.lower() not in variables
+                             and id(shape.sweep_loops[k]) not in staying])
 
 
 def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
-                ctx: ModelContext) -> tuple[E.Expr, E.Expr] | None:
+                ctx: ModelContext, staying: frozenset[int] = frozenset()
+                ) -> tuple[E.Expr, E.Expr] | None:
     """(KiB of the whole arrays the nest touches, GB they move at most when a level holds
-    them) for a tiled nest whose arrays all have declared extents; None otherwise."""
+    them) for a tiled nest whose arrays all have declared extents; None otherwise.
+    ``staying``: the loops (by ``id``) whose passes bring nothing again (the repetitions,
+    when a level holds the arrays from one pass to the next)."""
     if not tiled_nest(shape):
         return None
-    variables = procedure_variables(shape.procedure)
     write_cost = effective_write_cost(ctx)
     subscripting = _subscripting(shape)
     sizes: list[E.Expr] = []
@@ -77,13 +93,13 @@ def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
         pattern = next((p for p in shape.patterns if p.key == array.key), None)
         if pattern is None or "%" in array.key or "@" in array.key:
             return None
-        elements = declared_size(variables.get(pattern.array.lower()), ctx)
+        elements = declared_size(nest_variable(shape, pattern.array, ctx), ctx)
         if elements is None:
             return None
         sizes.append(E.mul(elements, array.size))
         per_word = E.div(array_cost(array.kind, ctx, write_cost), ctx.param("WordBytes"))
         moved.append(E.mul(elements, array.size, per_word, _passes(
-            shape, pattern, subscripting.get(pattern.array.lower(), set()), ctx)))
+            shape, pattern, subscripting.get(pattern.array.lower(), set()), ctx, staying)))
     if not sizes:
         return None
     return E.add(*sizes) / KIB, E.mul(space.probability, E.add(*moved)) / GB
@@ -101,3 +117,14 @@ def held_traffic(held: tuple[E.Expr, E.Expr], capacity: E.ExprLike, traffic: E.E
         return E.if_(fits, 1, case(taken))
 
     return E.if_(fits, E.minimum(traffic, held[1]), traffic), held_case
+
+
+def held_over_repetitions(held: tuple[E.Expr, E.Expr], capacity: E.ExprLike,
+                          repeated: E.Expr, moving: E.ExprLike | E.Quantity) -> E.Expr:
+    """Traffic (GB) at a level of ``capacity`` KiB of a nest with repetitions (a time loop
+    around the tiles, in the nest or around a call of it), ``repeated`` over all of them,
+    ``moving`` of which move the data: when only the first moves it (what a pass touches,
+    the other nests of a time loop included, fits the level) and the level holds the whole
+    arrays of ``held``, no more than their bytes, which stay from one pass to the next."""
+    fits = E.func("AND", E.compare("<", held[0], capacity), E.compare("<=", moving, 1))
+    return E.if_(fits, E.minimum(repeated, held[1]), repeated)

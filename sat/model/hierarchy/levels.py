@@ -69,10 +69,11 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
-from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
-from sat.model.hierarchy.repetitions import PassData, moving_repetitions
+from sat.model.hierarchy.held_arrays import held_arrays, held_over_repetitions, held_traffic
+from sat.model.hierarchy.repetitions import PassData, moving_repetitions, repetition_loops
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
+from sat.model.hierarchy.tile_lines import tile_lines, tile_traffic
 from sat.model.tables import CellValue, Column, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import LevelSpec, ParameterSet
@@ -324,11 +325,12 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
 
 
 def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
-                      passes: PassData, ctx: ModelContext, key: tuple
+                      passes: PassData, ctx: ModelContext, key: tuple,
+                      whole_kib: E.Expr | None = None
                       ) -> tuple[E.Expr, dict[str, CellValue]]:
     """(the share of the nest's repetitions that move its data at a level, the Repeats cell):
     1 and no cell for a nest without repetitions (:mod:`sat.model.hierarchy.repetitions`)."""
-    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx)
+    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx, whole_kib)
     if found is None:
         return E.Num(1), {}
     moving, every = found
@@ -426,6 +428,12 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
+    tile = None if gathers else tile_lines(shape, space, memory, ctx)
+    # the whole arrays moved once in all, over the repetitions too (a level holding them
+    # keeps them from one pass to the next)
+    staying = frozenset(id(lp) for lp in repetition_loops(shape)) if held is not None \
+        else frozenset()
+    once = held_arrays(shape, space, memory, ctx, staying) if staying else None
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(
@@ -436,9 +444,12 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             memory.q, *layer_condition([plane, pencil, cell], capacity, level_cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key,
+                                           None if once is None else once[0])
         if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
+        if tile is not None:  # a level smaller than a tile moves the tile's lines
+            traffic_expr, case_taken = tile_traffic(tile, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(
             (*key, "traffic_regular_gb" if gathers else "traffic_gb"),
             E.if_(resident, 0, traffic_expr), "GB",
@@ -447,6 +458,9 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             taken = E.Quantity((*key, "traffic_repeated_gb"), E.if_(resident, 0, traffic_expr),
                                "GB", f"{spec.link} traffic if every repetition moved the data")
             regular.expr = E.mul(E.Ref(taken), share)
+            if once is not None:  # a level holding every array moves each once in all
+                regular.expr = held_over_repetitions(once, capacity, regular.expr,
+                                                     repeats["repeats"])
         condition = E.Quantity((*key, "layer_condition"), E.if_(resident, 0, straddled_case(
             case_taken(taken), taken, level_cases[3], none, unstraddled[0], capacity)), "case",
                                f"{spec.name} layer condition")

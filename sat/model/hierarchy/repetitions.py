@@ -75,10 +75,13 @@ def repetition_loops(shape: NestShape) -> list[Loop]:
 
 
 def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
-                       passes: PassData, ctx: ModelContext) -> tuple[E.Expr, E.Expr] | None:
+                       passes: PassData, ctx: ModelContext,
+                       whole_kib: E.Expr | None = None) -> tuple[E.Expr, E.Expr] | None:
     """(the repetitions whose trips move the data at a level of ``capacity``, all of them):
     per repetition loop, its trips when what one trip touches does not fit, else 1 (None for
-    a nest without repetition loops). ``data``: the nest's data per sweep of its grid."""
+    a nest without repetition loops). ``data``: the nest's data per sweep of its grid;
+    ``whole_kib``: the declared size of the arrays it touches, which one trip never exceeds
+    (tiles counted one by one overlap at their shared lines)."""
     loops = repetition_loops(shape)
     if not loops:
         return None
@@ -90,6 +93,8 @@ def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
         fresh = [trip_count(lp, ctx) for lp in shape.sweep_loops
                  if id(lp) in inside and id(lp) not in repeated]
         touched: E.Expr | E.Quantity = E.mul(data, *fresh)
+        if whole_kib is not None:
+            touched = E.minimum(touched, whole_kib)
         whole = getattr(loop, "whole", None)
         if whole is not None:  # a pass of a time loop: every row under it runs in between
             touched = passes.of(whole, shape.ident, touched)
