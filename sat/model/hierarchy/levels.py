@@ -58,7 +58,7 @@ from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext, derive_default
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines
+from sat.model.exasat.lines import elements_per_line, program_shapes, round_to_lines, row_lines
 from sat.model.exasat.memory import (
     CASES,
     GB,
@@ -70,7 +70,8 @@ from sat.model.exasat.memory import (
     strided_condition,
 )
 from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
-from sat.model.hierarchy.repetitions import PassData, moving_repetitions
+from sat.model.hierarchy.pass_data import PassFootprint, pass_footprint
+from sat.model.hierarchy.repetitions import PassData, moving_repetitions, repetition_loops
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
 from sat.model.tables import CellValue, Column, nest_columns
@@ -155,6 +156,8 @@ class Hierarchy:
     def __init__(self, specs: list[LevelSpec], ctx: ModelContext):
         self.specs = specs
         self.passes = PassData()  # what a pass of a time loop touches, over all its nests
+        # the program's declared array shapes (the whole arrays a pass touches at most)
+        self.shapes: dict[str, tuple[str, ...]] = program_shapes(ctx.read_procedures.values())
         self.capacity: dict[str, E.Quantity] = {}
         self.bandwidth: dict[str, E.Quantity] = {}
         cores = ctx.param("Cores")
@@ -324,11 +327,12 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
 
 
 def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
-                      passes: PassData, ctx: ModelContext, key: tuple
+                      passes: PassData, ctx: ModelContext, key: tuple,
+                      footprint: PassFootprint | None = None
                       ) -> tuple[E.Expr, dict[str, CellValue]]:
     """(the share of the nest's repetitions that move its data at a level, the Repeats cell):
     1 and no cell for a nest without repetitions (:mod:`sat.model.hierarchy.repetitions`)."""
-    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx)
+    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx, footprint)
     if found is None:
         return E.Num(1), {}
     moving, every = found
@@ -421,9 +425,11 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
-    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*[
-        _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
-        "KiB", "data the nest touches per thread")
+    sweeps = [_sweep_elements(a, shape, space, ctx) for a in memory.arrays]
+    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*sweeps) / KIB / ctx.param(
+        "Cores"), "KiB", "data the nest touches per thread")
+    footprint = pass_footprint(shape, memory.arrays, sweeps, ctx, hierarchy.shapes) \
+        if repetition_loops(shape) else None
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
     for spec in hierarchy.specs:
@@ -436,7 +442,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
             memory.q, *layer_condition([plane, pencil, cell], capacity, level_cases), capacity)
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
-        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key)
+        share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key,
+                                           footprint)
         if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         taken = regular = E.Quantity(

@@ -1,0 +1,72 @@
+"""What one trip of a repetition touches: each array's share, at most the whole array.
+
+A repetition (a pass of a time loop, a loop whose variable subscripts no reference) finds
+its data still in a level when what one of its trips touches fits the level's capacity
+(:mod:`sat.model.hierarchy.repetitions`). A trip runs the nest's sweep once per trip of the
+sweep loops inside the repetition that bring new elements (the tiles of a tile loop, a
+fourth index), and the nest's footprint per sweep counts each block's rows in whole lines:
+over many tiles or short rows, that sum can exceed the array itself. A trip never touches
+more of an array than the array holds: its declared extents times its element size, in
+whole cache lines. Each array's share of a trip is the smaller of the two, a live ``MIN``
+over the problem sizes and ``LineBytes``; an array without literal or parametric extents
+(an allocatable, a dummy of assumed shape) keeps its footprint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sat.ir import Variable
+from sat.model import expr as E
+from sat.model.context import ModelContext
+from sat.model.exasat.iteration import NestShape
+from sat.model.exasat.memory import KIB, ArrayModel
+from sat.model.exasat.occupancy import declared_size, procedure_variables
+
+
+def declared_array_bytes(shape: NestShape, array: ArrayModel, ctx: ModelContext,
+                         shapes: dict[str, tuple[str, ...]]) -> E.Expr | None:
+    """Bytes of the whole array of ``array`` in whole cache lines, from its declaration in
+    the nest's procedure or, for a module or file-scope array a called procedure uses, the
+    program's (``shapes``); None when the extents are unknown or the access is a component
+    (``%``) or a gather (``@``)."""
+    pattern = next((p for p in shape.patterns if p.key == array.key), None)
+    if pattern is None or "%" in array.key or "@" in array.key:
+        return None
+    name = pattern.array.lower()
+    variable = procedure_variables(shape.procedure).get(name)
+    if (variable is None or not variable.shape) and name in shapes:
+        variable = Variable(name, shape=shapes[name])
+    elements = declared_size(variable, ctx)
+    if elements is None:
+        return None
+    return E.ceiling(E.mul(elements, array.size), ctx.param("LineBytes"))
+
+
+@dataclass
+class PassFootprint:
+    """Per array of a nest: its bytes per sweep of the grid and the bytes of the whole
+    array (None: unknown)."""
+
+    sweeps: list[E.Expr]
+    wholes: list[E.Expr | None]
+    cores: E.Expr
+
+    def touched(self, fresh: list[E.Expr]) -> E.Expr | None:
+        """KiB per thread one trip touches, the sweeps ``fresh`` inside it bringing new
+        elements: each array's sweeps, at most the whole array; None when no array's
+        extents are known (the nest's data per sweep times ``fresh`` stands)."""
+        if all(whole is None for whole in self.wholes):
+            return None
+        terms = [E.mul(sweep, *fresh) if whole is None else
+                 E.minimum(E.mul(sweep, *fresh), whole)
+                 for sweep, whole in zip(self.sweeps, self.wholes, strict=True)]
+        return E.add(*terms) / KIB / self.cores
+
+
+def pass_footprint(shape: NestShape, arrays: list[ArrayModel], sweeps: list[E.Expr],
+                   ctx: ModelContext, shapes: dict[str, tuple[str, ...]]) -> PassFootprint:
+    """The nest's :class:`PassFootprint`: ``sweeps`` are the bytes of each of ``arrays`` per
+    sweep of the grid (in the same order)."""
+    wholes = [declared_array_bytes(shape, a, ctx, shapes) for a in arrays]
+    return PassFootprint(sweeps, wholes, ctx.param("Cores"))
