@@ -1,6 +1,10 @@
-"""A time loop around a called procedure's tiled nest: a pass never touches more of an array
-than the whole array, so a level holding every array the pass touches moves them in the first
-pass only (:mod:`sat.model.hierarchy.pass_data`).
+"""Time loops at the cache levels (:mod:`sat.model.hierarchy.pass_data`): a level keeps a
+step's data for the next step when the lines the step touches fit it; a step never touches
+more of an array than the whole array, and its rows count the lines they span at any
+alignment.
+
+A time loop around a called procedure's tiled nest: a level holding every array the pass
+touches moves them in the first pass only.
 
 The nest (C and Fortran, the same layout): ``a`` and ``b`` of 8 x 8 x 20 4-byte integers
 (5,120 B each, 80 lines), ``r`` of 8 x 8 (256 B, 4 lines), walked in tiles of ``ts`` = 1
@@ -131,3 +135,85 @@ def test_editing_the_cache_or_the_problem_size_in_libreoffice_recomputes_the_pas
         got = float(value_at(values, cell))
         assert math.isclose(got, want["traffic_gb"], rel_tol=1e-9), edits
         assert want["repeats"] == 3
+
+
+# A Fortran section in a time loop (C: the same loop): out(3:50, j) of rows of 52 doubles
+# and p(1:52, j), 20 rows, three passes. The footprint rounds out's rows of 48 elements to
+# 6 lines from a line's start: 48 x 20 x 8 = 7,680 B, with p's 8,320 B 16,000 B = 15.625 KiB,
+# which a 16 KiB L2 would hold. But the rows lie back to back and start anywhere in a line:
+# each row counts MIN(52, 48 + 8 - 1) = 52 elements, 8,320 B: 16,640 B = 16.25 KiB, more
+# than 16 KiB, so every pass moves the data (3 x 23,680 = 71,040 B); a 17 KiB L2 holds it
+# (23,680 B). The write-back LRU simulation (trace ``L p+8(52j+i+d),8`` for d = -2, 0, 2 then
+# ``S out+8(52j+i),8``, i = 2..49, j = 0..19, three times, then the flush, through
+# ``cachesim 512:0:16384:0 512:0:17408:0``): 72,320 B at 16 KiB (the model -1.8 %; it gave
+# 23,680 B before, -67 %) and 24,960 B at 17 KiB (-5 %).
+SECTION_F90 = """\
+subroutine sweep(out, p)
+  real(8) :: out(52, 20), p(52, 20)
+  integer :: j
+  do j = 1, 20
+    out(3:50, j) = (p(1:48, j) - p(3:50, j)) + p(5:52, j)
+  end do
+end subroutine
+subroutine run(out, p)
+  real(8) :: out(52, 20), p(52, 20)
+  integer :: t
+  do t = 1, 3
+    call sweep(out, p)
+  end do
+end subroutine
+"""
+
+SECTION_C = """\
+double out[20][52], p[20][52];
+void sweep(void)
+{
+    for (int j = 0; j < 20; j++)
+        for (int i = 2; i < 50; i++)
+            out[j][i] = (p[j][i - 2] - p[j][i]) + p[j][i + 2];
+}
+void run(void)
+{
+    for (int t = 0; t < 3; t++)
+        sweep();
+}
+"""
+
+SECTION_PASS = 23_680  # 8,320 B of p read, out's 48 x 20 x 8 = 7,680 B read and written back
+
+
+def _section_l2(capsys, tmp_path, name: str, text: str, l2_kib: int) -> dict:
+    data = run_with_machine(capsys, tmp_path, name, text, two_level_machine(l2_kib),
+                            "--set", "L1KB=0.5")
+    (loop,) = data["loops"]
+    assert not data["bounds_violations"]
+    return next(row for row in loop["levels"] if row["level"] == "L2")
+
+
+@pytest.mark.parametrize("name,text", [("section.f90", SECTION_F90), ("section.c", SECTION_C)],
+                         ids=["fortran", "c"])
+def test_rows_starting_anywhere_in_a_line_fill_the_level(capsys, tmp_path, name, text):
+    at16 = _section_l2(capsys, tmp_path, name, text, 16)  # 16.25 KiB > 16 KiB: every pass
+    assert at16["repeats"] == 3
+    assert math.isclose(at16["traffic_gb"] * 1e9, 3 * SECTION_PASS, rel_tol=1e-9)
+    at17 = _section_l2(capsys, tmp_path, name, text, 17)  # 16.25 KiB <= 17 KiB: the first
+    assert at17["repeats"] == 1
+    assert math.isclose(at17["traffic_gb"] * 1e9, SECTION_PASS, rel_tol=1e-9)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_l2_size_in_libreoffice_recomputes_the_rows(capsys, tmp_path):
+    """The section's workbook with a 17 KiB L2 (one pass, 23,680 B), its L2KB edited to 16
+    and recalculated: the 16.25 KiB of unaligned rows no longer fit, every pass moves
+    (71,040 B, as the command line gives with a 16 KiB L2)."""
+    from libreoffice import recalculate_edited, value_at
+
+    book = tmp_path / "section.xlsx"
+    data = run_with_machine(capsys, tmp_path, "section.f90", SECTION_F90,
+                            two_level_machine(17), "--set", "L1KB=0.5", workbook=book)
+    (loop,) = data["loops"]
+    row = next(r for r in loop["levels"] if r["level"] == "L2")
+    assert row["traffic_gb"] * 1e9 == pytest.approx(SECTION_PASS)
+    values = recalculate_edited(book, {"L2KB": 16}, tmp_path / "edit")
+    assert float(value_at(values, row["cells"]["traffic_gb"])) * 1e9 == \
+        pytest.approx(3 * SECTION_PASS)

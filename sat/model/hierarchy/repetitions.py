@@ -93,8 +93,8 @@ def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
         # the sweeps inside it that bring new elements (a fourth index) run between trips
         fresh = [trip_count(lp, ctx) for lp in shape.sweep_loops
                  if id(lp) in inside and id(lp) not in repeated]
-        capped = footprint.touched(fresh) if footprint is not None else None
-        touched: E.Expr | E.Quantity = E.mul(data, *fresh) if capped is None else capped
+        touched: E.Expr | E.Quantity = E.mul(data, *fresh) if footprint is None \
+            else footprint.touched(fresh)
         whole = getattr(loop, "whole", None)
         if whole is not None:  # a pass of a time loop: every row under it runs in between
             touched = passes.of(whole, shape.ident, touched)
