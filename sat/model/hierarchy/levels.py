@@ -69,7 +69,7 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
-from sat.model.hierarchy.held_arrays import held_arrays, held_traffic
+from sat.model.hierarchy.held_arrays import held_arrays, held_traffic, tiled_along_x
 from sat.model.hierarchy.pass_data import PassFootprint, pass_footprint
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions, repetition_loops
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
@@ -341,13 +341,6 @@ def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
     return E.Div(E.Ref(repeats), E.maximum(1, every)), {"repeats": repeats}
 
 
-def _tiled_along_x(shape: NestShape) -> bool:
-    """Whether the source tiles X: a tile loop the frontend found, or a tile loop with its
-    inner loop (as :func:`sat.model.exasat.iteration.nest_space` sizes the block)."""
-    return any(lp.tile for lp in shape.axis_loops[0]) or \
-        any(axis == 0 for *_, axis in shape.tiles)
-
-
 def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
                     ctx: ModelContext) -> E.Expr:
     """Bytes one sweep of the nest touches in ``array``: its blocks' footprints, or, for a
@@ -356,7 +349,7 @@ def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
     tiles = footprint = E.mul(E.Ref(space.blocks), array.q["block_elements"])
     pattern = next((p for p in shape.patterns if p.key == array.key), None)
     if pattern is not None and pattern.stride == 1 and 0 not in pattern.invariant \
-            and not shape.x_tiles_share_lines and _tiled_along_x(shape):
+            and not shape.x_tiles_share_lines and tiled_along_x(shape):
         extent = E.add(E.Ref(space.extent[0]), array.spans[0])
         whole = row_lines(round_to_lines(extent, ctx, array.size), pattern.row_length, extent)
         # tiles along X: the X extent over a tile's; the tile rows cover blocks_x of them

@@ -32,7 +32,7 @@ from sat.model.exasat.iteration import NestShape, Pattern
 from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import KIB, ArrayModel
 from sat.model.exasat.occupancy import declared_size, procedure_variables
-from sat.model.hierarchy.held_arrays import tiled_nest
+from sat.model.hierarchy.held_arrays import tiled_along_x
 
 
 def _pattern(shape: NestShape, array: ArrayModel) -> Pattern | None:
@@ -44,10 +44,10 @@ def unaligned_rows(shape: NestShape, array: ArrayModel, ctx: ModelContext) -> E.
     to the lines rows starting anywhere touch: ``MIN(R, e + P - 1)`` over the rounded row
     (``e + P - 1`` when the rows do not lie back to back); 1 for an array whose rows are
     not unit-stride runs along X (strided, invariant along X, copies of a cell) and in a
-    tiled nest (consecutive tiles of a row share its lines: the footprint's rows are the
-    tiles', :mod:`sat.model.hierarchy.held_arrays`)."""
+    nest that tiles X (consecutive tiles of a row share its lines: the footprint's rows are
+    the tiles', :mod:`sat.model.hierarchy.held_arrays`)."""
     pattern = _pattern(shape, array)
-    if tiled_nest(shape) or pattern is None or pattern.stride != 1 or pattern.unit != "x" \
+    if tiled_along_x(shape) or pattern is None or pattern.stride != 1 or pattern.unit != "x" \
             or 0 in pattern.invariant or array.x_step != 1 or array.unit_run_copies \
             or array.run_copies or "access_x_lines" not in array.q:
         return E.Num(1)
