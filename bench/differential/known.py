@@ -30,9 +30,13 @@ REASONS = {
                  "nests' together) fits, the steps after the first move nothing (n00060: L2 and L3"
                  " exact). The compulsory bytes count each step afresh for a time loop around a "
                  "call or several nests, once for one around a single nest (a repetition of it). "
-                 "The worst nests carry another class: scratch tiles (n00252), rows rounded up to "
-                 "whole lines where the data just fits the 16 KiB level (n00048: 48,384 B where "
-                 "22,848 B move, +112 %).",
+                 "A step's share of an array is at most the whole array and counts its rows at "
+                 "any alignment (n00048: +112 % before, +6 %; n00645: -67 %, -2 %). The worst "
+                 "nests carry another class: scratch tiles (n00252), a branch storing to few "
+                 "elements of each line (n01722: +54 % at every level), rows walked across "
+                 "within a step (n00564, order:transposed). A step that just fits or just misses "
+                 "a level is all or nothing in the model, where the simulated LRU keeps part of "
+                 "it (n00207: -62 % before, +53 %).",
     "index-function": "Index functions read as the arrays they stand for, a tile's origin and "
                       "element included (ix_a(tj + jj + 1, ti + ii + 1) is a[tj + jj + 1][ti + "
                       "ii + 1]): every nest of the class has the errors of the same nest written "
@@ -48,8 +52,9 @@ REASONS = {
                       "carry another class: scratch tiles (n00475: L1 +21 %, L2 and L3 +63 %). "
                       "Otherwise as time-loop.",
     "siblings": "As time-loop-call. The nests of a step are taken to share no data: each is "
-                "charged its own footprint, and they stay in a level from one step to the next "
-                "when all of them fit it together.",
+                "charged its own footprint (each array at most its whole declared size), and "
+                "they stay in a level from one step to the next when all of them fit it "
+                "together (n00129: L2 +160 % before, +10 %).",
     "offsets": "Plain stencils are exact at the median at every level (the union of the shifted "
                "grids in the compulsory bytes, rows walked back to back sharing their lines). The "
                "worst nests carry another class: a loop that only moves an inner loop's bound "

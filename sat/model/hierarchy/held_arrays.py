@@ -46,6 +46,13 @@ def nest_variable(shape: NestShape, name: str, ctx: ModelContext) -> Variable | 
     return Variable(name, shape=declared) if declared else found
 
 
+def tiled_along_x(shape: NestShape) -> bool:
+    """Whether the source tiles X: a tile loop the frontend found, or a tile loop with its
+    inner loop (as :func:`sat.model.exasat.iteration.nest_space` sizes the block)."""
+    return any(lp.tile for lp in shape.axis_loops[0]) or \
+        any(axis == 0 for *_, axis in shape.tiles)
+
+
 def _subscripting(shape: NestShape) -> dict[str, set[str]]:
     """Names in the subscripts of each array of the nest (by lower-case name): its loop
     variables and those of its offsets (``a(ti + ii, tj + jj)``: ti, ii, tj, jj)."""

@@ -58,7 +58,7 @@ from sat.machine.levels import ON_CHIP
 from sat.model import expr as E
 from sat.model.context import ModelContext, derive_default
 from sat.model.exasat.iteration import NestShape, NestSpace
-from sat.model.exasat.lines import elements_per_line, round_to_lines, row_lines
+from sat.model.exasat.lines import elements_per_line, program_shapes, round_to_lines, row_lines
 from sat.model.exasat.memory import (
     CASES,
     GB,
@@ -69,7 +69,13 @@ from sat.model.exasat.memory import (
     layer_condition,
     strided_condition,
 )
-from sat.model.hierarchy.held_arrays import held_arrays, held_over_repetitions, held_traffic
+from sat.model.hierarchy.held_arrays import (
+    held_arrays,
+    held_over_repetitions,
+    held_traffic,
+    tiled_along_x,
+)
+from sat.model.hierarchy.pass_data import PassFootprint, pass_footprint
 from sat.model.hierarchy.repetitions import PassData, moving_repetitions, repetition_loops
 from sat.model.hierarchy.runs import run_elements_per_line, run_lines_held
 from sat.model.hierarchy.straddle import straddled_case, straddled_traffic, unstraddled_lines
@@ -156,6 +162,8 @@ class Hierarchy:
     def __init__(self, specs: list[LevelSpec], ctx: ModelContext):
         self.specs = specs
         self.passes = PassData()  # what a pass of a time loop touches, over all its nests
+        # the program's declared array shapes (the whole arrays a pass touches at most)
+        self.shapes: dict[str, tuple[str, ...]] = program_shapes(ctx.read_procedures.values())
         self.capacity: dict[str, E.Quantity] = {}
         self.bandwidth: dict[str, E.Quantity] = {}
         cores = ctx.param("Cores")
@@ -326,24 +334,18 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
 
 def _repetition_share(shape: NestShape, data: E.Quantity, capacity: E.Quantity,
                       passes: PassData, ctx: ModelContext, key: tuple,
-                      whole_kib: E.Expr | None = None
+                      whole_kib: E.Expr | None = None,
+                      footprint: PassFootprint | None = None
                       ) -> tuple[E.Expr, dict[str, CellValue]]:
     """(the share of the nest's repetitions that move its data at a level, the Repeats cell):
     1 and no cell for a nest without repetitions (:mod:`sat.model.hierarchy.repetitions`)."""
-    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx, whole_kib)
+    found = moving_repetitions(shape, E.Ref(data), capacity, passes, ctx, whole_kib, footprint)
     if found is None:
         return E.Num(1), {}
     moving, every = found
     repeats = E.Quantity((*key, "repeats"), moving, "", f"{key[-1]} repetitions that move "
                          "the data")
     return E.Div(E.Ref(repeats), E.maximum(1, every)), {"repeats": repeats}
-
-
-def _tiled_along_x(shape: NestShape) -> bool:
-    """Whether the source tiles X: a tile loop the frontend found, or a tile loop with its
-    inner loop (as :func:`sat.model.exasat.iteration.nest_space` sizes the block)."""
-    return any(lp.tile for lp in shape.axis_loops[0]) or \
-        any(axis == 0 for *_, axis in shape.tiles)
 
 
 def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
@@ -354,7 +356,7 @@ def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
     tiles = footprint = E.mul(E.Ref(space.blocks), array.q["block_elements"])
     pattern = next((p for p in shape.patterns if p.key == array.key), None)
     if pattern is not None and pattern.stride == 1 and 0 not in pattern.invariant \
-            and not shape.x_tiles_share_lines and _tiled_along_x(shape):
+            and not shape.x_tiles_share_lines and tiled_along_x(shape):
         extent = E.add(E.Ref(space.extent[0]), array.spans[0])
         whole = row_lines(round_to_lines(extent, ctx, array.size), pattern.row_length, extent)
         # tiles along X: the X extent over a tile's; the tile rows cover blocks_x of them
@@ -423,9 +425,11 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
-    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*[
-        _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
-        "KiB", "data the nest touches per thread")
+    sweeps = [_sweep_elements(a, shape, space, ctx) for a in memory.arrays]
+    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*sweeps) / KIB / ctx.param(
+        "Cores"), "KiB", "data the nest touches per thread")
+    footprint = pass_footprint(shape, memory.arrays, sweeps, ctx, hierarchy.shapes) \
+        if repetition_loops(shape) else None
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
     tile = None if gathers else tile_lines(shape, space, memory, ctx)
@@ -445,7 +449,7 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         resident = E.func("AND", ctx.param("WarmCaches"), E.compare("<", data, capacity))
         key = ("level", shape.ident, spec.name)
         share, repeats = _repetition_share(shape, data, capacity, hierarchy.passes, ctx, key,
-                                           None if once is None else once[0])
+                                           None if once is None else once[0], footprint)
         if held is not None and not repeats:  # the level holds every array
             traffic_expr, case_taken = held_traffic(held, capacity, traffic_expr, case_taken)
         if tile is not None:  # a level smaller than a tile moves the tile's lines

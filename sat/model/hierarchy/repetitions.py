@@ -29,6 +29,7 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.compulsory import is_repetition
 from sat.model.exasat.iteration import NestShape, trip_count
+from sat.model.hierarchy.pass_data import PassFootprint
 
 
 @dataclass
@@ -76,12 +77,14 @@ def repetition_loops(shape: NestShape) -> list[Loop]:
 
 def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
                        passes: PassData, ctx: ModelContext,
-                       whole_kib: E.Expr | None = None) -> tuple[E.Expr, E.Expr] | None:
+                       whole_kib: E.Expr | None = None,
+                       footprint: PassFootprint | None = None) -> tuple[E.Expr, E.Expr] | None:
     """(the repetitions whose trips move the data at a level of ``capacity``, all of them):
     per repetition loop, its trips when what one trip touches does not fit, else 1 (None for
     a nest without repetition loops). ``data``: the nest's data per sweep of its grid;
     ``whole_kib``: the declared size of the arrays it touches, which one trip never exceeds
-    (tiles counted one by one overlap at their shared lines)."""
+    (tiles counted one by one overlap at their shared lines); ``footprint``: its arrays'
+    shares, each at most the whole array (:mod:`sat.model.hierarchy.pass_data`)."""
     loops = repetition_loops(shape)
     if not loops:
         return None
@@ -92,7 +95,8 @@ def moving_repetitions(shape: NestShape, data: E.Expr, capacity: E.Quantity,
         # the sweeps inside it that bring new elements (a fourth index) run between trips
         fresh = [trip_count(lp, ctx) for lp in shape.sweep_loops
                  if id(lp) in inside and id(lp) not in repeated]
-        touched: E.Expr | E.Quantity = E.mul(data, *fresh)
+        touched: E.Expr | E.Quantity = E.mul(data, *fresh) if footprint is None \
+            else footprint.touched(fresh)
         if whole_kib is not None:
             touched = E.minimum(touched, whole_kib)
         whole = getattr(loop, "whole", None)
