@@ -44,8 +44,8 @@ REASONS = {
                       "array read through one (z[ix(2, j, k)]) are rows far apart, each its own "
                       "range in the compulsory bytes, not the span between them (n00161: +27 % "
                       "before, exact), also inside if/else arms, each plane touched with its "
-                      "arm's probability (n01236: +29 % before, exact). What is left is the scratch tiles' cache levels (see "
-                      "scratch-tile) and branches.",
+                      "arm's probability (n01236: +29 % before, exact). What is left is the "
+                      "scratch tiles' cache levels (see scratch-tile) and branches.",
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
                       "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
