@@ -304,19 +304,61 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
                                                      sums[3]))))
 
 
+def _gather_other_kb(memory: NestMemory, own_key: str | None, condition: E.Quantity,
+                     working_sets: tuple[E.Quantity, E.Quantity, E.Quantity],
+                     ctx: ModelContext) -> E.Expr:
+    """KiB the nest's other arrays hold at a level in ``condition``: the level's working set
+    for its case (planes, pencils; within pencils or none: the lines in use, its cell) less
+    the indexed array's own share, as lines of the level."""
+    plane, pencil, cell = working_sets
+    own = next((a for a in memory.arrays if a.key == own_key), None)
+
+    def other(total: E.Quantity, name: str) -> E.Expr:
+        if own is None:
+            return E.Ref(total)
+        own_cell = E.mul(ctx.param("LineBytes") / KIB, _lines_within(own, ctx))
+        share = own_cell if name == "cell" else E.if_(
+            E.compare("<=", total, cell), own_cell, own.q[f"ws_{name}_kb"])
+        return E.maximum(0, E.Ref(total) - share)
+
+    return E.if_(E.compare("=", condition, 1), other(plane, "plane"), E.if_(
+        E.compare("=", condition, 2), other(pencil, "pencil"), other(cell, "cell")))
+
+
+def _loaded_lines(memory: NestMemory, replaced: frozenset[str], condition: E.Quantity,
+                  ctx: ModelContext, share: E.Expr) -> E.Expr:
+    """Lines the nest's arrays other than ``replaced`` load into a level in ``condition``:
+    their stream traffic, half of it for a written array (the other half is write-backs,
+    which take no room)."""
+    read = frozenset(a.key for a in memory.arrays if a.key not in replaced and a.kind == "R")
+    written = frozenset(a.key for a in memory.arrays
+                        if a.key not in replaced and a.kind != "R")
+    traffic = E.add(*([_stream_share(memory, read, condition, ctx)] if read else []),
+                    *([E.mul(0.5, _stream_share(memory, written, condition, ctx))]
+                      if written else []))
+    return E.div(E.mul(traffic, share, GB), ctx.param("LineBytes"))
+
+
 def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
-                memory: NestMemory, ctx: ModelContext, key: tuple,
-                share: E.Expr) -> E.Expr:
+                memory: NestMemory, ctx: ModelContext, key: tuple, share: E.Expr,
+                working_sets: tuple[E.Quantity, E.Quantity, E.Quantity]) -> E.Expr:
     """The change the gathers make to a level's traffic (GB): their lines at the level's
-    capacity (over every sweep: a range that fits is moved once) less the stream count of
+    capacity, competing in LRU with the other arrays' lines
+    (:func:`~sat.model.irregular.gather_lru.lru_gather_lines`), less the stream count of
     the arrays they replace (``share``: of the repetitions, those that move the streams)."""
+    from sat.model.irregular.gather_lru import lru_gather_lines
+
     terms: list[E.Expr] = []
     for index, gather in enumerate(gathers, start=1):
-        left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
+        at = (*key, "gather", index)
+        other = _gather_other_kb(memory, gather.own, condition, working_sets, ctx)
+        left = E.Quantity((*at, "cache_left_kb"), E.maximum(0, E.as_expr(capacity) - other),
                           "KiB", "cache left for the gather")
-        miss = E.Quantity((*key, "gather", index, "miss_fraction"), gather.miss(left), "",
-                          "fraction of revisits that miss")
-        terms.append(gather.traffic_gb(gather.lines(miss), ctx))
+        streams = E.Quantity((*at, "stream_lines"), _loaded_lines(
+            memory, gather.replaces, condition, ctx, share), "lines",
+            "lines the nest's other arrays load")
+        lines, _ = lru_gather_lines(gather, left, streams, ctx, at)
+        terms.append(gather.traffic_gb(lines, ctx))
         if gather.replaces:
             terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx),
                                share))
@@ -453,7 +495,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         traffic, extra = regular, {}
         if gathers:
             change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
-                gathers, capacity, condition, memory, ctx, key, share)), "GB",
+                gathers, capacity, condition, memory, ctx, key, share, (plane, pencil, cell))),
+                "GB",
                 f"{spec.link} traffic of the gathers and scatters, less the streams they "
                 "replace")
             traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",

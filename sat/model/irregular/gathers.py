@@ -170,6 +170,9 @@ class GatherTraffic:
     other: E.Quantity  # the working set of the nest's other streams (KiB)
     factor: int  # 2 when written through the index (read for ownership and write-back)
     replaces: frozenset[str]  # the array keys whose ExaSAT count it replaces (none: on top)
+    # passes over the same indices: the trips of the loops around it that draw nothing new
+    passes: E.Expr = E.Num(1)
+    own: str | None = None  # the indexed array's key among the nest's arrays (its streams)
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -428,8 +431,11 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
                              == instance.array.lower()) \
             if pattern_key is not None and not instance.direct else frozenset()
+        draws, passes = repeated_draws(nest, shape, chain)
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
-                              else 1, replaces)
+                              else 1, replaces, E.mul(*[trip_count(lp, ctx)
+                                                        for lp in (*draws, *passes)]),
+                              pattern_key)
         models.append(model)
         left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
                         "cache left for the gather")
@@ -441,7 +447,6 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        draws, passes = repeated_draws(nest, shape, chain)
         picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
             instance.references, space.probability,
             *[trip_count(lp, ctx) for lp in chain
