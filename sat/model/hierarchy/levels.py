@@ -304,22 +304,26 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
                                                      sums[3]))))
 
 
-def _gather_other_kb(memory: NestMemory, own_key: str | None, condition: E.Quantity,
+def _gather_other_kb(memory: NestMemory, gather: GatherTraffic, condition: E.Quantity,
                      working_sets: tuple[E.Quantity, E.Quantity, E.Quantity],
                      ctx: ModelContext) -> E.Expr:
     """KiB the nest's other arrays hold at a level in ``condition``: the level's working set
     for its case (planes, pencils; within pencils or none: the lines in use, its cell) less
-    the indexed array's own share, as lines of the level."""
+    the shares of the indexed array and of the arrays touched once per trip of a loop
+    around the gather (held or not as the gather's visits allow: ``gather.rows``)."""
     plane, pencil, cell = working_sets
-    own = next((a for a in memory.arrays if a.key == own_key), None)
+    keys = {gather.own, *(row.key for row in gather.rows)}
+    apart = [a for a in memory.arrays if a.key in keys]
 
     def other(total: E.Quantity, name: str) -> E.Expr:
-        if own is None:
+        if not apart:
             return E.Ref(total)
-        own_cell = E.mul(ctx.param("LineBytes") / KIB, _lines_within(own, ctx))
-        share = own_cell if name == "cell" else E.if_(
-            E.compare("<=", total, cell), own_cell, own.q[f"ws_{name}_kb"])
-        return E.maximum(0, E.Ref(total) - share)
+        shares = []
+        for array in apart:
+            own_cell = E.mul(ctx.param("LineBytes") / KIB, _lines_within(array, ctx))
+            shares.append(own_cell if name == "cell" else E.if_(
+                E.compare("<=", total, cell), own_cell, array.q[f"ws_{name}_kb"]))
+        return E.maximum(0, E.Ref(total) - E.add(*shares))
 
     return E.if_(E.compare("=", condition, 1), other(plane, "plane"), E.if_(
         E.compare("=", condition, 2), other(pencil, "pencil"), other(cell, "cell")))
@@ -346,19 +350,25 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
     capacity, competing in LRU with the other arrays' lines
     (:func:`~sat.model.irregular.gather_lru.lru_gather_lines`), less the stream count of
     the arrays they replace (``share``: of the repetitions, those that move the streams)."""
-    from sat.model.irregular.gather_lru import lru_gather_lines
+    from sat.model.irregular.gather_lru import lru_gather_lines, row_level_traffic
 
     terms: list[E.Expr] = []
+    rows_seen: set[str] = set()
     for index, gather in enumerate(gathers, start=1):
         at = (*key, "gather", index)
-        other = _gather_other_kb(memory, gather.own, condition, working_sets, ctx)
+        other = _gather_other_kb(memory, gather, condition, working_sets, ctx)
         left = E.Quantity((*at, "cache_left_kb"), E.maximum(0, E.as_expr(capacity) - other),
                           "KiB", "cache left for the gather")
         streams = E.Quantity((*at, "stream_lines"), _loaded_lines(
             memory, gather.replaces, condition, ctx, share), "lines",
             "lines the nest's other arrays load")
-        lines, _ = lru_gather_lines(gather, left, streams, ctx, at)
+        lines, _, reach = lru_gather_lines(gather, left, streams, ctx, at)
         terms.append(gather.traffic_gb(lines, ctx))
+        for row in gather.rows:  # a CSR row's rowptr: its line lost between two rows
+            if row.key not in rows_seen:
+                rows_seen.add(row.key)
+                terms.append(row_level_traffic(row, reach, E.mul(_stream_share(
+                    memory, frozenset({row.key}), condition, ctx), share), ctx))
         if gather.replaces:
             terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx),
                                share))

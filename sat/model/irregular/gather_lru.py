@@ -21,15 +21,26 @@ lines and each later visit with the probability above:
 
 and each further pass of the same indices (a loop around the gather that subscripts
 nothing, a time loop's pass) misses ``V1 x EXP(-u/L)``, nothing when the pass fits.
+
+An array read at the level of a loop around the gather's loop (a CSR row's ``rowptr(r)``,
+in the bounds of the row's loop) is touched once per trip of that loop, the gather's
+visits of a trip in between: its line stays only when the cache reaches back further than
+those visits. Otherwise each touch takes its lines again, ``1 + span / elements per line``
+(``rowptr(r)`` and ``rowptr(r+1)`` share a line but where they straddle one), twice for a
+written array (:func:`row_level_arrays`, :func:`row_level_traffic`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sat.ir import Loop
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.memory import KIB
+from sat.model.exasat.iteration import trip_count
+from sat.model.exasat.lines import elements_per_line
+from sat.model.exasat.memory import GB, KIB, NestMemory
 
 if TYPE_CHECKING:
     from sat.model.irregular.gathers import GatherTraffic
@@ -59,10 +70,10 @@ def reach_visits(left_lines: E.ExprLike | E.Quantity, sigma: E.ExprLike | E.Quan
 
 def lru_gather_lines(gather: GatherTraffic, left_kb: E.ExprLike | E.Quantity,
                      stream_lines: E.ExprLike | E.Quantity, ctx: ModelContext,
-                     key: tuple) -> tuple[E.Expr, E.Quantity]:
+                     key: tuple) -> tuple[E.Expr, E.Quantity, E.Quantity]:
     """(the cache lines the gather moves over a level whose cache leaves it ``left_kb`` KiB
     beside ``stream_lines`` lines the nest's other arrays load, the miss fraction of a
-    revisit)."""
+    revisit, the visits the cache reaches back)."""
     visits = E.Ref(gather.visits)
     pass_visits = E.Quantity((*key, "pass_visits"), E.div(visits, E.maximum(1, gather.passes)),
                              "visits", "visits of one pass of the gather's indices")
@@ -78,4 +89,47 @@ def lru_gather_lines(gather: GatherTraffic, left_kb: E.ExprLike | E.Quantity,
         E.mul(E.maximum(0, E.Ref(pass_visits) - E.Ref(u)), miss)
     later = E.mul(E.maximum(0, E.as_expr(gather.passes) - 1), E.if_(
         E.compare("<", u, pass_visits), E.mul(pass_visits, miss), 0))
-    return first + later, miss
+    return first + later, miss, u
+
+
+@dataclass
+class RowLevelArray:
+    """An array touched once per trip of a loop around a gather's loop (``rowptr(r)``)."""
+
+    key: str  # its key among the nest's arrays
+    touches: E.Expr  # trips of its loop over the run
+    between: E.Expr  # the gather's visits between two touches
+    lines: E.Expr  # lines one touch takes: 1 + span / elements per line
+    factor: int  # 2 when written (its line written back)
+
+
+def row_level_arrays(chain: tuple[Loop, ...], visits: E.Quantity, memory: NestMemory,
+                     ctx: ModelContext) -> list[RowLevelArray]:
+    """The arrays read or written in the bodies of the loops around the gather's loop (not
+    inside it), each with its touches and the gather's visits between two of them."""
+    found: list[RowLevelArray] = []
+    for depth, loop in enumerate(chain[:-1]):
+        touches = E.mul(*[trip_count(lp, ctx) for lp in chain[:depth + 1]])
+        for array in loop.arrays:
+            model = next((a for a in memory.arrays
+                          if a.key.split(".", 1)[0].lower() == array.name.lower()), None)
+            if model is None or any(r.key == model.key for r in found):
+                continue
+            offsets = [int(off) for access in array.accesses
+                       for var, off in zip(access.loopvars, access.offsets, strict=False)
+                       if var and var.lower() == loop.loopvar.lower() and isinstance(off, int)]
+            span = max(offsets) - min(offsets) if offsets else 0
+            found.append(RowLevelArray(
+                model.key, touches, E.div(E.Ref(visits), E.maximum(1, touches)),
+                E.add(1, E.div(span, elements_per_line(ctx, model.size))),
+                1 if model.kind == "R" else 2))
+    return found
+
+
+def row_level_traffic(row: RowLevelArray, reach: E.Quantity, stream_gb: E.Expr,
+                      ctx: ModelContext) -> E.Expr:
+    """The change (GB) to a row-level array's traffic at a level whose cache reaches back
+    ``reach`` visits: its lines at every touch in place of its stream count ``stream_gb``
+    when the gather's visits between two touches push its line out."""
+    again = E.mul(row.touches, row.lines, row.factor, ctx.param("LineBytes")) / GB
+    return E.if_(E.compare("<", reach, row.between), E.maximum(0, again - stream_gb), 0)

@@ -65,7 +65,7 @@ defaults to the callee's declaration of the array (:attr:`ModelContext.read_proc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
@@ -74,6 +74,7 @@ from sat.model.elements import element_bytes
 from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
+from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -173,6 +174,8 @@ class GatherTraffic:
     # passes over the same indices: the trips of the loops around it that draw nothing new
     passes: E.Expr = E.Num(1)
     own: str | None = None  # the indexed array's key among the nest's arrays (its streams)
+    # the arrays touched once per trip of a loop around it (a CSR row's rowptr)
+    rows: list[RowLevelArray] = field(default_factory=list)
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -435,7 +438,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
                               else 1, replaces, E.mul(*[trip_count(lp, ctx)
                                                         for lp in (*draws, *passes)]),
-                              pattern_key)
+                              pattern_key, row_level_arrays(chain, visits, memory, ctx))
         models.append(model)
         left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
                         "cache left for the gather")
