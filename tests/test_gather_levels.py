@@ -236,3 +236,108 @@ def test_editing_l1_in_the_workbook_moves_the_csr_case_as_set_does(tmp_path: Pat
         assert value_at(book, written["cells"][key]) == pytest.approx(expected[key],
                                                                       rel=1e-9), key
     assert value_at(book, written["cells"]["ws_cell_kb"]) == pytest.approx(6 * 64 / 1024)
+
+
+# x(idx(i)) written through 500 indices over 4000 doubles: 500 lines, as many visits
+SCATTER_FITS = """\
+subroutine sc(idx, x, v)
+  integer :: idx(500)
+  double precision :: x(4000), v(500)
+  integer :: i
+  do i = 1, 500
+    x(idx(i)) = x(idx(i)) + 0.125d0 * v(i)
+  end do
+end subroutine sc
+"""
+
+
+def levels_of(tmp_path: Path, name: str, source: str, *options: str) -> dict[str, dict]:
+    path, out = tmp_path / name, tmp_path / "out.json"
+    path.write_text(source)
+    assert main([str(path), "-m", MACHINE, "--json", str(out), "-q", *options]) == 0
+    return {lv["level"]: lv for lv in json.loads(out.read_text())["loops"][0]["levels"]}
+
+
+def test_a_range_that_fits_moves_the_distinct_lines_its_draws_pick(tmp_path: Path) -> None:
+    # toy-roofline, L1 32 KiB (510 lines left beside idx's and v's) and L2 256 KiB: 500
+    # visits touch 95 stream lines and 500 (1 - exp(-1)) = 316.06 distinct lines of x,
+    # 411 < 510: nothing is pushed out, u = the 500 visits.  x's lines, read for ownership
+    # and written back: 316.06 x 128 = 40,455.7 B (the old rule counted MIN(visits, range
+    # lines) = 500 lines, 64,000 B; the cache simulation of the same nest, 4000 doubles
+    # over 500 indices, at 16 KiB and 2 MiB: 49,600 and 46,912 B with its streams).
+    # Streams: idx 500 x 4 B in 32 lines, 2048 B; v 500 x 8 B in 63 lines, 4032 B.
+    levels = levels_of(tmp_path, "sc.f90", SCATTER_FITS, "--set", "SetupIterations=1")
+    for name in ("L1", "L2"):
+        assert levels[name]["traffic_gb"] * 1e9 == pytest.approx(
+            2048 + 4032 + 500 * (1 - math.exp(-1)) * 128)
+
+
+# the gather of a generated nest whose cache simulation is known (bench/differential, seed
+# 0, nest 1584): 4000 floats of x, 250 lines, read and written through 4000 indices
+SCATTER_C = """\
+int idx[4000];
+float x[4000];
+float v[4000];
+
+void kernel(void)
+{
+    for (int i = 0; i < 4000; i++) {
+        x[idx[i]] = x[idx[i]] + (1.5f * v[i]);
+    }
+}
+"""
+
+
+def test_streams_push_a_fitting_range_out_of_an_lru_cache(tmp_path: Path) -> None:
+    # L1 set to 16 KiB: x's 250 lines fit the 254 lines left, but idx and v bring 500 new
+    # lines over the 4000 visits (sigma = 0.125): the cache reaches back u = 413.9 visits
+    # (0.125 x 413.9 + 250 (1 - exp(-413.9/250)) = 51.7 + 202.3 = 254), a visit misses with
+    # exp(-413.9/250) = 0.191: 250 x 0.809 + 3586.1 x 0.191 = 887.06 lines, x 128 B =
+    # 113,544 B, with the streams' 32,000 B: 145,544 B.  The write-back cache simulation of
+    # the nest at 16 KiB (bench/validation/cachesim.c) moves 138,624 B (+5.0 %); the old
+    # rule (the range fits: its 250 lines once) gave 64,000 B (-54 %).
+    levels = levels_of(tmp_path, "g.c", SCATTER_C, "--set", "L1KB=16")
+    assert levels["L1"]["traffic_gb"] * 1e9 == pytest.approx(
+        32000 + lru_lines(254, 500, 250, 4000) * 128, rel=1e-4)
+    assert levels["L1"]["traffic_gb"] * 1e9 == pytest.approx(145544, rel=1e-4)
+    assert levels["L1"]["traffic_gb"] * 1e9 == pytest.approx(138624, rel=0.06)
+
+
+def test_a_row_longer_than_the_cache_reaches_takes_rowptr_at_every_row(tmp_path: Path) -> None:
+    # rows of 16 entries (16,384 in all) at L1 512 B: C = 5 lines (as above); the others load
+    # val 2048 + col 1024 + y 128 + rowptr 65 = 3265 lines over 16,384 visits (sigma =
+    # 0.1993): u = 5 / 1.1993 = 4.18 visits < the 16 visits of a row, so rowptr's line is
+    # gone when the next row reads it: 1024 rows x (1 + 1/16) lines x 64 B = 69,632 B in
+    # place of its 4160 B as a stream (+65,472 B).  x: 16,317.3 lines x 64 B in place of
+    # its 16,384 x 8 B as a stream.
+    source = CSR_F90.replace("4096", "16384")
+    level = l1(tmp_path, "csr.f90", source, "--set", "rowptr_r=0", "--set", "rowptr_r_1=16")
+    assert level["gathers_gb"] * 1e9 == pytest.approx(
+        lru_lines(5, 3265, 1024, 16384) * 64 - 16384 * 8 + 65472, rel=1e-4)
+
+
+@pytest.mark.libreoffice
+def test_editing_cluster_and_l2_in_the_workbook_recomputes_the_lru_lines(tmp_path: Path
+                                                                         ) -> None:
+    # ClusterElems_ 4 (a quarter of the visits) and an L2 of 128 KiB, edited in the workbook
+    # and recalculated by LibreOffice, give what --set gives: the Newton steps are cells
+    from libreoffice import recalculate_edited, value_at
+
+    path, book_path = tmp_path / "g.c", tmp_path / "g.xlsx"
+    path.write_text(SCATTER_C)
+
+    def run(*options: str) -> list[dict]:
+        out = tmp_path / "out.json"
+        assert main([str(path), "-m", MACHINE, "--json", str(out), "-q", "--set",
+                     "L1KB=16", *options]) == 0
+        return json.loads(out.read_text())["loops"][0]["levels"]
+
+    written = run("-o", str(book_path))
+    edits = {"ClusterElems_kernel_7_x": 4, "L2KB": 128}
+    expected = run(*[f"--set={name}={value}" for name, value in edits.items()])
+    assert expected[0]["gathers_gb"] != pytest.approx(written[0]["gathers_gb"], rel=1e-3)
+    book = recalculate_edited(book_path, edits, tmp_path / "lo")
+    for before, after in zip(written, expected, strict=True):
+        for key in ("gathers_gb", "traffic_gb"):
+            assert value_at(book, before["cells"][key]) == pytest.approx(after[key],
+                                                                         rel=1e-9), key
