@@ -190,14 +190,14 @@ void kernel(void)
 def test_scatter_in_a_called_procedure_is_the_nests(tmp_path: Path) -> None:
     # toy-roofline: L1 32 KiB, L2 256 KiB.  x spans 8192 x 8 B = 64 KiB (the callee's
     # declaration) = 1024 lines; 3 passes of 4096 = 12,288 visits, the same indices each
-    # pass; the other streams keep a line each of idx and v (C = 512 - 2 = 510 lines at L1)
-    # and load (4096 x 4 + 4096 x 8) / 64 = 768 lines: the streams of one pass, 48 KiB,
-    # 24 KiB per thread of the 2 cores, fit L1, so the later passes move none of them (the
-    # Repeats rule); sigma = 768 / 12,288 = 0.0625.
-    # L1: u = 630.18 (0.0625 x 630.18 + 1024 (1 - exp(-630.18/1024)) = 39.39 + 470.61 =
-    #     510), a visit misses with exp(-630.18/1024) = 0.54042; first pass 1024 x 0.45958 +
-    #     3465.8 x 0.54042 = 2343.6 lines, the two others 4096 x 0.54042 each: 6770.7 lines,
-    #     x 64 B x 2 (read for ownership, written back) = 866,648 B.
+    # pass; the other streams keep a line each of idx and v (C = 512 - 2 = 510 lines at L1).
+    # A pass touches idx 16 KiB, v 32 KiB and x's 64 KiB, 56 KiB per thread of the 2 cores:
+    # more than L1, so every pass moves its streams there, 3 x (4096 x 4 + 4096 x 8) / 64 =
+    # 2304 lines (sigma = 0.1875); L2 holds a pass: its streams move once, 768 lines.
+    # L1: u = 526.04 (0.1875 x 526.04 + 1024 (1 - exp(-526.04/1024)) = 98.63 + 411.37 =
+    #     510), a visit misses with exp(-526.04/1024) = 0.59827; first pass 1024 x 0.40173 +
+    #     3569.96 x 0.59827 = 2547.4 lines, the two others 4096 x 0.59827 each: 7448.24
+    #     lines, x 64 B x 2 (read for ownership, written back) = 953,374 B.
     # L2: a pass fits (u reaches its 4096 visits): its distinct lines only, 1024 (1 -
     #     exp(-4)) = 1005.24 lines, x 128 B = 128,671 B.
     path, out = tmp_path / "call.c", tmp_path / "out.json"
@@ -210,7 +210,7 @@ def test_scatter_in_a_called_procedure_is_the_nests(tmp_path: Path) -> None:
     assert row["range_kb"] == 64
     levels = {lv["level"]: lv for lv in data["loops"][0]["levels"]}
     assert levels["L1"]["gathers_gb"] * 1e9 == pytest.approx(
-        lru_lines(510, 768, 1024, 12288, 3) * 128, rel=1e-4)
+        lru_lines(510, 2304, 1024, 12288, 3) * 128, rel=1e-4)
     assert levels["L2"]["gathers_gb"] * 1e9 == pytest.approx(1024 * (1 - math.exp(-4)) * 128)
 
 

@@ -343,6 +343,13 @@ def _loaded_lines(memory: NestMemory, replaced: frozenset[str], condition: E.Qua
     return E.div(E.mul(traffic, share, GB), ctx.param("LineBytes"))
 
 
+def _gathered_bytes(gathers: list[GatherTraffic], ctx: ModelContext) -> list[E.Expr]:
+    """Bytes each gather touches in one pass of its indices (its range, or a line per
+    visit when fewer): a stream counts the gathered array as one element per access."""
+    return [E.mul(E.minimum(g.range_lines, E.div(E.Ref(g.visits), E.maximum(1, g.passes))),
+                  ctx.param("LineBytes")) for g in gathers]
+
+
 def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
                 memory: NestMemory, ctx: ModelContext, key: tuple, share: E.Expr,
                 working_sets: tuple[E.Quantity, E.Quantity, E.Quantity]) -> E.Expr:
@@ -474,7 +481,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
     data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*[
-        _sweep_elements(a, shape, space, ctx) for a in memory.arrays]) / KIB / ctx.param("Cores"),
+        _sweep_elements(a, shape, space, ctx) for a in memory.arrays],
+        *_gathered_bytes(gathers, ctx)) / KIB / ctx.param("Cores"),
         "KiB", "data the nest touches per thread")
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
