@@ -17,7 +17,11 @@ stops at the visits of one pass of the indices, ``V1`` (a pass that fits keeps i
 Over one pass of ``V1`` visits, from a cold cache, the first ``u`` visits miss only on new
 lines and each later visit with the probability above:
 
-    first pass = L x (1 - EXP(-MIN(u, V1)/L)) + MAX(0, V1 - u) x EXP(-u/L)
+    first pass = MIN(w, L x (1 - EXP(-w x c/L))) + MAX(0, V1 - u) x EXP(-u/L),  w = MIN(u, V1)
+
+the new lines being those of the ``w x c`` elements the visits draw (``c``: ClusterElems,
+the elements used per line fetched; with ``c = 1`` the expected distinct lines of ``w``
+uniform draws), at most one per visit (sorted indices fetch each line once).
 
 and each further pass of the same indices (a loop around the gather that subscripts
 nothing, a time loop's pass) misses ``V1 x EXP(-u/L)``, nothing when the pass fits.
@@ -84,9 +88,12 @@ def lru_gather_lines(gather: GatherTraffic, left_kb: E.ExprLike | E.Quantity,
     lines = E.maximum(1, gather.range_lines)
     miss = E.Quantity((*key, "miss_fraction"), E.func("EXP", E.div(E.mul(-1, u), lines)), "",
                       "fraction of visits that miss (not visited within the cache's reach)")
-    first = E.mul(lines, 1 - E.func("EXP", E.div(E.mul(-1, E.minimum(u, pass_visits)),
-                                                   lines))) + \
-        E.mul(E.maximum(0, E.Ref(pass_visits) - E.Ref(u)), miss)
+    # the distinct lines of the visits within reach: drawn as elements, ClusterElems per
+    # visit (sorted indices: each visit a new line, as many as the elements' lines)
+    reached = E.minimum(u, pass_visits)
+    distinct = E.minimum(reached, E.mul(lines, 1 - E.func("EXP", E.div(
+        E.mul(-1, reached, gather.cluster), lines))))
+    first = distinct + E.mul(E.maximum(0, E.Ref(pass_visits) - E.Ref(u)), miss)
     later = E.mul(E.maximum(0, E.as_expr(gather.passes) - 1), E.if_(
         E.compare("<", u, pass_visits), E.mul(pass_visits, miss), 0))
     return first + later, miss, u

@@ -176,6 +176,7 @@ class GatherTraffic:
     own: str | None = None  # the indexed array's key among the nest's arrays (its streams)
     # the arrays touched once per trip of a loop around it (a CSR row's rowptr)
     rows: list[RowLevelArray] = field(default_factory=list)
+    cluster: E.Expr = E.Num(1)  # elements used per line fetched (MAX(1, the Cluster column))
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -438,7 +439,8 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
                               else 1, replaces, E.mul(*[trip_count(lp, ctx)
                                                         for lp in (*draws, *passes)]),
-                              pattern_key, row_level_arrays(chain, visits, memory, ctx))
+                              pattern_key, row_level_arrays(chain, visits, memory, ctx),
+                              E.maximum(1, shown))
         models.append(model)
         left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
                         "cache left for the gather")
