@@ -345,7 +345,8 @@ def _loaded_lines(memory: NestMemory, replaced: frozenset[str], condition: E.Qua
 
 def _gathered_bytes(gathers: list[GatherTraffic], ctx: ModelContext) -> list[E.Expr]:
     """Bytes each gather touches in one pass of its indices (its range, or a line per
-    visit when fewer): a stream counts the gathered array as one element per access."""
+    visit when fewer), in place of the gathered array's count as a stream (an element per
+    access)."""
     return [E.mul(E.minimum(g.range_lines, E.div(E.Ref(g.visits), E.maximum(1, g.passes))),
                   ctx.param("LineBytes")) for g in gathers]
 
@@ -480,8 +481,9 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
+    gathered = {key for g in gathers for key in g.replaces}  # counted by their lines
     data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*[
-        _sweep_elements(a, shape, space, ctx) for a in memory.arrays],
+        _sweep_elements(a, shape, space, ctx) for a in memory.arrays if a.key not in gathered],
         *_gathered_bytes(gathers, ctx)) / KIB / ctx.param("Cores"),
         "KiB", "data the nest touches per thread")
     result = NestLevels([])

@@ -21,7 +21,8 @@ lines and each later visit with the probability above:
 
 the new lines being those of the ``w x c`` elements the visits draw (``c``: ClusterElems,
 the elements used per line fetched; with ``c = 1`` the expected distinct lines of ``w``
-uniform draws), at most one per visit (sorted indices fetch each line once).
+uniform draws), at most one per visit (sorted indices fetch each line once); and never
+fewer than the new lines of the whole pass, ``MIN(V1, L x (1 - EXP(-V1 x c/L)))``.
 
 and each further pass of the same indices (a loop around the gather that subscripts
 nothing, a time loop's pass) misses ``V1 x EXP(-u/L)``, nothing when the pass fits.
@@ -93,7 +94,12 @@ def lru_gather_lines(gather: GatherTraffic, left_kb: E.ExprLike | E.Quantity,
     reached = E.minimum(u, pass_visits)
     distinct = E.minimum(reached, E.mul(lines, 1 - E.func("EXP", E.div(
         E.mul(-1, reached, gather.cluster), lines))))
-    first = distinct + E.mul(E.maximum(0, E.Ref(pass_visits) - E.Ref(u)), miss)
+    # never fewer than the distinct lines of the whole pass (sorted indices: the visits
+    # beyond the reach are new lines, not revisits)
+    whole = E.minimum(pass_visits, E.mul(lines, 1 - E.func("EXP", E.div(
+        E.mul(-1, pass_visits, gather.cluster), lines))))
+    first = E.maximum(whole, distinct + E.mul(E.maximum(0, E.Ref(pass_visits) - E.Ref(u)),
+                                              miss))
     later = E.mul(E.maximum(0, E.as_expr(gather.passes) - 1), E.if_(
         E.compare("<", u, pass_visits), E.mul(pass_visits, miss), 0))
     return first + later, miss, u
