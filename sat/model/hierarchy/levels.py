@@ -24,12 +24,13 @@ replacement; a link's reads and write-backs are counted together (exact for a ha
 link, pessimistic for a full-duplex one).
 
 **Gathers and scatters** (:mod:`sat.model.irregular.gathers`) move, per level, the lines
-the Gathers sheet's model gives at that level's capacity (instead of ``CacheKB``): a range
-that fits what the nest's other streams leave of the level moves only its compulsory lines
-over the link out, a larger one also the revisits that miss.  Those bytes replace the
+their visits miss in an LRU cache of the level's capacity beside the lines the nest's other
+arrays bring in (:mod:`sat.model.irregular.gather_lru`): the distinct lines of the draws
+when the range stays, more when the streams push its lines out.  Those bytes replace the
 indexed array's count as a stream at the condition the level takes (the index array stays
-a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
-whenever the two models' conditions agree.
+a stream, as on the Loops sheet); the Loops sheet keeps the Gathers sheet's rule at
+``CacheKB`` (a range that fits moves its lines once), so the two differ by the lines the
+streams push out.
 
 **Repetitions** (:mod:`sat.model.hierarchy.repetitions`): a loop whose variable subscripts
 no reference, or a pass of a time loop, moves the data at a level only when what one of its

@@ -33,11 +33,10 @@ indices over the range do not hit a line still in cache:
 (a scatter's line is read for ownership and written back). The time is those bytes at the
 nest's memory bandwidth (``GBsPerCore * Cores``).
 
-The same formula at another capacity (:class:`GatherTraffic`) gives a gather's bytes over
-every link of a machine with several cache levels (the Levels sheet): with a level's
-capacity in place of ``CacheKB``, a range that fits the level moves only its compulsory lines
-to it from the next level out, and one that does not misses the fraction of revisits that it
-exceeds the level by.
+At each level of a machine with several cache levels (the Levels sheet) a gather's lines
+compete in an LRU cache of the level's capacity with the lines the nest's other arrays
+bring in (:mod:`sat.model.irregular.gather_lru`, from :class:`GatherTraffic`): the distinct
+lines of its draws when its range stays, more when the streams push its lines out.
 
 Its compulsory traffic (the Loops sheet's reuse between blocks) is the distinct elements
 the indices pick, each once: ``k`` references whose indices are drawn independently and
