@@ -38,7 +38,7 @@ written array (:func:`row_level_arrays`, :func:`row_level_traffic`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sat.ir import Loop
 from sat.model import expr as E
@@ -47,8 +47,14 @@ from sat.model.exasat.iteration import trip_count
 from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import GB, KIB, NestMemory
 
-if TYPE_CHECKING:
-    from sat.model.irregular.gathers import GatherTraffic
+
+class GatherLines(Protocol):
+    """What the LRU rule reads of a gather (:class:`~sat.model.irregular.gathers.GatherTraffic`)."""
+
+    visits: E.Quantity  # line visits: references / ClusterElems
+    range_lines: E.Quantity  # lines of the range the indices span
+    passes: E.Expr  # passes over the same indices
+    cluster: E.Expr  # elements used per line fetched
 
 NEWTON_STEPS = 5
 
@@ -73,7 +79,7 @@ def reach_visits(left_lines: E.ExprLike | E.Quantity, sigma: E.ExprLike | E.Quan
     return u
 
 
-def lru_gather_lines(gather: GatherTraffic, left_kb: E.ExprLike | E.Quantity,
+def lru_gather_lines(gather: GatherLines, left_kb: E.ExprLike | E.Quantity,
                      stream_lines: E.ExprLike | E.Quantity, ctx: ModelContext,
                      key: tuple) -> tuple[E.Expr, E.Quantity, E.Quantity]:
     """(the cache lines the gather moves over a level whose cache leaves it ``left_kb`` KiB
