@@ -341,3 +341,38 @@ def test_editing_cluster_and_l2_in_the_workbook_recomputes_the_lru_lines(tmp_pat
         for key in ("gathers_gb", "traffic_gb"):
             assert value_at(book, before["cells"][key]) == pytest.approx(after[key],
                                                                          rel=1e-9), key
+
+
+# nest 1584's shape written in Fortran with sorted indices (seed 0, nest 1442): 4000 integers
+# of x, 250 lines, read and written through 4000 sorted indices
+SORTED_F90 = """\
+subroutine ss(idx, x, v)
+  integer :: idx(4000), x(4000), v(4000)
+  integer :: i
+  do i = 1, 4000
+    x(idx(i)) = x(idx(i)) + 2 * v(i)
+  end do
+end subroutine ss
+"""
+
+
+def test_sorted_indices_with_their_cluster_move_each_line_once(tmp_path: Path) -> None:
+    # ClusterElems_ 16, what the sorted indices use of a line (4-byte elements): 250 visits.
+    # L1 16 KiB: C = 254 lines; idx and v load 500 lines, sigma = 2 per visit; u = 89.41
+    # (2 x 89.41 + 250 (1 - exp(-89.41/250)) = 178.83 + 75.17 = 254), a revisit misses with
+    # exp(-89.41/250) = 0.6993.  The rule for revisits would give MIN(89.41, 250 (1 -
+    # exp(-89.41 x 16/250))) + (250 - 89.41) x 0.6993 = 89.41 + 112.30 = 201.7 lines, fewer
+    # than the distinct lines of the pass, MIN(250, 250 (1 - exp(-16))) = 250: each line
+    # once, 250 x 128 B (read for ownership, written back) + idx 16,000 + v 16,000 =
+    # 64,000 B, as the cache simulation of the nest moves at every level.  The default
+    # (ClusterElems_ 1, uniform indices) charges 145,544 B at this level.
+    levels = levels_of(tmp_path, "ss.f90", SORTED_F90, "--set", "L1KB=16", "--set",
+                       "ClusterElems_ss_4_x=16")
+    assert levels["L1"]["traffic_gb"] * 1e9 == pytest.approx(
+        32000 + 250 * (1 - math.exp(-16)) * 128)
+    reach = 89.41
+    assert 2 * reach + 250 * (1 - math.exp(-reach / 250)) == pytest.approx(254, abs=0.05)
+    assert reach + (250 - reach) * math.exp(-reach / 250) == pytest.approx(201.7, abs=0.05)
+    default = levels_of(tmp_path, "ss.f90", SORTED_F90, "--set", "L1KB=16")
+    assert default["L1"]["traffic_gb"] * 1e9 == pytest.approx(
+        32000 + lru_lines(254, 500, 250, 4000) * 128, rel=1e-4)
