@@ -24,12 +24,13 @@ replacement; a link's reads and write-backs are counted together (exact for a ha
 link, pessimistic for a full-duplex one).
 
 **Gathers and scatters** (:mod:`sat.model.irregular.gathers`) move, per level, the lines
-the Gathers sheet's model gives at that level's capacity (instead of ``CacheKB``): a range
-that fits what the nest's other streams leave of the level moves only its compulsory lines
-over the link out, a larger one also the revisits that miss.  Those bytes replace the
+their visits miss in an LRU cache of the level's capacity beside the lines the nest's other
+arrays bring in (:mod:`sat.model.irregular.gather_lru`): the distinct lines of the draws
+when the range stays, more when the streams push its lines out.  Those bytes replace the
 indexed array's count as a stream at the condition the level takes (the index array stays
-a stream, as on the Loops sheet), so the Loops sheet's traffic is the last cache level's
-whenever the two models' conditions agree.
+a stream, as on the Loops sheet); the Loops sheet keeps the Gathers sheet's rule at
+``CacheKB`` (a range that fits moves its lines once), so the two differ by the lines the
+streams push out.
 
 **Repetitions** (:mod:`sat.model.hierarchy.repetitions`): a loop whose variable subscripts
 no reference, or a pass of a time loop, moves the data at a level only when what one of its
@@ -313,19 +314,79 @@ def _stream_share(memory: NestMemory, keys: frozenset[str], condition: E.ExprLik
                                                      sums[3]))))
 
 
+def _gather_other_kb(memory: NestMemory, gather: GatherTraffic, condition: E.Quantity,
+                     working_sets: tuple[E.Quantity, E.Quantity, E.Quantity],
+                     ctx: ModelContext) -> E.Expr:
+    """KiB the nest's other arrays hold at a level in ``condition``: the level's working set
+    for its case (planes, pencils; within pencils or none: the lines in use, its cell) less
+    the shares of the indexed array and of the arrays touched once per trip of a loop
+    around the gather (held or not as the gather's visits allow: ``gather.rows``)."""
+    plane, pencil, cell = working_sets
+    keys = {gather.own, *(row.key for row in gather.rows)}
+    apart = [a for a in memory.arrays if a.key in keys]
+
+    def other(total: E.Quantity, name: str) -> E.Expr:
+        if not apart:
+            return E.Ref(total)
+        shares = []
+        for array in apart:
+            own_cell = E.mul(ctx.param("LineBytes") / KIB, _lines_within(array, ctx))
+            shares.append(own_cell if name == "cell" else E.if_(
+                E.compare("<=", total, cell), own_cell, array.q[f"ws_{name}_kb"]))
+        return E.maximum(0, E.Ref(total) - E.add(*shares))
+
+    return E.if_(E.compare("=", condition, 1), other(plane, "plane"), E.if_(
+        E.compare("=", condition, 2), other(pencil, "pencil"), other(cell, "cell")))
+
+
+def _loaded_lines(memory: NestMemory, replaced: frozenset[str], condition: E.Quantity,
+                  ctx: ModelContext, share: E.Expr) -> E.Expr:
+    """Lines the nest's arrays other than ``replaced`` load into a level in ``condition``:
+    their stream traffic, half of it for a written array (the other half is write-backs,
+    which take no room)."""
+    read = frozenset(a.key for a in memory.arrays if a.key not in replaced and a.kind == "R")
+    written = frozenset(a.key for a in memory.arrays
+                        if a.key not in replaced and a.kind != "R")
+    traffic = E.add(*([_stream_share(memory, read, condition, ctx)] if read else []),
+                    *([E.mul(0.5, _stream_share(memory, written, condition, ctx))]
+                      if written else []))
+    return E.div(E.mul(traffic, share, GB), ctx.param("LineBytes"))
+
+
+def _gathered_bytes(gathers: list[GatherTraffic], ctx: ModelContext) -> list[E.Expr]:
+    """Bytes each gather touches in one pass of its indices (its range, or a line per
+    visit when fewer), in place of the gathered array's count as a stream (an element per
+    access)."""
+    return [E.mul(E.minimum(g.range_lines, E.div(E.Ref(g.visits), E.maximum(1, g.passes))),
+                  ctx.param("LineBytes")) for g in gathers]
+
+
 def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E.Quantity,
-                memory: NestMemory, ctx: ModelContext, key: tuple,
-                share: E.Expr) -> E.Expr:
+                memory: NestMemory, ctx: ModelContext, key: tuple, share: E.Expr,
+                working_sets: tuple[E.Quantity, E.Quantity, E.Quantity]) -> E.Expr:
     """The change the gathers make to a level's traffic (GB): their lines at the level's
-    capacity (over every sweep: a range that fits is moved once) less the stream count of
+    capacity, competing in LRU with the other arrays' lines
+    (:func:`~sat.model.irregular.gather_lru.lru_gather_lines`), less the stream count of
     the arrays they replace (``share``: of the repetitions, those that move the streams)."""
+    from sat.model.irregular.gather_lru import lru_gather_lines, row_level_traffic
+
     terms: list[E.Expr] = []
+    rows_seen: set[str] = set()
     for index, gather in enumerate(gathers, start=1):
-        left = E.Quantity((*key, "gather", index, "cache_left_kb"), gather.left(capacity),
+        at = (*key, "gather", index)
+        other = _gather_other_kb(memory, gather, condition, working_sets, ctx)
+        left = E.Quantity((*at, "cache_left_kb"), E.maximum(0, E.as_expr(capacity) - other),
                           "KiB", "cache left for the gather")
-        miss = E.Quantity((*key, "gather", index, "miss_fraction"), gather.miss(left), "",
-                          "fraction of revisits that miss")
-        terms.append(gather.traffic_gb(gather.lines(miss), ctx))
+        streams = E.Quantity((*at, "stream_lines"), _loaded_lines(
+            memory, gather.replaces, condition, ctx, share), "lines",
+            "lines the nest's other arrays load")
+        lines, _, reach = lru_gather_lines(gather, left, streams, ctx, at)
+        terms.append(gather.traffic_gb(lines, ctx))
+        for row in gather.rows:  # a CSR row's rowptr: its line lost between two rows
+            if row.key not in rows_seen:
+                rows_seen.add(row.key)
+                terms.append(row_level_traffic(row, reach, E.mul(_stream_share(
+                    memory, frozenset({row.key}), condition, ctx), share), ctx))
         if gather.replaces:
             terms.append(E.mul(-1, _stream_share(memory, gather.replaces, condition, ctx),
                                share))
@@ -425,10 +486,13 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     cases = [q[f"traffic_{case}_gb"] for case in CASES[1:-1]] + [none]
     # the data of one run of the nest, per thread: with WarmCaches, a level that holds it
     # all moves nothing to or from the next level out (Kerncraft's steady state)
-    sweeps = [_sweep_elements(a, shape, space, ctx) for a in memory.arrays]
-    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*sweeps) / KIB / ctx.param(
-        "Cores"), "KiB", "data the nest touches per thread")
-    footprint = pass_footprint(shape, memory.arrays, sweeps, ctx, hierarchy.shapes) \
+    gathered = {key for g in gathers for key in g.replaces}  # counted by their lines
+    kept = [a for a in memory.arrays if a.key not in gathered]
+    sweeps = [_sweep_elements(a, shape, space, ctx) for a in kept]
+    gathered_bytes = _gathered_bytes(gathers, ctx)
+    data = E.Quantity(("level", shape.ident, "data_kib"), E.add(*sweeps, *gathered_bytes)
+                      / KIB / ctx.param("Cores"), "KiB", "data the nest touches per thread")
+    footprint = pass_footprint(shape, kept, sweeps, ctx, hierarchy.shapes, gathered_bytes) \
         if repetition_loops(shape) else None
     result = NestLevels([])
     held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
@@ -471,7 +535,8 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
         traffic, extra = regular, {}
         if gathers:
             change = E.Quantity((*key, "gathers_gb"), E.if_(resident, 0, _gathers_at(
-                gathers, capacity, condition, memory, ctx, key, share)), "GB",
+                gathers, capacity, condition, memory, ctx, key, share, (plane, pencil, cell))),
+                "GB",
                 f"{spec.link} traffic of the gathers and scatters, less the streams they "
                 "replace")
             traffic = E.Quantity((*key, "traffic_gb"), E.Ref(regular) + E.Ref(change), "GB",

@@ -23,6 +23,7 @@ of 52-element rows: 52, not 48).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sat.ir import Variable
@@ -95,10 +96,13 @@ class PassFootprint:
 
 
 def pass_footprint(shape: NestShape, arrays: list[ArrayModel], sweeps: list[E.Expr],
-                   ctx: ModelContext, shapes: dict[str, tuple[str, ...]]) -> PassFootprint:
+                   ctx: ModelContext, shapes: dict[str, tuple[str, ...]],
+                   gathered: Sequence[E.Expr] = ()) -> PassFootprint:
     """The nest's :class:`PassFootprint`: ``sweeps`` are the bytes of each of ``arrays`` per
-    sweep of the grid (in the same order), their rows taken at any alignment."""
+    sweep of the grid (in the same order), their rows taken at any alignment; ``gathered``:
+    the bytes of each gather's lines, taken as they are."""
     wholes = [declared_array_bytes(shape, a, ctx, shapes) for a in arrays]
     lined = [E.mul(sweep, unaligned_rows(shape, a, ctx)) for sweep, a in zip(sweeps, arrays,
                                                                              strict=True)]
-    return PassFootprint(lined, wholes, ctx.param("Cores"))
+    return PassFootprint([*lined, *gathered], [*wholes, *[None] * len(gathered)],
+                         ctx.param("Cores"))

@@ -33,11 +33,10 @@ indices over the range do not hit a line still in cache:
 (a scatter's line is read for ownership and written back). The time is those bytes at the
 nest's memory bandwidth (``GBsPerCore * Cores``).
 
-The same formula at another capacity (:class:`GatherTraffic`) gives a gather's bytes over
-every link of a machine with several cache levels (the Levels sheet): with a level's
-capacity in place of ``CacheKB``, a range that fits the level moves only its compulsory lines
-to it from the next level out, and one that does not misses the fraction of revisits that it
-exceeds the level by.
+At each level of a machine with several cache levels (the Levels sheet) a gather's lines
+compete in an LRU cache of the level's capacity with the lines the nest's other arrays
+bring in (:mod:`sat.model.irregular.gather_lru`, from :class:`GatherTraffic`): the distinct
+lines of its draws when its range stays, more when the streams push its lines out.
 
 Its compulsory traffic (the Loops sheet's reuse between blocks) is the distinct elements
 the indices pick, each once: ``k`` references whose indices are drawn independently and
@@ -65,7 +64,7 @@ defaults to the callee's declaration of the array (:attr:`ModelContext.read_proc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
@@ -74,6 +73,7 @@ from sat.model.elements import element_bytes
 from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
+from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -170,6 +170,12 @@ class GatherTraffic:
     other: E.Quantity  # the working set of the nest's other streams (KiB)
     factor: int  # 2 when written through the index (read for ownership and write-back)
     replaces: frozenset[str]  # the array keys whose ExaSAT count it replaces (none: on top)
+    # passes over the same indices: the trips of the loops around it that draw nothing new
+    passes: E.Expr = E.Num(1)
+    own: str | None = None  # the indexed array's key among the nest's arrays (its streams)
+    # the arrays touched once per trip of a loop around it (a CSR row's rowptr)
+    rows: list[RowLevelArray] = field(default_factory=list)
+    cluster: E.Expr = E.Num(1)  # elements used per line fetched (MAX(1, the Cluster column))
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -428,8 +434,12 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
                              == instance.array.lower()) \
             if pattern_key is not None and not instance.direct else frozenset()
+        draws, passes = repeated_draws(nest, shape, chain)
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
-                              else 1, replaces)
+                              else 1, replaces, E.mul(*[trip_count(lp, ctx)
+                                                        for lp in (*draws, *passes)]),
+                              pattern_key, row_level_arrays(chain, visits, memory, ctx),
+                              E.maximum(1, shown))
         models.append(model)
         left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
                         "cache left for the gather")
@@ -441,7 +451,6 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        draws, passes = repeated_draws(nest, shape, chain)
         picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
             instance.references, space.probability,
             *[trip_count(lp, ctx) for lp in chain
