@@ -41,7 +41,12 @@ from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
-from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
+from sat.model.exasat.lines import (
+    declared_row_length,
+    round_to_lines,
+    row_start,
+    unit_coefficient,
+)
 from sat.model.exasat.steps import (
     SHORT_LEADING_TRIPS,
     fold_offset,
@@ -118,6 +123,9 @@ class Pattern:
     # with stepped axis loops: each reference's residue within a step, per axis, in the order
     # of arm_points (whose points are in whole steps): compulsory.stepped_groups
     step_residues: tuple[tuple[int, int, int], ...] = ()
+    # where its rows along X start and the declared elements of a row, when the source says
+    # (:func:`sat.model.exasat.lines.row_start`): the lines a row straddles
+    row_start: tuple[int, int] | None = None
 
     @property
     def kind(self) -> str:
@@ -371,6 +379,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     units: dict[str, set[str]] = {}
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
+    starts: dict[str, set[tuple[int, int] | None]] = {}  # lines.row_start of each access
     unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
     declared = {**(shapes or {}), **{v.name.lower(): v.shape for v in (
         *procedure.locals, *procedure.nonlocals) if v.shape}}
@@ -396,6 +405,8 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
+            starts.setdefault(key, set()).add(None if 0 in steps else row_start(
+                access, declared.get(array.name.lower(), ()), axis_loops[0], row_major))
         point, within, residue = [], [], [0, 0, 0]
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -449,6 +460,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                         math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
     for pattern in patterns:
+        pattern.row_start = _row_start(starts.get(pattern.key, {None}))
         pattern.arm_points = tuple(arm_points[pattern.key])
         if pattern.key in residues:
             pattern.step_residues = tuple(step_residues[pattern.key])
@@ -619,6 +631,14 @@ def _sweeping(axis_loops: list[list[Loop]]) -> list[list[Loop]]:
                    for outer in on_axis if outer is not loop)
 
     return [[lp for lp in on_axis if not window(lp, on_axis)] for on_axis in axis_loops]
+
+
+def _row_start(found: set[tuple[int, int] | None]) -> tuple[int, int] | None:
+    """A pattern's row start (the first its accesses start at) and row length, when every
+    access says where and its rows have one length."""
+    if None in found or len({pitch for _, pitch in found}) != 1:  # type: ignore[misc]
+        return None
+    return min(found)  # type: ignore[type-var]
 
 
 def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
