@@ -405,7 +405,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
-            starts.setdefault(key, set()).add(None if 0 in steps else row_start(
+            starts.setdefault(key, set()).add(None if steps.get(0, -1) != -1 else row_start(
                 access, declared.get(array.name.lower(), ()), axis_loops[0], row_major))
         point, within, residue = [], [], [0, 0, 0]
         for a in range(3):
@@ -441,7 +441,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     passes = compulsory.time_passes(sweeps, grid_loops)
     placing = compulsory.placing_vars([access for _, access, _ in accesses])
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
-        else {0} if inside_x else set()
+        else {0} if inside_x or _x_innermost(axis_loops) else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset((with_loops | inside_x) - stepped[key]),
@@ -650,6 +650,15 @@ def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
             if any(id(lp) in inside for outer in sweeping[axis + 1:] for lp in outer):
                 return False
     return True
+
+
+def _x_innermost(axis_loops: list[list[Loop]]) -> bool:
+    """Whether X's loops run inside every loop of Y and Z, whatever the order of those two
+    (``do i; do k; do j`` with X on j): an array X does not subscript keeps its element
+    through a whole row of X, as in ExaSAT's order."""
+    return bool(axis_loops[0]) and not _inside_x(axis_loops) and all(
+        any(id(x_loop) in {id(inner) for inner in lp.all_loops()} for x_loop in axis_loops[0])
+        for a in (1, 2) for lp in axis_loops[a])
 
 
 def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
