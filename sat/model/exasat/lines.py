@@ -169,9 +169,12 @@ def started_row_lines(x: E.ExprLike, start: int, pitch: int, ctx: ModelContext,
     of lines long all start at ``start`` mod P (g = P): a row of 48 doubles from element 4
     touches 7 lines, not 6; rows of 60 reals (g = 4) from element 0, 12 elements each, touch
     1.5 lines on average (1, 2, 2, 1 from bytes 0, 48, 32, 16 of a line). Never fewer than
-    ``x`` rounded up to lines (the row that starts a line)."""
+    ``x`` rounded up to lines (the row that starts a line), nor more than a row's length
+    (rows walked one after the other share the lines at their ends: :func:`row_lines`)."""
     per_line = elements_per_line(ctx, size)
     cycle = E.func("GCD", pitch, per_line)
     offset = E.add(start, E.mul(-1, E.func("FLOOR", start, cycle)))  # start mod g
     mean = E.add(E.func("FLOOR", E.add(x, -1, offset), cycle), per_line)
+    if pitch:
+        mean = E.minimum(mean, E.maximum(pitch, x))
     return E.maximum(round_to_lines(x, ctx, size), mean)
