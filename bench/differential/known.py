@@ -45,7 +45,12 @@ REASONS = {
                       "range in the compulsory bytes, not the span between them (n00161: +27 % "
                       "before, exact), also inside if/else arms, each plane touched with its "
                       "arm's probability (n01236: +29 % before, exact). What is left is the "
-                      "scratch tiles' cache levels (see scratch-tile) and branches.",
+                      "scratch tiles' cache levels (see scratch-tile), branches, and the rows of "
+                      "a C array read through an index function: its declaration is "
+                      "one-dimensional, so no row length is known and each row is counted from a "
+                      "line's start and rounded to whole lines (n00455: +10 % at every level), "
+                      "where the same nest written with multi-dimensional arrays counts its rows "
+                      "from where they start.",
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
                       "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
@@ -143,13 +148,22 @@ REASONS = {
            "at the median.",
     "reduction-lower-rank": "An array reduced into counts the axes it steps along only (exact at "
                             "the median); one of the outer axis alone inside a walk across the "
-                            "rows keeps its line at every level. The worst nests carry another "
-                            "class (stepped rows, loops that move an inner loop's bound).",
+                            "rows keeps its line at every level. A row is counted in the lines "
+                            "from where it starts (the loop's first element and the declared "
+                            "row length: rows of 56 doubles from element 4 touch 7 lines, not "
+                            "6; n00975: -14 % before, -0.4 % at every level), and a coefficient "
+                            "X does not subscript keeps its element along X whatever the order "
+                            "of Y and Z (n00032: +13 % before, +1 %). Left: the reduced array's "
+                            "own rows along Y are counted in elements, not lines (n01289: -6 %), "
+                            "and the worst nests carry another class (stepped rows, loops that "
+                            "move an inner loop's bound, a working set just past a level).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
                         "line per access; an array of the outer axis alone keeps its line, and "
                         "offsets along the walk reuse the last rows' lines while they fit (L1 "
-                        "median 6 %). The X offsets of a row that cross a line are not charged "
+                        "median 6 %). A row is counted from where it starts in its line (see "
+                        "reduction-lower-rank: L3 median 4 -> 1 % on nests 600-1199). "
+                        "The X offsets of a row that cross a line are not charged "
                         "(n01095: L1 -8 %). One step of the outer X loop touches the rows its "
                         "pencils reach over the inner loops, each once (n00843: L2 -0.3 %, was "
                         "+2,338 %). Where that just misses a level, the level is charged a line "
@@ -161,8 +175,9 @@ REASONS = {
                     "component copies, so the next dimension is taken as the contiguous axis; the "
                     "compulsory bytes count the offsets along such a loop as a fourth axis of "
                     "the union (n00023: -12 % before, exact), the levels still count the copies "
-                    "of each point without them (n00023: L1 -80 %). L1 median 11 %, L2 and L3 "
-                    "8 to 9 %.",
+                    "of each point without them (n00023: L1 -80 %). Rows counted from where "
+                    "they start in their lines halve the L2 and L3 medians (nests 600-1199: 13 "
+                    "and 14 % -> 7 %); the L1 median stays above 20 % on the short loop.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
                          "elements a line): median 4 to 8 % at every level. A halo across a "

@@ -195,6 +195,7 @@ FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
     "MIN": min,
     "CEILING": lambda a: float(math.ceil(a[0] / a[1] - 1e-12) * a[1]) if a[1] else 0.0,
     "FLOOR": lambda a: float(math.floor(a[0] / a[1] + 1e-12) * a[1]) if a[1] else 0.0,
+    "GCD": lambda a: float(math.gcd(int(a[0]), int(a[1]))),
     "IF": _if,
     "ABS": lambda a: abs(a[0]),
     "AND": lambda a: float(all(a)),

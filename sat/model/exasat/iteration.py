@@ -42,7 +42,12 @@ from sat.model.context import ModelContext
 from sat.model.elements import element_bytes
 from sat.model.exasat import compulsory
 from sat.model.exasat.beyond_axes import beyond_offset, beyond_points
-from sat.model.exasat.lines import declared_row_length, round_to_lines, unit_coefficient
+from sat.model.exasat.lines import (
+    declared_row_length,
+    round_to_lines,
+    row_start,
+    unit_coefficient,
+)
 from sat.model.exasat.steps import (
     SHORT_LEADING_TRIPS,
     fold_offset,
@@ -122,6 +127,9 @@ class Pattern:
     # a loop beyond the axes whose references sit at several offsets along it, and each
     # reference's (residue, offset in steps) there (sat.model.exasat.beyond_axes)
     beyond: tuple[Loop, tuple[tuple[int, int], ...]] | None = None
+    # where its rows along X start and the declared elements of a row, when the source says
+    # (:func:`sat.model.exasat.lines.row_start`): the lines a row straddles
+    row_start: tuple[int, int] | None = None
 
     @property
     def kind(self) -> str:
@@ -375,6 +383,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     units: dict[str, set[str]] = {}
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
+    starts: dict[str, set[tuple[int, int] | None]] = {}  # lines.row_start of each access
     unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
     declared = {**(shapes or {}), **{v.name.lower(): v.shape for v in (
         *procedure.locals, *procedure.nonlocals) if v.shape}}
@@ -401,6 +410,8 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 strides[key] = max(strides.get(key, 1), unit_coefficient(access, row_major))
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
+            starts.setdefault(key, set()).add(None if steps.get(0, -1) != -1 else row_start(
+                access, declared.get(array.name.lower(), ()), axis_loops[0], row_major))
         point, within, residue = [], [], [0, 0, 0]
         for a in range(3):
             d = next((d for d, v in enumerate(lowered) if v in stepping[a]), None)
@@ -436,7 +447,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     passes = compulsory.time_passes(sweeps, grid_loops)
     placing = compulsory.placing_vars([access for _, access, _ in accesses])
     with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
-        else {0} if inside_x else set()
+        else {0} if inside_x or _x_innermost(axis_loops) else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset((with_loops | inside_x) - stepped[key]),
@@ -455,6 +466,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                         math.prod(len(r) for a, r in residues.get(key, {}).items() if a))
                 for key in offsets]
     for pattern in patterns:
+        pattern.row_start = _row_start(starts.get(pattern.key, {None}))
         pattern.arm_points = tuple(arm_points[pattern.key])
         pattern.beyond = beyond_points(beyond[pattern.key])
         if pattern.key in residues:
@@ -628,6 +640,14 @@ def _sweeping(axis_loops: list[list[Loop]]) -> list[list[Loop]]:
     return [[lp for lp in on_axis if not window(lp, on_axis)] for on_axis in axis_loops]
 
 
+def _row_start(found: set[tuple[int, int] | None]) -> tuple[int, int] | None:
+    """A pattern's row start (the first its accesses start at) and row length, when every
+    access says where and its rows have one length."""
+    if None in found or len({pitch for _, pitch in found}) != 1:  # type: ignore[misc]
+        return None
+    return min(found)  # type: ignore[type-var]
+
+
 def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
     """Whether no loop of an axis encloses a loop of an outer axis (X around Y, Y around Z)."""
     sweeping = _sweeping(axis_loops)
@@ -637,6 +657,15 @@ def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
             if any(id(lp) in inside for outer in sweeping[axis + 1:] for lp in outer):
                 return False
     return True
+
+
+def _x_innermost(axis_loops: list[list[Loop]]) -> bool:
+    """Whether X's loops run inside every loop of Y and Z, whatever the order of those two
+    (``do i; do k; do j`` with X on j): an array X does not subscript keeps its element
+    through a whole row of X, as in ExaSAT's order."""
+    return bool(axis_loops[0]) and not _inside_x(axis_loops) and all(
+        any(id(x_loop) in {id(inner) for inner in lp.all_loops()} for x_loop in axis_loops[0])
+        for a in (1, 2) for lp in axis_loops[a])
 
 
 def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:

@@ -121,3 +121,60 @@ def declared_row_length(access, shape: tuple[str, ...], stepping: list[set[str]]
     if not (re.fullmatch(r"-?\d+", lower.strip()) and re.fullmatch(r"-?\d+", upper.strip())):
         return 0
     return max(0, int(upper) - int(lower) + 1)
+
+
+def _literal(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if re.fullmatch(r"-?\d+", text) else None
+
+
+def row_start(access, shape: tuple[str, ...], x_loops: list, row_major: bool
+              ) -> tuple[int, int] | None:
+    """(the element of its row where the access's range along X starts, counted from the
+    row's first element; the declared elements of a row, 0 for an array of one axis) when
+    the source says both: one X loop of literal bounds and step 1 subscripting the
+    access's unit-stride dimension with coefficient 1 and a literal offset, and literal
+    declared bounds of that dimension. None otherwise (the row is taken to start a line)."""
+    if len(x_loops) != 1 or not shape or len(shape) != len(access.loopvars):
+        return None
+    loop = x_loops[0]
+    unit = -1 if row_major else 0
+    sub = access.subscripts[unit] if len(access.subscripts) == len(shape) else None
+    offset = access.offsets[unit]
+    if access.loopvars[unit].lower() != loop.loopvar.lower() or not isinstance(offset, int) \
+            or loop.stride.strip() not in ("1", "-1") or loop.tile or loop.kind == "tile" \
+            or (sub is not None and (sub.kind != "induction" or sub.coeff != 1)):
+        return None
+    bounds = (_literal(loop.lower), _literal(loop.upper))
+    dims = [d.split(":") for d in shape]
+    if None in bounds or any(len(d) > 2 for d in dims):
+        return None
+    firsts = [_literal(d[0]) if len(d) == 2 else (0 if row_major else 1) for d in dims]
+    lasts = [_literal(d[-1]) for d in dims]
+    if None in firsts or None in lasts:
+        return None
+    start = min(bounds) + offset - firsts[unit]  # type: ignore[type-var,operator]
+    pitch = lasts[unit] - firsts[unit] + 1 if len(shape) > 1 else 0  # type: ignore[operator]
+    return (start, pitch) if start >= 0 else None
+
+
+def started_row_lines(x: E.ExprLike, start: int, pitch: int, ctx: ModelContext,
+                      size: E.Expr | None = None) -> E.Expr:
+    """Elements of the whole cache lines a row of ``x`` elements touches on average when it
+    starts at element ``start`` of rows ``pitch`` elements long (0: an array of one axis),
+    the array starting on a line of P elements. Row after row the start moves by ``pitch``
+    elements: it takes the values ``a, a + g, ..., a + P - g`` of a line, g = GCD(pitch, P),
+    a = start mod g, each as often, and a row from ``s`` touches FLOOR((s + x - 1) / P) + 1
+    lines, which averages to ``(FLOOR(x - 1 + a, g) + P) / P`` lines. Rows a whole number
+    of lines long all start at ``start`` mod P (g = P): a row of 48 doubles from element 4
+    touches 7 lines, not 6; rows of 60 reals (g = 4) from element 0, 12 elements each, touch
+    1.5 lines on average (1, 2, 2, 1 from bytes 0, 48, 32, 16 of a line). Never fewer than
+    ``x`` rounded up to lines (the row that starts a line), nor more than a row's length
+    (rows walked one after the other share the lines at their ends: :func:`row_lines`)."""
+    per_line = elements_per_line(ctx, size)
+    cycle = E.func("GCD", pitch, per_line)
+    offset = E.add(start, E.mul(-1, E.func("FLOOR", start, cycle)))  # start mod g
+    mean = E.add(E.func("FLOOR", E.add(x, -1, offset), cycle), per_line)
+    if pitch:
+        mean = E.minimum(mean, E.maximum(pitch, x))
+    return E.maximum(round_to_lines(x, ctx, size), mean)

@@ -58,6 +58,7 @@ from sat.model.exasat.lines import (
     ragged_rows,
     round_to_lines,
     row_lines,
+    started_row_lines,
     strided_lines,
 )
 from sat.model.exasat.row_window import (
@@ -304,6 +305,15 @@ def _volume(x: E.Expr, h: E.Expr, i: E.Expr, ghi: E.Expr) -> E.Expr:
         else E.mul(x, h, i)
 
 
+def _x_lines(x: E.Quantity, pattern: Pattern, ctx: ModelContext, size: E.Expr) -> E.Expr:
+    """A row's elements along X in whole cache lines: from where the row starts in its line
+    when the source says (:func:`sat.model.exasat.lines.started_row_lines`), else from the
+    start of a line."""
+    if pattern.row_start is None:
+        return round_to_lines(x, ctx, size)
+    return started_row_lines(x, *pattern.row_start, ctx, size)
+
+
 def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                 write_cost: E.Expr) -> NestMemory:
     """Per-array and per-nest working sets and traffic of one nest."""
@@ -319,11 +329,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
     ragged = ragged_rows(shape.loop, shape.axis_loops, shape.tiles)
 
-    def lined(s: int, size: E.Expr) -> E.Expr:
+    def lined(s: int, size: E.Expr, start: tuple[int, int] | None = None) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
         if ragged:  # rows of changing range: their mean lines, not the mean row's
             return ragged_row_lines(E.add(g, s), ctx, size)
+        if start is not None:  # the source says where a row starts in its line
+            return started_row_lines(E.add(g, s), *start, ctx, size)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
@@ -334,12 +346,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
-                pattern.row_length)
+                pattern.row_length, pattern.row_start)
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return row_lines(lined(s, _size), _p.row_length, E.add(_g, s)) \
+                    return row_lines(lined(s, _size, _p.row_start), _p.row_length,
+                                     E.add(_g, s)) \
                         if _p.stride == 1 \
                         else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
@@ -373,7 +386,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
                                     x_length if pattern.invariant or pattern.stride > 1 else
                                     row_lines(ragged_row_lines(q["access_x"], ctx, size)
                                               if ragged else
-                                              round_to_lines(q["access_x"], ctx, size),
+                                              _x_lines(q["access_x"], pattern, ctx, size),
                                               pattern.row_length, q["access_x"]), "elements",
                                     "access X rounded to cache lines"))
         plane = E.Ref(E.Quantity((*prefix, "plane_elements"), plane_expr, "elements",

@@ -1,0 +1,179 @@
+"""Rows and loop orders at the cache levels: where a row starts in its cache line, and an
+array the X loop does not subscript when Y and Z run in another order than ExaSAT's.
+
+The machine (:func:`machines.two_level_machine`): one core, 64-byte lines, an L1 of 4 KiB
+and an L2 of 256 KiB before memory. A read array moves 64 B per line, a written one 128 B
+(the line read for ownership, then written back).
+
+Every expected number is also what the write-back LRU simulation gives: the nest's element
+accesses in source order (``L addr,size`` for a read, ``S addr,size`` for a write, each
+array at its own 64-byte aligned base), then reads of 2.5 MiB of fresh lines, piped into
+``bench/validation/cachesim 4096:0:262144:0`` (``gcc -O2 -o cachesim
+bench/validation/cachesim.c``), each level's bytes being its misses plus write-backs, less
+the flush's own misses, times 64 B (as ``bench/differential/measure.py`` counts them).
+
+**Where a row starts.** Arrays start on a cache line. A row of ``x`` elements starting at
+element ``s`` of its line (P elements to a line) touches ``FLOOR((s + x - 1) / P) + 1``
+lines. When the source says where the X loop starts and how long the declared rows are, the
+start moves by the row length from row to row: with ``g = GCD(row length, P)`` it takes
+the values ``a, a + g, ...`` (``a`` = start mod g) equally often, and a row touches
+``(FLOOR(x - 1 + a, g) + P) / P`` lines on average, never more than the row length (rows
+one after the other share their end lines) and never fewer than a row that starts a line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from machines import run_with_machine, two_level_machine
+
+MACHINE_XML = two_level_machine(256)
+
+# Rows of 56 doubles (448 B, 7 lines: every row starts a line), the loop from element 4 to
+# 51: bytes 32 .. 415 of the row, lines 0 .. 6, 7 lines a row (FLOOR(47 + 4, 8) + 8 = 56
+# elements); a row taken to start a line would give 48 elements, 6 lines. 24 rows: 168 lines
+# per array, 168 x 64 + 168 x 128 = 32,256 B at both levels (the simulation: 32,256 and
+# 32,256); 27,648 B from a line start.
+STARTED_C = """\
+double out[32][56], inp[32][56];
+void started(void)
+{
+    for (int i = 4; i < 28; i++)
+        for (int j = 4; j < 52; j++)
+            out[i][j] = 2.0 * inp[i][j];
+}
+"""
+
+STARTED_F90 = """\
+subroutine started(out, inp)
+  integer :: i, j
+  real(8) :: out(56, 32), inp(56, 32)
+  do j = 5, 28
+    do i = 5, 52
+      out(i, j) = 2.0d0 * inp(i, j)
+    end do
+  end do
+end subroutine
+"""
+STARTED_BYTES = 168 * 64 + 168 * 128
+
+# Rows of 20 reals (80 B) from element 4, 12 reals each: GCD(20, 16) = 4, a = 0, FLOOR(11, 4)
+# + 16 = 24 elements, at most the row length, 20: 1.25 lines a row. The rows follow each other
+# (bytes [80 r + 16, 80 r + 64), r = 0 .. 11): the distinct lines are 15 per array,
+# 15 x 64 + 15 x 128 = 2,880 B (the simulation: 2,880 and 2,880); a row taken to start a line
+# would give 12 lines, 2,304 B.
+SHORT_ROWS_F90 = """\
+subroutine short(a, b)
+  integer :: i, j
+  real(4) :: a(20, 12), b(20, 12)
+  do j = 1, 12
+    do i = 5, 16
+      b(i, j) = 2.0 * a(i, j)
+    end do
+  end do
+end subroutine
+"""
+
+SHORT_ROWS_C = """\
+float a[12][20], b[12][20];
+void short_rows(void)
+{
+    for (int j = 0; j < 12; j++)
+        for (int i = 4; i < 16; i++)
+            b[j][i] = 2.0f * a[j][i];
+}
+"""
+SHORT_ROWS_BYTES = 15 * 64 + 15 * 128
+
+# X innermost, Y (the second axis) outermost, Z in between: coef(i) keeps its element through
+# the whole row of X, a register; it moves its 8 doubles once, one line. inp and out: 16 x 8 x
+# 4 doubles, 4,096 B, 64 lines each. 64 x 64 + 64 x 128 + 64 = 12,352 B at both levels (the
+# simulation: 12,352 and 12,352). Taking coef as stepping along every axis gave it a row of X
+# per row: 16 x 8 x 4 doubles, 4,096 B, 16,384 B in all (+33 %). The model still counts coef's
+# element once per row of Z (4 x 8 doubles, 256 B for 64 B: 12,544 B, +1.6 %): the Z loop runs
+# inside coef's own Y loop, so its element stays, but out of ExaSAT's order the model keeps
+# no reuse along Z.
+COEF_F90 = """\
+subroutine scaled(out, inp, coef)
+  integer :: i, j, k
+  real(8) :: out(16, 8, 4), inp(16, 8, 4), coef(8)
+  do i = 1, 8
+    do j = 1, 4
+      do k = 1, 16
+        out(k, i, j) = coef(i) * inp(k, i, j)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+COEF_C = """\
+double out[4][8][16], inp[4][8][16], coef[8];
+void scaled(void)
+{
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 16; k++)
+                out[j][i][k] = coef[i] * inp[j][i][k];
+}
+"""
+COEF_BYTES = 64 * 64 + 64 * 128 + 64
+
+
+def _levels(capsys, tmp_path, name: str, text: str, *options: str) -> dict[str, float]:
+    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, *options)
+    (loop,) = data["loops"]
+    assert not data["bounds_violations"]
+    return {row["level"]: row["traffic_gb"] * 1e9 for row in loop["levels"]}
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("started.c", STARTED_C, STARTED_BYTES), ("started.f90", STARTED_F90, STARTED_BYTES),
+    ("short.f90", SHORT_ROWS_F90, SHORT_ROWS_BYTES), ("short.c", SHORT_ROWS_C, SHORT_ROWS_BYTES),
+], ids=["line-rows-c", "line-rows-fortran", "short-rows-fortran", "short-rows-c"])
+def test_a_row_counts_the_lines_from_where_it_starts(capsys, tmp_path, name, text, expected):
+    levels = _levels(capsys, tmp_path, name, text)
+    for level in ("L1", "L2"):
+        assert math.isclose(levels[level], expected, rel_tol=1e-9), level
+
+
+def test_a_row_whose_start_the_source_does_not_give_starts_a_line(capsys, tmp_path):
+    """The X loop from a run-time ``lo`` (48 trips whatever it is): nothing says where the
+    row starts; it is taken to start a line (6 lines a row of 48 doubles, as ExaSAT's
+    rounding): 24 x 6 lines of each array, 144 x 64 + 144 x 128 = 27,648 B."""
+    text = STARTED_C.replace("void started(void)", "void started(int lo)") \
+        .replace("j = 4; j < 52", "j = lo; j < lo + 48")
+    levels = _levels(capsys, tmp_path, "unknown.c", text)
+    assert math.isclose(levels["L2"], 144 * 64 + 144 * 128, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(("name", "text"), [("coef.f90", COEF_F90), ("coef.c", COEF_C)],
+                         ids=["fortran", "c"])
+def test_an_array_x_does_not_subscript_stays_along_x_in_any_order(capsys, tmp_path, name,
+                                                                  text):
+    levels = _levels(capsys, tmp_path, name, text)
+    for level in ("L1", "L2"):
+        assert math.isclose(levels[level], COEF_BYTES + 3 * 64, rel_tol=1e-9), level
+
+
+@pytest.mark.libreoffice
+def test_editing_the_line_size_in_libreoffice_recomputes_the_row_lines(capsys, tmp_path):
+    """The workbook of the started rows with 64-byte lines (32,256 B at the L2), LineBytes
+    edited to 128 and recalculated: as the command line gives with --set LineBytes=128. By
+    hand: 16 doubles a line, rows of 56 (GCD(56, 16) = 8, start 4: a = 4), FLOOR(47 + 4, 8)
+    + 16 = 64 elements, at most the row's 56: 3.5 lines of 128 B a row, 24 rows x 3.5 x
+    (128 + 256) = 32,256 B (the simulation with 128-byte lines, ``cachesim -l 128``: 32,256 B)."""
+    from libreoffice import recalculate_edited, value_at
+
+    book = tmp_path / "started.xlsx"
+    (before,) = run_with_machine(capsys, tmp_path, "started.c", STARTED_C, MACHINE_XML,
+                                 workbook=book)["loops"]
+    values = recalculate_edited(book, {"LineBytes": 128}, tmp_path / "edit")
+    (want,) = run_with_machine(capsys, tmp_path, "started.c", STARTED_C, MACHINE_XML,
+                               "--set", "LineBytes=128")["loops"]
+    for level, expected in zip(before["levels"], want["levels"], strict=True):
+        got = float(value_at(values, level["cells"]["traffic_gb"]))
+        assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
+    assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(STARTED_BYTES)
