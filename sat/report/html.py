@@ -293,15 +293,28 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     reads = readers([q for q in (bf, alt_bf) if isinstance(q, Quantity)],
                     {"CacheKB", "BlockX", "BlockY", "BlockZ", *toggles}, plain)
     swept = {ident for ident, read in reads.items() if "CacheKB" in read}
-    moving: dict[frozenset[str], set[int]] = {}
+    # per set of parameters a curve changes: the ids of the quantities that read one, and
+    # the values of the others (the same as in ``plain``)
+    moving: dict[frozenset[str], tuple[set[int], dict[int, float]]] = {}
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
-        base = result.env(overrides)
-        moved = frozenset(overrides)
+        # Only what reads a parameter the curve sets to another value than the inputs is
+        # evaluated again: a block curve sets BlockX to 0, most often its value already.
+        moved = frozenset(name for name, value in overrides.items()
+                          if name not in values or values[name] != value)
         if moved not in moving:
-            moving[moved] = {ident for ident, read in reads.items() if read & moved}
+            known = plain.memo
+            moving[moved] = ({ident for ident, read in reads.items() if read & moved},
+                             {ident: known[ident] for ident, read in reads.items()
+                              if ident in known and not read & moved})
+        changed, unchanged = moving[moved]
+        base = result.env(overrides)
+        # The quantities the curve's parameters do not reach keep the values already
+        # evaluated: evaluating a changed quantity reads them instead of walking their
+        # expressions again (a block curve would otherwise evaluate most of the model anew).
+        base.memo.update(unchanged)
         return [v[0] for v in sweep([quantity], base, "CacheKB", sizes,
-                                    Known(plain, moving[moved], swept))]
+                                    Known(plain, changed, swept))]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
         tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b})
