@@ -287,38 +287,27 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     toggles = [p.name for p in result.parameters if p.name.startswith("Fuse_")]
     alternative = result.tables.get("Alternative blocking")
     alt_bf = (alternative.totals or {}).get("bytes_per_flop") if alternative else None
-    # What none of the curves' parameters moves is taken from one evaluation, not walked in
-    # each of the 15 sweeps (the page's evaluation, when it is of these very inputs).
+    # What no curve's parameter moves comes from one evaluation (the page's, of these inputs).
     plain = env if env.params == values else result.env()
     reads = readers([q for q in (bf, alt_bf) if isinstance(q, Quantity)],
                     {"CacheKB", "BlockX", "BlockY", "BlockZ", *toggles}, plain)
     swept = {ident for ident, read in reads.items() if "CacheKB" in read}
-    # per set of parameters a curve changes: the ids of the quantities that read one, and
-    # the values of the others (the same as in ``plain``)
+    # parameters set off the inputs' values -> (ids of what reads one, the others' values)
     moving: dict[frozenset[str], tuple[set[int], dict[int, float]]] = {}
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
-        # Only what reads a parameter the curve sets to another value than the inputs is
-        # evaluated again: a block curve sets BlockX to 0, most often its value already.
-        moved = frozenset(name for name, value in overrides.items()
-                          if name not in values or values[name] != value)
+        moved = frozenset(k for k, v in overrides.items() if k not in values or values[k] != v)
         if moved not in moving:
-            known = plain.memo
             moving[moved] = ({ident for ident, read in reads.items() if read & moved},
-                             {ident: known[ident] for ident, read in reads.items()
-                              if ident in known and not read & moved})
-        changed, unchanged = moving[moved]
+                             {ident: plain.memo[ident] for ident, read in reads.items()
+                              if ident in plain.memo and not read & moved})
         base = result.env(overrides)
-        # The quantities the curve's parameters do not reach keep the values already
-        # evaluated: evaluating a changed quantity reads them instead of walking their
-        # expressions again (a block curve would otherwise evaluate most of the model anew).
-        base.memo.update(unchanged)
+        base.memo.update(moving[moved][1])  # evaluated once: not walked again under each block
         return [v[0] for v in sweep([quantity], base, "CacheKB", sizes,
-                                    Known(plain, changed, swept))]
+                                    Known(plain, moving[moved][0], swept))]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
-        tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b})
-                 for b in _CHART_BLOCKS]
+        tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b}) for b in _CHART_BLOCKS]
         return [min(column) for column in zip(*tried, strict=True)]
 
     curves = [("B:F, whole program", "#1f77b4", curve({}))]
