@@ -346,6 +346,50 @@ def test_the_html_draws_fig_17s_curves(tmp_path):
     assert curves["fusion (every legal group)"][64] == pytest.approx(1.969225728 / gflop)
 
 
+@pytest.mark.parametrize("machine", ["exascale", "xeon-e5-2680"])
+def test_fig_17s_curves_are_the_model_evaluated_afresh_at_each_point(machine):
+    """Every point of every curve is the value a fresh evaluation of the model gives at that
+    cache size with the curve's parameters (the curves reuse the values no parameter of
+    theirs reaches instead of evaluating them again: they must not differ by a bit)."""
+    from sat.frontend import read_sources
+    from sat.machine import load_machine
+    from sat.model.build import build_model
+    from sat.model.expr import Quantity
+    from sat.parameters import build_parameters
+    from sat.report.html import _CHART_BLOCKS, _optimised_bf
+
+    result = build_model(read_sources([str(HYPTERM)]), build_parameters(load_machine(machine)))
+    bf = result.tables["Loops"].totals["bytes_per_flop"]
+    alt_bf = result.tables["Alternative blocking"].totals["bytes_per_flop"]
+    sizes = [4.0, 64.0, 1000.0, 16384.0, 1 << 20]
+    toggles = {p.name: 1.0 for p in result.parameters if p.name.startswith("Fuse_")}
+    assert toggles
+
+    def fresh(overrides, size, quantity=bf):
+        return quantity.value(result.env({**overrides, "CacheKB": size}))
+
+    def best(overrides, size):
+        return min(fresh({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b}, size)
+                   for b in _CHART_BLOCKS)
+
+    expected = {
+        "B:F, whole program": [fresh({}, s) for s in sizes],
+        "cache blocking (best Y×Z block)": [best({}, s) for s in sizes],
+        "fusion (every legal group)": [fresh(toggles, s) for s in sizes],
+        "fusion + blocking": [best(toggles, s) for s in sizes],
+        "alternative block execution": [fresh({}, s, alt_bf) for s in sizes],
+    }
+    env = result.env()
+    for table in result.tables.values():  # the page's evaluation, made before its charts
+        for row in table.rows:
+            for value in row.values():
+                if isinstance(value, Quantity):
+                    value.value(env)
+    curves = {label: [y for _, y in points]
+              for label, _, points in _optimised_bf(result, bf, env, sizes)}
+    assert curves == expected
+
+
 def test_the_dependence_graphs_frame_the_fusable_nests(tmp_path):
     graphs = tmp_path / "graphs"
     path = tmp_path / "kernel.f90"

@@ -112,10 +112,11 @@ def test_workbook_is_the_same_without_the_short_cuts(
 def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool, stream: bool = False,
                 chart: bool = False) -> dict[str, bytes]:
     """A table sheet of 2,500 rows (formulas, numbers, texts, a merged band, booleans, three
-    formats, a comment), its rows written ahead (or not, the threshold out of reach) once
-    finished, or (``stream``) 100 at a time as they are stored, after a first sheet written
-    later that uses the formats in another order; with ``chart``, a chart of columns A and B
-    beside the table (whose cached data comes from the cells)."""
+    formats, a comment, a formula with a text value in every other row), its rows written
+    ahead (or not, the threshold out of reach) once finished, or (``stream``) 100 at a time
+    as they are stored, after a first sheet written later that uses the formats in another
+    order; with ``chart``, a chart of columns A and B beside the table (whose cached data
+    comes from the cells)."""
     import sat.report.sheet as S
 
     monkeypatch.setattr(S, "STREAMED_ROWS", 1 if ahead else 10**9)
@@ -129,11 +130,14 @@ def _table_book(monkeypatch: pytest.MonkeyPatch, ahead: bool, stream: bool = Fal
     ws.write_comment(0, 1, "a header comment")
     ws.merge_range(0, 2, 0, 4, "a band", band)
     ws.set_column(3, 3, 12)  # a width: the column's cells are written by xlsxwriter's code
+    ws.set_column(5, 5, 10)  # likewise
     if stream:
         ws.begin_stream((0, 1) if chart else ())
     for row in range(1, 2501):
         ws.store_row(row, [(0, "s", f"nest <{row}>", bold, 0.0), (1, "n", row / 7, money, 0.0),
-                           (2, "f", f"=B{row + 1}*2", None, 2 * row / 7)])
+                           (2, "f", f"=B{row + 1}*2", None, 2 * row / 7),
+                           (4, "f", f"=A{row + 1}&\"<\"", money, f"nest <{row}><"),
+                           (5, "n", row, None, 0.0)][:5 - row % 2])
         ws.write_boolean(row, 3, row % 2 == 0, italic if row > 2000 else None)
         if stream and row == 1000:  # written ahead in whole blocks of 16 rows, 100 at least
             assert min(ws.table) % 16 == 0 and 1000 - min(ws.table) < 100 + 16

@@ -287,25 +287,27 @@ def _optimised_bf(result: ModelResult, bf: Quantity, env: Env, sizes: list[float
     toggles = [p.name for p in result.parameters if p.name.startswith("Fuse_")]
     alternative = result.tables.get("Alternative blocking")
     alt_bf = (alternative.totals or {}).get("bytes_per_flop") if alternative else None
-    # What none of the curves' parameters moves is taken from one evaluation, not walked in
-    # each of the 15 sweeps (the page's evaluation, when it is of these very inputs).
+    # What no curve's parameter moves comes from one evaluation (the page's, of these inputs).
     plain = env if env.params == values else result.env()
     reads = readers([q for q in (bf, alt_bf) if isinstance(q, Quantity)],
                     {"CacheKB", "BlockX", "BlockY", "BlockZ", *toggles}, plain)
     swept = {ident for ident, read in reads.items() if "CacheKB" in read}
-    moving: dict[frozenset[str], set[int]] = {}
+    # parameters set off the inputs' values -> (ids of what reads one, the others' values)
+    moving: dict[frozenset[str], tuple[set[int], dict[int, float]]] = {}
 
     def curve(overrides: dict[str, float], quantity: Quantity = bf) -> list[float]:
-        base = result.env(overrides)
-        moved = frozenset(overrides)
+        moved = frozenset(k for k, v in overrides.items() if k not in values or values[k] != v)
         if moved not in moving:
-            moving[moved] = {ident for ident, read in reads.items() if read & moved}
+            moving[moved] = ({ident for ident, read in reads.items() if read & moved},
+                             {ident: plain.memo[ident] for ident, read in reads.items()
+                              if ident in plain.memo and not read & moved})
+        base = result.env(overrides)
+        base.memo.update(moving[moved][1])  # evaluated once: not walked again under each block
         return [v[0] for v in sweep([quantity], base, "CacheKB", sizes,
-                                    Known(plain, moving[moved], swept))]
+                                    Known(plain, moving[moved][0], swept))]
 
     def best_block(overrides: dict[str, float]) -> list[float]:
-        tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b})
-                 for b in _CHART_BLOCKS]
+        tried = [curve({**overrides, "BlockX": 0, "BlockY": b, "BlockZ": b}) for b in _CHART_BLOCKS]
         return [min(column) for column in zip(*tried, strict=True)]
 
     curves = [("B:F, whole program", "#1f77b4", curve({}))]

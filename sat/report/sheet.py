@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from io import StringIO
 
@@ -43,6 +43,10 @@ class ModelSheet(Worksheet):
     # the first row not written yet.
     _stream = None
     _streamed_to = 0
+    # While rows are streamed: the XML of the cells stored by store_row and not written yet,
+    # by row, each cell as (column, '<c r="A1"', its format, the rest of its XML); the rows'
+    # cells of other kinds wait in the table as usual.
+    _pending: dict[int, list[tuple[int, str, Format | None, str]]] | None = None
 
     def write_model_formula(self, row: int, col: int, formula: str, fmt: Format | None,
                             value: float) -> None:
@@ -78,6 +82,9 @@ class ModelSheet(Worksheet):
             return
         if self._check_dimensions(row, cells[0][0]) or self._check_dimensions(row, cells[-1][0]):
             return  # outside the sheet: ignored, as xlsxwriter does
+        if self._pending is not None:
+            self._store_row_xml(row, cells)
+            return
         shared = self.str_table._get_shared_string_index
         stored = self.table[row]
         for col, kind, payload, fmt, value in cells:
@@ -87,6 +94,44 @@ class ModelSheet(Worksheet):
                 stored[col] = CellNumberTuple(payload, fmt)
             else:
                 stored[col] = CellStringTuple(shared(payload), fmt)
+        if self._stream is not None and row - self._streamed_to >= STREAM_CHUNK_ROWS:
+            self._write_ahead(row - row % 16)  # whole blocks of 16 rows: their spans are known
+
+    def _store_row_xml(self, row: int, cells: list[tuple[int, str, object, Format | None, float]]
+                       ) -> None:
+        """:meth:`store_row` while rows are streamed: each cell's XML made now, but for its
+        style number (numbered in the order the file uses the formats, when written); a cell
+        whose style comes from its row or column, or whose value is not a number, waits in
+        the table as usual."""
+        pending = self._pending.setdefault(row, [])  # type: ignore[union-attr]
+        shared = self.str_table._get_shared_string_index
+        number = str(row + 1)
+        names, col_info, keep = _COLUMNS, self.col_info, self._kept_columns
+        info = self.row_info.get(row)
+        plain_row = info is None or not info.row_format
+        escape = self._escape_data
+        stored = None
+        for col, kind, payload, fmt, value in cells:
+            if kind == "s":
+                payload = shared(payload)  # its number among the shared strings, counted once
+            if (not fmt and (not plain_row or col in col_info)) or \
+                    (kind == "f" and value.__class__ not in _PLAIN_NUMBERS):
+                if stored is None:
+                    stored = self.table[row]
+                stored[col] = _cell_tuple(kind, payload, fmt, value)
+            else:
+                head = f'<c r="{names.get(col) or column_name(col)}{number}"'
+                if kind == "f":
+                    text = payload[1:]  # type: ignore[index]
+                    if "<" in text or ">" in text or "&" in text:  # most formulas have none
+                        text = escape(text)
+                    pending.append((col, head, fmt, f"><f>{text}</f><v>{value}</v></c>"))
+                elif kind == "n":
+                    pending.append((col, head, fmt, f"><v>{payload:.16G}</v></c>"))
+                else:
+                    pending.append((col, head, fmt, f' t="s"><v>{payload}</v></c>'))
+            if keep and col in keep:  # a chart's cached data is read from the cell at the end
+                self._kept.setdefault(row, {})[col] = _cell_tuple(kind, payload, fmt, value)
         if self._stream is not None and row - self._streamed_to >= STREAM_CHUNK_ROWS:
             self._write_ahead(row - row % 16)  # whole blocks of 16 rows: their spans are known
 
@@ -106,6 +151,7 @@ class ModelSheet(Worksheet):
         self._ahead_formats = []
         self._kept_columns = keep_columns
         self._kept: dict[int, dict] = {}
+        self._pending = {}
         self._streamed_to = self.dim_rowmin if self.dim_rowmin is not None else 0
 
     def _write_ahead(self, stop: int) -> None:
@@ -123,7 +169,8 @@ class ModelSheet(Worksheet):
         for row in range(start, stop):
             cells = table.pop(row, None)
             if keep and cells:
-                kept[row] = {col: cells[col] for col in keep if col in cells}
+                kept.setdefault(row, {}).update(
+                    (col, cells[col]) for col in keep if col in cells)
         self._streamed_to = stop
 
     def stream_rows(self, rows: int) -> None:
@@ -142,7 +189,7 @@ class ModelSheet(Worksheet):
         if self._stream is not None:
             if self.dim_rowmax is not None:
                 self._write_ahead(self.dim_rowmax + 1)
-            self._written_rows, self._stream = self._stream, None
+            self._written_rows, self._stream, self._pending = self._stream, None, None
             self.table.clear()
             self.table.update(self._kept)
             return
@@ -182,11 +229,13 @@ class ModelSheet(Worksheet):
         first_col, last_col = self.dim_colmin, self.dim_colmax
         first = self.dim_rowmin if first is None else first
         last = self.dim_rowmax if last is None else last
+        pending = self._pending or {}
         for row in range(first, last + 1):
-            for cells in (self.table.get(row), self.comments.get(row)):
+            for cells in (self.table.get(row), self.comments.get(row), pending.get(row)):
                 if not cells:
                     continue
-                columns = [c for c in cells if first_col <= c <= last_col]
+                columns = [c for c in cells if first_col <= c <= last_col] \
+                    if cells.__class__ is dict else [cell[0] for cell in cells]
                 if columns:
                     low = min(columns) if low is None else min(low, *columns)
                     high = max(columns) if high is None else max(high, *columns)
@@ -284,54 +333,81 @@ class ModelSheet(Worksheet):
         """The rows' XML appended to ``pieces``, moved to ``target`` every few thousand."""
         write = pieces.append
         table, row_info, comments = self.table, self.row_info, self.comments
-        col_info = self.col_info
-        first_col, last_col = self.dim_colmin, self.dim_colmax
-        escape = self._escape_data
+        pending = self._pending
         # id(format) -> ' s="its index"': xlsxwriter numbers the formats before the sheets
         styles: dict[int, str] = {}
-        names = _COLUMNS
         for row in range(first, last + 1):
             cells = table.get(row)
+            made = pending.pop(row, None) if pending else None
             info = row_info.get(row)
-            if not cells:
+            if not cells and not made:
                 if info is not None or row in comments:
                     self._write_empty_row(row, self.row_spans.get(row // 16), info)
                 continue
             self._write_row(row, self.row_spans.get(row // 16), info)
-            row_format = info is not None and info.row_format
-            number = str(row + 1)
-            for col in sorted(cells):
-                if not first_col <= col <= last_col:
-                    continue
-                cell = cells[col]
-                fmt = cell.format
-                if not fmt and (row_format or col in col_info):
-                    self._write_cell(row, col, cell)  # the row's or the column's format
-                    continue
-                kind = cell.__class__
-                if fmt:
-                    style = styles.get(id(fmt))
-                    if style is None:
-                        style = styles[id(fmt)] = f' s="{self._style_number(fmt)}"'
-                else:
-                    style = ""
-                name = names.get(col) or column_name(col)
-                if kind is CellFormulaTuple and cell.value.__class__ in _PLAIN_NUMBERS:
-                    text = cell.formula
-                    if "<" in text or ">" in text or "&" in text:  # most formulas have none
-                        text = escape(text)
-                    write(f'<c r="{name}{number}"{style}>'
-                          f"<f>{text}</f><v>{cell.value}</v></c>")
-                elif kind is CellNumberTuple:
-                    write(f'<c r="{name}{number}"{style}><v>{cell.number:.16G}</v></c>')
-                elif kind is CellStringTuple:
-                    write(f'<c r="{name}{number}"{style} t="s"><v>{cell.string}</v></c>')
-                else:
-                    self._write_cell(row, col, cell)
+            if made and not cells:  # the common row of a streamed table: its XML is made
+                for _, head, fmt, tail in made:
+                    if fmt:
+                        write(head + (styles.get(id(fmt)) or self._style(fmt, styles)) + tail)
+                    else:
+                        write(head + tail)
+            else:
+                number = str(row + 1)
+                made_at = {cell[0]: cell for cell in made or ()}
+                for col in sorted(cells.keys() | made_at.keys()):
+                    cell = made_at.get(col)
+                    if cell is not None:
+                        _, head, fmt, tail = cell
+                        write(head + (self._style(fmt, styles) if fmt else "") + tail)
+                    else:
+                        self._gather_cell(row, col, number, cells[col], styles, write)
             write("</row>")
             if len(pieces) >= _PIECES_PER_WRITE:
                 target.write("".join(pieces))
                 pieces.clear()
+
+    def _style(self, fmt: Format, styles: dict[int, str]) -> str:
+        """The style attribute of a cell of format ``fmt`` (``styles``: those made so far)."""
+        style = styles.get(id(fmt))
+        if style is None:
+            style = styles[id(fmt)] = f' s="{self._style_number(fmt)}"'
+        return style
+
+    def _gather_cell(self, row: int, col: int, number: str, cell, styles: dict[int, str],
+                     write: Callable[[str], object]) -> None:
+        """The XML of one cell of the table, appended by ``write`` (``number``: the row's)."""
+        if not self.dim_colmin <= col <= self.dim_colmax:
+            return
+        fmt = cell.format
+        if not fmt:
+            info = self.row_info.get(row)
+            if (info is not None and info.row_format) or col in self.col_info:
+                self._write_cell(row, col, cell)  # the row's or the column's format
+                return
+        kind = cell.__class__
+        style = self._style(fmt, styles) if fmt else ""
+        name = _COLUMNS.get(col) or column_name(col)
+        if kind is CellFormulaTuple and cell.value.__class__ in _PLAIN_NUMBERS:
+            text = cell.formula
+            if "<" in text or ">" in text or "&" in text:  # most formulas have none
+                text = self._escape_data(text)
+            write(f'<c r="{name}{number}"{style}><f>{text}</f><v>{cell.value}</v></c>')
+        elif kind is CellNumberTuple:
+            write(f'<c r="{name}{number}"{style}><v>{cell.number:.16G}</v></c>')
+        elif kind is CellStringTuple:
+            write(f'<c r="{name}{number}"{style} t="s"><v>{cell.string}</v></c>')
+        else:
+            self._write_cell(row, col, cell)
+
+
+def _cell_tuple(kind: str, payload: object, fmt: Format | None, value: float):
+    """xlsxwriter's stored cell for a cell of :meth:`ModelSheet.store_row` (a text by its
+    number among the shared strings)."""
+    if kind == "f":
+        return CellFormulaTuple(payload[1:], fmt, value)  # type: ignore[index]
+    if kind == "n":
+        return CellNumberTuple(payload, fmt)
+    return CellStringTuple(payload, fmt)
 
 
 class _Pieces:
