@@ -673,3 +673,29 @@ def test_the_match_memo_is_kept_per_loop_subject_and_condition(tmp_path):
     assert set(view.points) <= {"a", "b"}
     fresh = module._view(procedure, loop, depth, chain)  # a new loop view: a new memo
     assert fresh.met == {}
+
+
+def test_each_loop_pairs_its_own_references_for_the_transpose(tmp_path):
+    """The loop variables of each reference are remembered per loop and per reference: two
+    nests of the same shape over other arrays pair their own references, and a read in the
+    written array's order (``c(j,i)`` beside ``b(j,i)``) is no transpose."""
+    source = tmp_path / "twice.f90"
+    source.write_text("""subroutine twice(n, a, b, c, p, q, r)
+  integer :: n, i, j
+  real(8) :: a(n,n), b(n,n), c(n,n), p(n,n), q(n,n), r(n,n)
+  do j = 1, n
+    do i = 1, n
+      b(j,i) = a(i,j) + c(j,i)
+    end do
+  end do
+  do j = 1, n
+    do i = 1, n
+      q(j,i) = p(i,j) + r(j,i)
+    end do
+  end do
+end subroutine twice
+""")
+    matches, _ = recognise(read_sources([str(source)]))
+    transposes = {(m.loop_line, m.array, m.detail) for m in matches if m.idiom == "transpose"}
+    assert transposes == {(5, "b", "b(j,i) and a(i,j)"), (5, "a", "a(i,j) and b(j,i)"),
+                          (10, "q", "q(j,i) and p(i,j)"), (10, "p", "p(i,j) and q(j,i)")}

@@ -99,7 +99,10 @@ def fsum(terms: Sequence[float]) -> float:
     except (ValueError, OverflowError):
         return sum(terms, 0.0)
 
-@dataclass(frozen=True, slots=True)
+# The nodes are immutable by convention, not ``frozen``: a frozen dataclass's ``__init__`` sets
+# each field through ``object.__setattr__``, which doubles the cost of building the tens of
+# thousands of nodes a program's model has.  ``unsafe_hash`` gives the same field-wise hash.
+@dataclass(unsafe_hash=True, slots=True)
 class Num(Expr):
     value: float
 
@@ -107,7 +110,7 @@ class Num(Expr):
         return float(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Param(Expr):
     """A named model input: a row of the Parameters sheet and a workbook defined name."""
 
@@ -139,7 +142,7 @@ class Quantity:
         return value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Ref(Expr):
     """A reference to another quantity (printed as its cell)."""
 
@@ -153,7 +156,7 @@ class Ref(Expr):
         return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Add(Expr):
     terms: tuple[Expr, ...]
 
@@ -161,7 +164,7 @@ class Add(Expr):
         return fsum([t.evaluate(env) for t in self.terms])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Mul(Expr):
     factors: tuple[Expr, ...]
 
@@ -172,7 +175,7 @@ class Mul(Expr):
         return result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Div(Expr):
     """``num / den``; a zero denominator gives 0 (guarded in the formula too)."""
 
@@ -219,7 +222,7 @@ def _real(compute: Callable[[], float]) -> float:
         return math.nan
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Func(Expr):
     name: str
     args: tuple[Expr, ...]
@@ -241,7 +244,7 @@ COMPARISONS: dict[str, Callable[[float, float], bool]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Compare(Expr):
     op: str
     left: Expr
@@ -255,8 +258,13 @@ class Compare(Expr):
 
 
 def as_expr(x: ExprLike | Quantity) -> Expr:
-    if type(x) in _EXPRESSIONS:  # the commonest case, one look at the type
+    kind = type(x)
+    if kind in _EXPRESSIONS:  # the commonest case, one look at the type
         return x  # type: ignore[return-value]
+    if kind is Quantity:  # then a quantity or a number, each one look at the type
+        return Ref(x)  # type: ignore[arg-type]
+    if kind is float or kind is int:
+        return Num(x)  # type: ignore[arg-type]
     if isinstance(x, Expr):
         return x
     if isinstance(x, Quantity):
@@ -266,10 +274,6 @@ def as_expr(x: ExprLike | Quantity) -> Expr:
     if isinstance(x, (int, float)):
         return Num(x)
     raise TypeError(f"not an expression: {x!r}")
-
-
-def _num(e: Expr) -> float | None:
-    return e.value if isinstance(e, Num) else None
 
 
 def add(*items: ExprLike | Quantity) -> Expr:
@@ -343,12 +347,13 @@ _EXPRESSIONS = _NODES | {Num, Add, Mul}
 
 
 def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
-    n, d = as_expr(num), as_expr(den)
-    if _num(d) == 1:
-        return n
-    if _num(n) == 0:
+    n = num if type(num) in _EXPRESSIONS else as_expr(num)
+    d = den if type(den) in _EXPRESSIONS else as_expr(den)
+    if type(d) is Num and d.value == 1:  # type: ignore[union-attr]
+        return n  # type: ignore[return-value]
+    if type(n) is Num and n.value == 0:  # type: ignore[union-attr]
         return Num(0)
-    return Div(n, d)
+    return Div(n, d)  # type: ignore[arg-type]
 
 
 def func(name: str, *args: ExprLike | Quantity) -> Expr:
@@ -359,7 +364,7 @@ def func(name: str, *args: ExprLike | Quantity) -> Expr:
 
 def _as_exprs(items: Sequence[ExprLike | Quantity]) -> tuple[Expr, ...]:
     """``as_expr`` of each item: one look at the type of an expression, the commonest item."""
-    return tuple(item if type(item) in _EXPRESSIONS else as_expr(item) for item in items)
+    return tuple([item if type(item) in _EXPRESSIONS else as_expr(item) for item in items])
 
 
 def maximum(*args: ExprLike | Quantity) -> Expr:
@@ -378,7 +383,9 @@ def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Ex
 def if_(
     cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity
 ) -> Expr:
-    return Func("IF", _as_exprs((cond, then, otherwise)))
+    return Func("IF", (cond if type(cond) in _EXPRESSIONS else as_expr(cond),
+                       then if type(then) in _EXPRESSIONS else as_expr(then),
+                       otherwise if type(otherwise) in _EXPRESSIONS else as_expr(otherwise)))
 
 
 def compare(op: str, left: ExprLike | Quantity, right: ExprLike | Quantity) -> Expr:

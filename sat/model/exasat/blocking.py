@@ -70,20 +70,38 @@ def _uses(records: list[NestRecord]) -> Uses:
     return uses
 
 
-def _plan(idx: int, uses: Uses, nonlocal_names: set[str] | None) -> _Plan:
+@dataclass(frozen=True, slots=True)
+class _Use:
+    """How the nests of a procedure use one array-component key, for every nest's plan."""
+
+    key: str
+    nests: frozenset[int]  # the indices of the nests using it
+    first: int
+    last: int
+    last_read: int  # the last nest reading it (R or RW), -1 if none
+    streamed: bool  # moved to and from memory (not a local of the procedure)
+    stream_in: bool  # its first use reads it
+    stream_out: bool  # some nest writes it
+
+
+def _summaries(uses: Uses, nonlocal_names: set[str] | None) -> list[_Use]:
+    """Each key's use, worked out once for the plans of all the procedure's nests."""
+    return [_Use(key, frozenset(i for i, _ in use), use[0][0], use[-1][0],
+                 max((i for i, k in use if k in ("R", "RW")), default=-1),
+                 nonlocal_names is None or key.split(".")[0].lower() in nonlocal_names,
+                 use[0][1] in ("R", "RW"), any(k != "R" for _, k in use))
+            for key, use in uses.items()]
+
+
+def _plan(idx: int, summaries: list[_Use]) -> _Plan:
     plan = _Plan([], [], [], [], [])
-    for key, use in uses.items():
-        idxs = [i for i, _ in use]
-        first, last = idxs[0], idxs[-1]
-        read_later = any(i > idx and k in ("R", "RW") for i, k in use)
-        if idx in idxs or (first < idx and read_later):
+    for use in summaries:
+        key, first, last = use.key, use.first, use.last
+        if idx in use.nests or (first < idx and use.last_read > idx):
             plan.resident.append(key)
-        base = key.split(".")[0].lower()
-        streamed = nonlocal_names is None or base in nonlocal_names
-        if not streamed:
+        if not use.streamed:
             continue
-        stream_in = use[0][1] in ("R", "RW")
-        stream_out = any(k != "R" for _, k in use)
+        stream_in, stream_out = use.stream_in, use.stream_out
         if stream_in and stream_out and first == last == idx:
             plan.rw_io.append(key)
         else:
@@ -97,9 +115,8 @@ def _plan(idx: int, uses: Uses, nonlocal_names: set[str] | None) -> _Plan:
 def plans(records: list[NestRecord]) -> list[_Plan]:
     """Per nest of a procedure, the arrays it holds and streams in the scheme: two nests with
     equal plans (and iteration spaces) have equal rows."""
-    uses = _uses(records)
-    nonlocal_names = _nonlocal(records[0].shape) if records else None
-    return [_plan(idx, uses, nonlocal_names) for idx in range(len(records))]
+    summaries = _summaries(_uses(records), _nonlocal(records[0].shape) if records else None)
+    return [_plan(idx, summaries) for idx in range(len(records))]
 
 
 def procedure_rows(records: list[NestRecord], ctx, tag: str = "",
@@ -133,7 +150,7 @@ def procedure_rows(records: list[NestRecord], ctx, tag: str = "",
             element[p.key] = pattern_bytes(ctx, record.shape, p)
             if p.copy_chains:  # components held per cell (component loops)
                 copies.setdefault(p.key, []).append(copies_expr(p, ctx))
-    nonlocal_names = _nonlocal(records[0].shape)
+    summaries = _summaries(uses, _nonlocal(records[0].shape))
 
     sizes: dict[str, E.Quantity] = {}
     for key, use in uses.items():
@@ -155,7 +172,7 @@ def procedure_rows(records: list[NestRecord], ctx, tag: str = "",
         if keep is not None and idx not in keep:
             continue
         shape, space = record.shape, record.space
-        plan = _plan(idx, uses, nonlocal_names)
+        plan = _plan(idx, summaries)
         resident, r_in, w_out, rw_io, wb_out = (plan.resident, plan.r_in, plan.w_out,
                                                 plan.rw_io, plan.wb_out)
 

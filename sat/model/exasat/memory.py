@@ -249,7 +249,8 @@ def _prod(count: int, *factors: E.Expr) -> E.Expr:
     """``count`` times the factors (all expressions already), without generic folding."""
     if count == 0:
         return E.Num(0)
-    factors = tuple(f for f in factors if f != E.Num(1)) or (E.Num(1),)
+    factors = tuple([f for f in factors if type(f) is not E.Num or f.value != 1]) \
+        or (E.Num(1),)
     items = factors if count == 1 else (E.Num(count), *factors)
     return items[0] if len(items) == 1 else E.Mul(items)
 

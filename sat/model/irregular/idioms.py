@@ -87,6 +87,9 @@ class _LoopView:
     met: dict[tuple[str, int], tuple[int, str] | None] = field(default_factory=dict)
     # positions of each array's body references (_offsets), the same for every condition
     points: dict[str, int] = field(default_factory=dict)
+    # each reference's loop variables by dimension and their sorted names (_swapped), by id:
+    # every reference is compared with every other one
+    induction: dict[int, tuple[list[str | None], list[str]]] = field(default_factory=dict)
 
     @property
     def var(self) -> str:
@@ -339,11 +342,21 @@ def _carried(ref: _Ref) -> bool:
     return ref.read and ref.written and all(k in GROUPS["invariant"] for k in ref.kinds)
 
 
+def _induction(ref: _Ref, view: _LoopView) -> tuple[list[str | None], list[str]]:
+    """The loop variable subscripting each dimension of ``ref`` (None for another subscript),
+    and those variables sorted."""
+    found = view.induction.get(id(ref))
+    if found is None:
+        by_dim = [s.var if k in ("loop", "outer") and s.kind == "induction" else None
+                  for s, k in zip(ref.subs, ref.kinds, strict=True)]
+        found = view.induction[id(ref)] = (by_dim, sorted(v for v in by_dim if v))
+    return found
+
+
 def _swapped(ref: _Ref, view: _LoopView) -> _Ref | None:
     """Another reference of the loop with the same loop variables in swapped dimensions, one
     of the two read and the other written (the transpose)."""
-    mine = [s.var if k in ("loop", "outer") and s.kind == "induction" else None
-            for s, k in zip(ref.subs, ref.kinds, strict=True)]
+    mine, my_vars = _induction(ref, view)
     if sum(v is not None for v in mine) < 2 or view.var not in mine:
         return None
     contiguous = _contiguous(ref, view.procedure.layout)
@@ -352,9 +365,8 @@ def _swapped(ref: _Ref, view: _LoopView) -> _Ref | None:
             if other is ref or not ((ref.written and other.read) or (ref.read
                                                                     and other.written)):
                 continue
-            theirs = [s.var if k in ("loop", "outer") and s.kind == "induction" else None
-                      for s, k in zip(other.subs, other.kinds, strict=True)]
-            if sorted(v for v in theirs if v) != sorted(v for v in mine if v):
+            theirs, their_vars = _induction(other, view)
+            if their_vars != my_vars:
                 continue
             there = _contiguous(other, view.procedure.layout)
             if mine[contiguous] and theirs[there] and mine[contiguous] != theirs[there]:
