@@ -48,6 +48,17 @@ from sat.model.exasat.lines import (
     row_start,
     unit_coefficient,
 )
+from sat.model.exasat.loop_axes import (
+    AXES,
+    at_tile_start,
+    axes_inside_x,
+    in_axis_order,
+    moving_loops,
+    separate_nested,
+    tile_loops,
+    x_innermost,
+    x_tiles_share_lines,
+)
 from sat.model.exasat.steps import (
     SHORT_LEADING_TRIPS,
     fold_offset,
@@ -59,7 +70,6 @@ from sat.model.exasat.windows import window_loops, windowed
 from sat.model.nests import literal_trips
 from sat.model.sums import stepped_mean_trips, summed_trip_count
 
-AXES = ("x", "y", "z")
 BLOCK_PARAMS = ("BlockX", "BlockY", "BlockZ")
 
 
@@ -265,25 +275,6 @@ def _with_values(loop: Loop, constants: dict[str, float]) -> Loop:
                 kind=loop.kind, file=loop.file)
 
 
-def _moving_loops(axis_loops: list[list[Loop]]) -> list[tuple[Loop, Loop, int]]:
-    """(inner, outer, axis) of each loop whose range moves with an enclosing loop that steps
-    along the same axis: ``do k = rowptr(i), rowptr(i+1) - 1`` inside ``do i`` (a CSR row).
-
-    ``k`` covers a new stretch of its arrays for every ``i``: it is not another extent of the
-    axis (whose grid is the larger trip count) but a component loop, whose trips multiply the
-    elements of the arrays it subscripts at each point of ``i``.
-    """
-    found = []
-    for axis, on_axis in enumerate(axis_loops):
-        ids = {id(lp) for lp in on_axis}
-        for outer in on_axis:
-            pattern = re.compile(rf"\b{re.escape(outer.loopvar.lower())}\b", re.I)
-            found.extend((inner, outer, axis) for inner in outer.all_loops()
-                         if id(inner) in ids and inner is not outer
-                         and pattern.search(f"{inner.lower} {inner.upper}"))
-    return found
-
-
 def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | None = None,
                  shapes: dict[str, tuple[str, ...]] | None = None) -> NestShape:
     """Map the nest's loops to axes and sweeps and collect its streamed array patterns
@@ -342,7 +333,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
         axis = axis_of.get(lp.loopvar.lower(), 3)
         (axis_loops[axis] if axis < 3 else others).append(lp)
     moved: dict[str, int] = {}  # variable of a moving loop -> the axis its arrays step along
-    for inner, outer, axis in _moving_loops(axis_loops):
+    for inner, outer, axis in moving_loops(axis_loops):
         if inner.loopvar.lower() in moved:
             continue
         moved[inner.loopvar.lower()] = axis
@@ -352,9 +343,9 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                      f"{outer.loopvar}: a component loop of axis {AXES[axis].upper()}, whose "
                      f"trips multiply the elements of the arrays {inner.loopvar} subscripts "
                      f"at each point of {outer.loopvar}")
-    notes.extend(_separate_nested(axis_loops, others))
+    notes.extend(separate_nested(axis_loops, others))
     grid_loops = {id(lp) for a in axis_loops for lp in a}
-    tiles = _tile_loops(others, axis_loops)
+    tiles = tile_loops(others, axis_loops)
     tile_ids = {id(tile) for tile, _, _ in tiles}
     others = [lp for lp in others if id(lp) not in tile_ids]
     # a non-axis loop around grid loops repeats the sweep; one inside them is a component loop
@@ -439,15 +430,15 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     # (memory.py's sweep condition), and streamed along Y and Z as before
     # (only when X steps some array along its contiguous dimension: with that index fixed, as
     # on a boundary plane, every access is a line of its own in either loop order)
-    inside_x = _inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
+    inside_x = axes_inside_x(axis_loops) if any("x" in u for u in units.values()) else frozenset()
     tile_vars = {lp.loopvar.lower() for lp in loops if lp.kind == "tile" and lp.loopvar}
     tiled = {id(inner) for lp in loops if lp.kind == "tile" for inner in lp.all_loops()}
     subscripting = {v.lower() for _, access, _ in accesses for v in access.loopvars if v}
     in_grid = {id(inner) for lp in loops if id(lp) in grid_loops for inner in lp.all_loops()}
     passes = compulsory.time_passes(sweeps, grid_loops)
     placing = compulsory.placing_vars([access for _, access, _ in accesses])
-    with_loops = {a for a in range(3) if axis_loops[a]} if _in_axis_order(axis_loops) \
-        else {0} if inside_x or _x_innermost(axis_loops) else set()
+    with_loops = {a for a in range(3) if axis_loops[a]} if in_axis_order(axis_loops) \
+        else {0} if inside_x or x_innermost(axis_loops) else set()
     patterns = [Pattern(key, _merge_type(types[key]), first[key][0], frozenset(offsets[key]),
                         first[key][1], tuple(chains.get(key, {}).values()),
                         frozenset((with_loops | inside_x) - stepped[key]),
@@ -479,7 +470,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
             pattern.unit_run_copies = pattern.key in runs and not pattern.run_copies
     return NestShape(procedure, loop, axis_loops, sweeps, patterns, notes, copy_loops, tiles,
                      inside_x, repeats, compulsory.tile_repeats(sweeps, subscripting, tiled),
-                     _x_tiles_share_lines(loops, axis_loops))
+                     x_tiles_share_lines(loops, axis_loops))
 
 
 def _unit_run_keys(accesses: list, copy_ids: set[int], row_major: bool, split: set[str],
@@ -512,54 +503,6 @@ def _new_sweeps(items: list[compulsory.Item], sweeps: list[Loop], grid_loops: se
     return tuple(n for n in found if n not in unplaced)
 
 
-def _separate_nested(axis_loops: list[list[Loop]], others: list[Loop]) -> list[str]:
-    """Give each loop nested inside another loop of its axis an axis of its own.
-
-    An axis's loops are alternatives whose largest trip count is its extent (two ``j`` loops
-    one after the other); two loops of one axis nested one in the other multiply instead. In
-    ``c(j,i) += a(k,i)*b(j,k)`` (``do i; do k; do j``) ``k`` subscripts the unit-stride
-    dimension of ``a`` and the second of ``b``, a tie that put it on X with ``j``: the nest
-    then counted ``max(nk, nj)`` iterations along X in place of ``nk*nj``. The outer loop
-    of the two moves to a free axis, else it becomes a sweep (or a component loop inside the
-    grid loops); Y and Z swap if the moved loop's axis then runs inside the other's.
-    """
-    notes = []
-    while (pair := _nested_pair(axis_loops)) is not None:
-        axis, outer, _ = pair
-        # the model reads an axis's loop as running inside those of the axes after it: the
-        # inner loop keeps the axis (X innermost, the unit stride), the outer one moves
-        axis_loops[axis] = [lp for lp in axis_loops[axis] if lp is not outer]
-        free = next((a for a in range(3) if not axis_loops[a]), None)
-        (others if free is None else axis_loops[free]).append(outer)
-        where = "a sweep or component loop" if free is None else f"axis {AXES[free].upper()}"
-        notes.append(f"loop {outer.loopvar} (line {outer.line}) is nested with another loop "
-                     f"of axis {AXES[axis].upper()}: taken as {where}, whose trips multiply")
-    # the model reads its axes innermost first (X, then Y, then Z): a Y loop around the Z
-    # loop (gemm's i around k) swaps the two, so that reuse across them is counted
-    swapped = [axis_loops[0], axis_loops[2], axis_loops[1]]
-    if notes and not _in_axis_order(axis_loops) and _in_axis_order(swapped):
-        axis_loops[1], axis_loops[2] = swapped[1], swapped[2]
-        notes.append("axes Y and Z swapped to follow the nesting of their loops")
-    return notes
-
-
-def _nested_pair(axis_loops: list[list[Loop]]) -> tuple[int, Loop, Loop] | None:
-    """(axis, outer, inner) of the first two loops of one axis, one inside the other.
-
-    An array section of literal bounds inside a loop of its axis (``w = q(i,j-4:j+4,k)``
-    inside ``do j``: -4..4) is no such pair: it covers a stencil's offsets around the outer
-    loop's point, its trips do not multiply (see :func:`_sweeping`)."""
-    for axis, on_axis in enumerate(axis_loops):
-        for outer in on_axis:
-            inside = {id(lp) for lp in outer.all_loops()}
-            inner = next((lp for lp in on_axis if id(lp) in inside
-                          and not (lp.kind == "array" and literal_trips(lp) is not None)),
-                         None)
-            if inner is not None:
-                return axis, outer, inner
-    return None
-
-
 def _split_arrays(accesses: list, stepping: list[set[str]], streamed: set[str]) -> set[str]:
     """Arrays whose accesses step along disjoint axes: each such set is a pattern of its own.
 
@@ -579,100 +522,12 @@ def _split_arrays(accesses: list, stepping: list[set[str]], streamed: set[str]) 
             and all(a.isdisjoint(b) for a in sets for b in sets if a is not b)}
 
 
-def _tile_loops(others: list[Loop], axis_loops: list[list[Loop]]
-                ) -> list[tuple[Loop, Loop, int]]:
-    """(tile, inner, axis) of each non-axis loop whose variable starts an axis loop inside it
-    (``do jt = 1, n, ts`` around ``do j = jt, min(n, jt+ts-1)``; not ``do k = rowptr(i), …``,
-    a row of a sparse matrix, which is no tile). A tile loop steps by more than one, or its
-    element loop ends within the tile: ``do k = j + 2, n`` inside ``do j = i, 3`` is a
-    triangular range, whose count the nested sums take (:mod:`sat.model.sums`)."""
-    found = []
-    for tile in others:
-        if not tile.loopvar:
-            continue
-        start = re.compile(rf"^\s*{re.escape(tile.loopvar.lower())}\s*([+-][^,]*)?$", re.I)
-        named = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
-        unit = tile.stride.strip() in ("1", "")
-        inside = {id(lp) for lp in tile.all_loops()}
-        for axis, on_axis in enumerate(axis_loops):
-            inner = next((lp for lp in on_axis if id(lp) in inside and start.match(lp.lower)
-                          and not (unit and not named.search(lp.upper))), None)
-            if inner is not None:
-                found.append((tile, inner, axis))
-                break
-    return found
-
-
-def _x_tiles_share_lines(loops: list[Loop], axis_loops: list[list[Loop]]) -> bool:
-    """Whether the source tiles X (:mod:`sat.frontend.tiles`) with tile loops that hold no
-    loop of Y or Z (``do ii = 1, n, 4; do i = ii, min(ii+3, n)`` alone, or inside the row
-    loop): the next tile continues the line the last one ended in, still in every cache."""
-    x_tiled = [lp for lp in axis_loops[0] if lp.tile]
-    others = {id(lp) for lp in (*axis_loops[1], *axis_loops[2])}
-    found = False
-    for x_loop in x_tiled:
-        for tile in loops:
-            inside = {id(lp) for lp in tile.all_loops()}
-            if tile.kind == "tile" and id(x_loop) in inside \
-                    and tile.stride.strip() == x_loop.tile.strip():
-                if not others.isdisjoint(inside):
-                    return False
-                found = True
-    return found
-
-
-def _at_tile_start(inner: Loop, tile: Loop) -> Loop:
-    """``inner`` with the tile loop's variable at its first value: one tile's bounds."""
-    pattern = re.compile(rf"\b{re.escape(tile.loopvar)}\b", re.I)
-    start = f"({tile.lower})"
-    return Loop(line=inner.line, loopvar=inner.loopvar, lower=pattern.sub(start, inner.lower),
-                upper=pattern.sub(start, inner.upper), stride=inner.stride, file=inner.file)
-
-
-def _sweeping(axis_loops: list[list[Loop]]) -> list[list[Loop]]:
-    """Each axis's loops without its windows: a loop inside another loop of its own axis
-    covers offsets around that loop's point (``w = q(i,j-4:j+4,k)`` inside ``do j``: a
-    stencil's -4..4), it sweeps nothing."""
-    def window(loop: Loop, on_axis: list[Loop]) -> bool:
-        return any(id(loop) in {id(lp) for lp in outer.all_loops()}
-                   for outer in on_axis if outer is not loop)
-
-    return [[lp for lp in on_axis if not window(lp, on_axis)] for on_axis in axis_loops]
-
-
 def _row_start(found: set[tuple[int, int] | None]) -> tuple[int, int] | None:
     """A pattern's row start (the first its accesses start at) and row length, when every
     access says where and its rows have one length."""
     if None in found or len({pitch for _, pitch in found}) != 1:  # type: ignore[misc]
         return None
     return min(found)  # type: ignore[type-var]
-
-
-def _in_axis_order(axis_loops: list[list[Loop]]) -> bool:
-    """Whether no loop of an axis encloses a loop of an outer axis (X around Y, Y around Z)."""
-    sweeping = _sweeping(axis_loops)
-    for axis in range(2):
-        for loop in sweeping[axis]:
-            inside = {id(lp) for lp in loop.all_loops()}
-            if any(id(lp) in inside for outer in sweeping[axis + 1:] for lp in outer):
-                return False
-    return True
-
-
-def _x_innermost(axis_loops: list[list[Loop]]) -> bool:
-    """Whether X's loops run inside every loop of Y and Z, whatever the order of those two
-    (``do i; do k; do j`` with X on j): an array X does not subscript keeps its element
-    through a whole row of X, as in ExaSAT's order."""
-    return bool(axis_loops[0]) and not _inside_x(axis_loops) and all(
-        any(id(x_loop) in {id(inner) for inner in lp.all_loops()} for x_loop in axis_loops[0])
-        for a in (1, 2) for lp in axis_loops[a])
-
-
-def _inside_x(axis_loops: list[list[Loop]]) -> frozenset[int]:
-    """Axes with a loop inside a loop of X: the loops one step of X sweeps."""
-    sweeping = _sweeping(axis_loops)
-    inside = {id(lp) for x_loop in sweeping[0] for lp in x_loop.all_loops()}
-    return frozenset(a for a in (1, 2) if any(id(lp) in inside for lp in sweeping[a]))
 
 
 def _unit(found: set[str]) -> str:
@@ -778,7 +633,7 @@ def nest_space(shape: NestShape, ctx: ModelContext, probability: float = 1.0) ->
     """
     tile_of: dict[int, tuple[Loop, E.Expr]] = {}
     for tile, inner, _ in shape.tiles:
-        size = trip_count(_at_tile_start(inner, tile), ctx)
+        size = trip_count(at_tile_start(inner, tile), ctx)
         # the inner loop runs one tile wherever it is met (the flop counts too), not a count
         # depending on the tile loop's variable
         ctx.trip_counts[(inner.lower, inner.upper, inner.stride)] = size

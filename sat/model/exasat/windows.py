@@ -3,7 +3,7 @@
 A subscript that adds the variable ``u`` of a short loop of constant range to the variable
 ``v`` of a loop around it (``v + u + c``) reads along ``v``'s axis at the offsets
 ``c + lo(u) … c + hi(u)``: the stencil's reach, the same as the array section
-``a(i, j-1:j+3)`` (see :func:`sat.model.exasat.iteration._sweeping`).  The front ends record
+``a(i, j-1:j+3)`` (see :func:`sat.model.exasat.loop_axes.sweeping_loops`).  The front ends record
 such a subscript with ``u`` as its loop variable and ``v + c`` as its offset; this module
 rewrites it into one access per offset along ``v``, so that ``u`` is no axis of the grid but a
 loop over the window (its trips still multiply the flops of its body).
