@@ -77,6 +77,36 @@ subroutine rows(out, inp)
 end subroutine
 """
 
+FUNCTION_F90 = """\
+subroutine rows(out, inp)
+  integer :: i, j
+  real(8) :: out(1248), inp(1248)
+  do j = 1, 24
+    do i = 3, 50
+      out(ix(i, j)) = 2.0d0 * inp(ix(i, j))
+    end do
+  end do
+contains
+  integer function ix(i, j)
+    integer, intent(in) :: i, j
+    ix = i + 52 * (j - 1)
+  end function
+end subroutine
+"""
+
+STATEMENT_F90 = """\
+subroutine rows(out, inp)
+  integer :: i, j, ix
+  real(8) :: out(0:1247), inp(0:1247)
+  ix(i, j) = i + 52 * j
+  do j = 0, 23
+    do i = 2, 49
+      out(ix(i, j)) = 2.0d0 * inp(ix(i, j))
+    end do
+  end do
+end subroutine
+"""
+
 
 def _levels(capsys, tmp_path, name: str, text: str) -> dict[str, float]:
     data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML)
@@ -87,8 +117,10 @@ def _levels(capsys, tmp_path, name: str, text: str) -> dict[str, float]:
 
 @pytest.mark.parametrize(("name", "text"), [
     ("two_d.c", TWO_D_C), ("macro.c", MACRO_C), ("function.c", FUNCTION_C),
-    ("two_d.f90", TWO_D_F90),
-], ids=["two-d-c", "macro-c", "function-c", "two-d-fortran"])
+    ("two_d.f90", TWO_D_F90), ("function.f90", FUNCTION_F90),
+    ("statement.f90", STATEMENT_F90),
+], ids=["two-d-c", "macro-c", "function-c", "two-d-fortran", "function-fortran",
+        "statement-function-fortran"])
 def test_rows_through_an_index_function_count_lines_from_their_start(capsys, tmp_path, name,
                                                                      text):
     levels = _levels(capsys, tmp_path, name, text)
@@ -126,3 +158,14 @@ def _declaration(xml: str, name: str) -> str:
     match = re.search(rf'<(?:nonlocal|local)[^>]*name="{name}"[^>]*shape="[^"]*"[^>]*>', xml)
     assert match is not None
     return match.group(0)
+
+
+@pytest.mark.parametrize("parser", ["tree-sitter", "fparser"])
+def test_fortran_rows_through_an_index_function_take_their_shape(capsys, tmp_path, parser):
+    """``out(1248)`` read as ``out(ix(i, j))``, ``ix = i + 52*(j - 1)``: ``out(i, j - 1)`` of
+    shape (1:52, 0:23), the element i + 52*(j - 1) as declared; both parsers say so."""
+    run_with_machine(capsys, tmp_path, "function.f90", FUNCTION_F90, MACHINE_XML,
+                     "--fortran-parser", parser, "--xml", str(tmp_path / "f.xml"))
+    text = (tmp_path / "f.xml").read_text()
+    assert 'shape="(1:52,0:23)"' in _declaration(text, "out")
+    assert 'dependentloopvar="(i,j)"' in text and 'offset="(0,-1)"' in text
