@@ -17,7 +17,12 @@ from sat.frontend.c.algebra import (
     to_sympy,
 )
 from sat.frontend.c.choices import MAX_CHOICES
-from sat.frontend.c.delinearise import delinearise, index_parts, split_note
+from sat.frontend.c.delinearise import (
+    declared_extents,
+    delinearise,
+    index_parts,
+    split_note,
+)
 from sat.frontend.c.index_functions import inline_calls
 from sat.frontend.c.offsets import classify, signed_offset
 from sat.frontend.c.symbols import CSymbol
@@ -234,6 +239,13 @@ class Accesses(FunctionWalk):
         sym = self.lookup(name) if name.isidentifier() else None
         if sym is not None and sym.dims in (["*"], None) and name not in self.derived_shapes:
             self.derived_shapes[name] = shape_of(result.extents)
+        elif sym is not None and sym.dims is not None and len(sym.dims) == 1 \
+                and name not in self.derived_shapes:
+            # a one-dimensional array read through an index function: its rows are as long
+            # as the index makes them (the rows' starts in their lines depend on it)
+            extents = declared_extents(sym.dims[0], result)
+            if extents is not None:
+                self.derived_shapes[name] = shape_of(extents)
         return result.offsets, result.loopvars
 
     def _deref(self, node: c_ast.UnaryOp, reads: int, writes: int) -> str:

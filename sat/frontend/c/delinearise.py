@@ -233,3 +233,25 @@ def index_parts(node: c_ast.Node, loopvars: Sequence[str]) -> tuple[sympy.Expr,
     if isinstance(node, c_ast.Cast):
         return index_parts(node.expr, loopvars)
     return to_sympy(node), []
+
+
+def declared_extents(declared: str, split: Split) -> list[str] | None:
+    """The extents of a one-dimensional array of ``declared`` elements read through a split
+    index (``double a[2240]`` read as ``a[IX(i, j, k)]``, ``IX = (i*16 + j)*14 + k``): the
+    split's inner extents and the outermost one they leave (2240 / (16*14) = 10), so that
+    its rows have the length the index gives them. None when the split took an extent on
+    trust, left an origin out, or the declared extent is no whole multiple of its rows."""
+    import sympy
+
+    if len(split.extents) < 2 or split.assumed or any(split.origin) or declared == "*":
+        return None
+    try:
+        total = sympy.sympify(declared)
+        inner = sympy.Mul(*(sympy.sympify(extent) for extent in split.extents[1:]))
+    except (sympy.SympifyError, TypeError, ValueError):
+        return None
+    outer = sympy.cancel(total / inner)
+    if not _integral(outer) or sympy.fraction(outer)[1] != 1 \
+            or (outer.is_number and not outer.is_positive):
+        return None
+    return [extent_text(outer), *split.extents[1:]]

@@ -49,6 +49,8 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
         # integer scalars set from loop variables (j = col(k)): value and loop depth, so that
         # x(j) is seen as x(col(k)) by idiom recognition (the offsets stay as written)
         self.index_values: dict[str, tuple[object, int]] = {}
+        # one-dimensional arrays read through an index function: the shape its split gives
+        self.split_shapes: dict[str, tuple[str, ...]] = {}
 
     @property
     def level(self) -> Level:
@@ -119,8 +121,9 @@ class _ProcedureAnalyser(StatementAnalysis, LoopAnalysis, ReferenceAnalysis, Cal
     def _variable(self, sym: Symbol) -> ir.Variable:
         """A declared variable; one of a derived type whose size is known is ``struct*n``, as
         the elements of its arrays are."""
-        return ir.Variable(sym.name, self.element_datatype(sym),
-                           tuple(sym.shape) if sym.is_array else (), sym.intent)
+        shape = self.split_shapes.get(sym.name.lower()) or (
+            tuple(sym.shape) if sym.is_array else ())
+        return ir.Variable(sym.name, self.element_datatype(sym), shape, sym.intent)
 
     # --------------------------------------------------------------- symbols
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fparser.two import Fortran2003 as F
 
@@ -14,6 +15,9 @@ from sat.frontend.fortran.index_functions import Definition, inline_text, one_li
 from sat.frontend.fortran.symbols import Symbol
 from sat.frontend.fortran.tree import subscript_list
 from sat.frontend.kinds import Part, decide, is_whole_number, mentioned
+
+if TYPE_CHECKING:
+    from sat.frontend.c.delinearise import Split
 
 
 class ReferenceAnalysis:
@@ -111,6 +115,7 @@ class ReferenceAnalysis:
         return self._index_definitions[name]
 
     def _array_ref(self, sym: Symbol, subs: list, reads: int, writes: int) -> None:
+        written = subs
         subs = [self._inlined_index(sub) for sub in subs]
         offsets: list = []
         loopvars: list[str] = []
@@ -164,6 +169,17 @@ class ReferenceAnalysis:
             split = _split_linearised(subs[0], active)
             if split is not None:
                 offsets, loopvars = split
+                kinds_ = [ir.Subscript("induction", var, 1, offset,
+                                       text=var + signed_offset(offset)) if var else
+                          ir.Subscript("invariant", text=str(offset))
+                          for offset, var in zip(offsets, loopvars, strict=True)]
+                simple = [False] * len(offsets)
+        elif len(subs) == 1 and subs[0] is not written[0] and sym.dims and len(sym.dims) == 1 \
+                and loopvars[0] and not isinstance(offsets[0], int):
+            rows = _split_declared(subs[0], active, sym.dims[0])
+            if rows is not None:  # a one-dimensional array read through an index function
+                offsets, loopvars, shape = rows
+                self.split_shapes.setdefault(sym.name.lower(), shape)
                 kinds_ = [ir.Subscript("induction", var, 1, offset,
                                        text=var + signed_offset(offset)) if var else
                           ir.Subscript("invariant", text=str(offset))
@@ -361,7 +377,13 @@ def _component(offsets: list, loopvars: list[str], simple: list[bool]) -> str:
 
 def _split_linearised(sub: object, active: tuple[str, ...]) -> tuple[list, list[str]] | None:
     """Offsets and loop variables of an assumed-size array's linearised index split into
-    dimensions (``src(x - 1 + nx*(y - 1))`` read as ``src[y - 1][x - 1]``), or None.
+    dimensions (``src(x - 1 + nx*(y - 1))`` read as ``src[y - 1][x - 1]``), or None."""
+    result = _split(sub, active)
+    return None if result is None else (result.offsets, result.loopvars)
+
+
+def _split(sub: object, active: tuple[str, ...]) -> Split | None:
+    """A linearised index split into dimensions, outermost first, or None.
 
     The terms without loop variables that are not numbers (``- nx``) go to the split as
     origin terms: a whole multiple of a stride is an offset in that dimension.
@@ -386,4 +408,27 @@ def _split_linearised(sub: object, active: tuple[str, ...]) -> tuple[list, list[
     result = delinearise(index, list(active), origin)
     if isinstance(result, str) or any(result.origin) or result.assumed:
         return None
-    return result.offsets, result.loopvars
+    return result
+
+
+def _split_declared(sub: object, active: tuple[str, ...], bounds: tuple[str, str]
+                    ) -> tuple[list, list[str], tuple[str, ...]] | None:
+    """Offsets, loop variables and shape, innermost dimension first, of a one-dimensional
+    array of literal bounds read through an index function (``a(ix(i, j))``, ``ix = i + 52*(j
+    - 1)``, ``a(1248)``: ``a(i, j - 1)`` of shape ``(1:52, 0:23)``, the element ``i + 52*(j -
+    1)`` as declared), or None when the index is no whole number of rows of the array."""
+    from sat.frontend.c.delinearise import declared_extents
+
+    lower, upper = (bound.strip() for bound in bounds)
+    if not (lower or "1").lstrip("-").isdigit() or not upper.lstrip("-").isdigit():
+        return None
+    first = int(lower or "1")
+    result = _split(sub, active)
+    extents = None if result is None else declared_extents(str(int(upper) - first + 1),
+                                                           result)
+    if extents is None or not all(extent.isdigit() for extent in extents):
+        return None
+    lengths = [int(extent) for extent in reversed(extents)]
+    shape = (f"{first}:{first + lengths[0] - 1}",
+             *(f"0:{length - 1}" for length in lengths[1:]))
+    return list(reversed(result.offsets)), list(reversed(result.loopvars)), shape
