@@ -92,6 +92,27 @@ def summed_trip_count(path: tuple[Loop, ...], ctx: ModelContext,
     return result
 
 
+def summed_executions(path: tuple[Loop, ...], ctx: ModelContext,
+                      trips: Callable[[Loop], E.Expr]) -> E.Expr | None:
+    """Executions of the innermost body of ``path`` (its loops outermost first, each inside
+    the one before) summed exactly over every enclosing variable, or None when a bound is
+    not affine in them."""
+    key = ("executions", *((lp.loopvar, lp.lower, lp.upper, lp.stride, lp.kind)
+                           for lp in path))
+    if key in ctx.summed_counts:
+        return ctx.summed_counts[key]
+    symbols: dict[str, tuple[sympy.Symbol, E.Expr]] = {}
+    total = _executions(path, ctx, trips, symbols)
+    result = None
+    if total is not None:
+        try:
+            result = _to_expr(total, {symbol: value for symbol, value in symbols.values()})
+        except ValueError:
+            result = None
+    ctx.summed_counts[key] = result
+    return result
+
+
 def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop], E.Expr],
                 symbols: dict[str, tuple[sympy.Symbol, E.Expr]]) -> sympy.Expr | None:
     """Executions of the innermost body of ``path``, summed over every enclosing variable."""

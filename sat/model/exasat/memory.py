@@ -79,6 +79,7 @@ from sat.model.exasat.stencil import (
     volume_terms,
 )
 from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
+from sat.model.exasat.triangle_union import triangle_union
 from sat.model.sums import summed_trip_count
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
@@ -543,7 +544,9 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
                              None if shape.tiles else arm_chances(pattern, ctx,
                                                                   shape.procedure.file),
                              base, repeats)] if groups \
-        else [E.add(stencil_union(pattern.offsets, base, space),
+        else [(None if invariant or pattern.local or shape.tiles else triangle_union(
+            shape.loop, shape.axis_loops, pattern.offsets, ctx)) or
+              E.add(stencil_union(pattern.offsets, base, space),
                     _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
         else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
