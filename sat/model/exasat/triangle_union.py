@@ -30,7 +30,8 @@ from sat.frontend.tiles import linear_form
 from sat.ir import Loop
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.iteration import trip_count
+from sat.model.exasat.compulsory import widest_ranges
+from sat.model.exasat.iteration import NestShape, trip_count
 from sat.model.sums import summed_executions
 
 Point = tuple[int, int, int]
@@ -38,14 +39,19 @@ Point = tuple[int, int, int]
 MAX_OFFSETS = 8
 
 
-def triangle_path(nest: Loop, axis_loops: Sequence[Sequence[Loop]]) -> list[tuple[Loop, int]]:
+def triangle_path(nest: Loop, axis_loops: Sequence[Sequence[Loop]],
+                  widest: Sequence[Sequence[Loop]] | None = None) -> list[tuple[Loop, int]]:
     """The nest's axis loops outermost first, each with its axis, when they form a triangle
-    this module counts (see the module); empty otherwise."""
+    this module counts (see the module); empty otherwise. ``widest``: the axis loops with
+    the ranges a repetition around them sweeps at their widest
+    (:func:`sat.model.exasat.compulsory.widest_ranges`), taken in their place."""
     if any(len(loops) > 1 for loops in axis_loops):
         return []
     path = _path_to_innermost(nest, {id(lp[0]): a for a, lp in enumerate(axis_loops) if lp})
     if not path:
         return []
+    if widest is not None:
+        path = [(widest[a][0], a) for _, a in path]
     names = {lp.loopvar.lower() for lp in (nest, *nest.all_loops()) if lp.loopvar}
     axis_vars = {lp.loopvar.lower() for lp, _ in path}
     moving = False
@@ -86,15 +92,18 @@ def _shift(bound: str, axis: int, offset: Point, path: Sequence[tuple[Loop, int]
                               for lp, a in path)
 
 
-def triangle_union(nest: Loop, axis_loops: Sequence[Sequence[Loop]],
-                   offsets: frozenset[Point], ctx: ModelContext) -> E.Expr | None:
+def triangle_union(shape: NestShape, offsets: frozenset[Point], new_sweeps: Sequence[int],
+                   ctx: ModelContext) -> E.Expr | None:
     """Distinct elements of the nest's iteration space shifted by every one of ``offsets``
     (see the module), or None when the nest is no triangle this counts, or a sum is not
-    affine."""
+    affine. A sweep that repeats the pattern (not in ``new_sweeps``) and moves one end of
+    the ranges (``do i = 1, 3; do j = i + 4, 28``) repeats nested triangles: the widest."""
     points = sorted(offsets)
     if not 1 < len(points) <= MAX_OFFSETS:
         return None
-    path = triangle_path(nest, axis_loops)
+    repeated = [n for n in range(len(shape.sweep_loops)) if n not in new_sweeps]
+    widest = widest_ranges(shape.axis_loops, shape.sweep_loops, repeated) if repeated else None
+    path = triangle_path(shape.loop, shape.axis_loops, widest)
     stepped = {a for _, a in path}
     if not path or any(len({p[a] for p in points}) > 1 for a in range(3) if a not in stepped):
         return None
