@@ -541,7 +541,7 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
     repeats = E.mul(*along) if along else None
 
     def exact(points: frozenset[Point]) -> E.Expr | None:  # a triangle's shifted copies
-        return None if invariant or pattern.local or shape.tiles else \
+        return None if invariant or pattern.local else \
             triangle_union(shape, points, new_sweeps, ctx)
 
     factors = [stepped_union([point for point, _ in pattern.arm_points], groups,

@@ -74,10 +74,10 @@ def _path_to_innermost(nest: Loop, axes: dict[int, int]) -> list[tuple[Loop, int
     while body is not None:
         if id(body) in axes:
             path.append((body, axes[id(body)]))
-        elif path:
+        elif path and body.kind != "tile":  # a tile loop: its element loop holds the range
             return []
         inner = list(body.loops)
-        if body.branches or len(inner) > 1:
+        if len(inner) > 1 or any(next(branch.all_loops(), None) for branch in body.branches):
             return path if len(path) == len(axes) and not inner else []
         body = inner[0] if inner else None
     return path if len(path) == len(axes) else []
