@@ -15,8 +15,11 @@ exclusion over the sets of offsets:
 
 Sets whose intersections have the same bounds are counted once, with their signs summed, so
 a stencil of a few offsets costs a few sums. Only where the source's bounds make a triangle
-(an axis loop's range moves with another axis loop's variable), every axis loop steps by 1,
-and no other loop's variable bounds them; a rectangular nest keeps the stencil's union.
+(an axis loop's range moves with another axis loop's variable), every axis loop steps by 1
+(up or down), and no other loop's variable bounds them but a repetition's, taken where its
+ranges are widest; a tile loop counts its element loop's whole range. A rectangular nest
+keeps the stencil's union. Where a copy's range empties for some problem sizes, the sums
+clip it with ``MIN`` and ``MAX`` of the sizes (:func:`sat.model.sums._clipped_live`).
 """
 
 from __future__ import annotations
