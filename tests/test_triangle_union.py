@@ -61,7 +61,7 @@ def triangle_bytes(n: int) -> int:
     # x = y+1..n+1 on rows 1..n; a(i, j-1) x = y+1..n on rows 0..n-1. Row 0: n elements;
     # rows y = 1..n: y..n+1, n - y + 2 elements. In all n + n(n+1)/2 + n = n(n+1)/2 + 2n
     # (n = 8: 36 + 16 = 52; a loop over the three offsets' sets of (x, y), its length,
-    # gives 52 too). The rows of mean length and a halo per row counted 60 at n = 8.
+    # gives 52 too). Rows of the mean length grown by the halo counted 48.5 at n = 8.
     points = n * (n + 1) // 2
     return points * 16 + (points + 2 * n) * 8
 
@@ -144,3 +144,27 @@ def test_editing_the_extent_in_libreoffice_recounts_the_union(capsys, tmp_path):
     values = recalculate_edited(book, {"n": 20}, tmp_path / "edit")
     got = float(value_at(values, before["totals"]["cells"]["traffic_blocks_gb"])) * 1e9
     assert got == pytest.approx(5_360)
+
+
+# ----------------------------------------------- a triangle written with tile loops, in C
+
+TILED_C = """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double a[12][12], b[12][12];
+void tiled(void)
+{
+    for (int ii = 2; ii < 10; ii += 4)
+        for (int i = ii; i < MIN(ii + 4, 10); i++)
+            for (int j = 2; j < i + 1; j++)
+                b[i][j] = a[i][j] - a[i - 2][j] + a[i][j - 1];
+}
+"""
+
+
+def test_a_tiled_triangle_counts_the_union_over_its_whole_range(capsys, tmp_path):
+    # the tiles of 4 walk i = 2..9, j = 2..i: 36 points, b 36 x 16 = 576 B. a by row r (its
+    # first index): a[i][j] reaches j = 2..r on rows 2..9, a[i-2][j] j = 2..r+2 on rows
+    # 0..7, a[i][j-1] j = 1..r-1 on rows 2..9. Row 0: 1 element, row 1: 2, rows 2..7: j =
+    # 1..r+2, 4 + 5 + .. + 9 = 39, rows 8 and 9: j = 1..r, 8 + 9 = 17; 59 elements (a loop
+    # over the three offsets' sets counts 59), 59 x 8 = 472 B
+    assert compulsory_bytes(capsys, tmp_path, TILED_C, "tiled.c") == pytest.approx(576 + 472)
