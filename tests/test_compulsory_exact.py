@@ -188,11 +188,13 @@ def test_a_halo_across_a_triangle_grows_each_column(capsys, tmp_path):
     for text, name in ((TRIANGLE_HALO_F, "tri.f90"), (TRIANGLE_HALO_C, "tri.c")):
         data = run(capsys, tmp_path, text, name)
         # b: rows i = 3..42 of i - 2 elements, 1 + 2 + ... + 40 = 820. a: column j holds
-        # i from j to 42, shifted by -2, 0 and +1: i from j - 2 to 43, 46 - j elements;
-        # over the 40 columns j = 3..42: 43 + 42 + ... + 4 = 940 (the rows of mean length
-        # 20.5 grown by the halo of 3 rows: 43 x 20.5 = 881.5); a 940 x 8 = 7,520 B, b
+        # i from j to 42, shifted by -2, 0 and +1: i from j - 2 to 43, 46 - j elements,
+        # but for the last column, j = 42, whose one i (42) reaches 40, 42 and 43, not 41:
+        # 3 elements. Over the 40 columns j = 3..42: 43 + 42 + ... + 5 + 3 = 939 (a loop
+        # over the three offsets' sets of (j, i) counts 939 too; the rows of mean length
+        # 20.5 grown by the halo of 3 rows: 43 x 20.5 = 881.5); a 939 x 8 = 7,512 B, b
         # 820 x 16 = 13,120 B
-        assert compulsory_bytes(data) == pytest.approx(7_520 + 13_120), name
+        assert compulsory_bytes(data) == pytest.approx(7_512 + 13_120), name
 
 
 # ------------------------------------------------- a stepped loop, offsets of two residues

@@ -92,9 +92,33 @@ def summed_trip_count(path: tuple[Loop, ...], ctx: ModelContext,
     return result
 
 
+def summed_executions(path: tuple[Loop, ...], ctx: ModelContext,
+                      trips: Callable[[Loop], E.Expr]) -> E.Expr | None:
+    """Executions of the innermost body of ``path`` (its loops outermost first, each inside
+    the one before) summed exactly over every enclosing variable, or None when a bound is
+    not affine in them."""
+    key = ("executions", *((lp.loopvar, lp.lower, lp.upper, lp.stride, lp.kind)
+                           for lp in path))
+    if key in ctx.summed_counts:
+        return ctx.summed_counts[key]
+    symbols: dict[str, tuple[sympy.Symbol, E.Expr]] = {}
+    total = _executions(path, ctx, trips, symbols, clip=True)
+    result = None
+    if total is not None:
+        try:
+            result = _to_expr(total, {symbol: value for symbol, value in symbols.values()})
+        except ValueError:
+            result = None
+    ctx.summed_counts[key] = result
+    return result
+
+
 def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop], E.Expr],
-                symbols: dict[str, tuple[sympy.Symbol, E.Expr]]) -> sympy.Expr | None:
-    """Executions of the innermost body of ``path``, summed over every enclosing variable."""
+                symbols: dict[str, tuple[sympy.Symbol, E.Expr]], clip: bool = False
+                ) -> sympy.Expr | None:
+    """Executions of the innermost body of ``path``, summed over every enclosing variable;
+    ``clip``: ranges narrowed where the loops inside run whatever the problem's sizes
+    (:func:`_clipped_live`)."""
     import sympy
 
     variables = {lp.loopvar.lower(): sympy.Symbol(f"_v{n}") for n, lp in enumerate(path)
@@ -124,7 +148,8 @@ def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop
     for n in reversed(range(len(counts))):
         var, lower, upper, count = counts[n]
         if var is not None and total.has(var):
-            lower, upper = _clipped(var, lower, upper, [c[3] for c in counts[n + 1:]])
+            lower, upper = (_clipped_live if clip else _clipped)(
+                var, lower, upper, [c[3] for c in counts[n + 1:]])
             counts[n] = (var, lower, upper, upper - lower + 1)
             total = sympy.expand(sympy.summation(total, (var, lower, upper)))
         else:
@@ -148,6 +173,34 @@ def _clipped(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
         elif a > 0 and lower.is_Integer:
             lower = sympy.Max(lower, sympy.ceiling(-b / a))
     if lower.is_Integer and upper.is_Integer:
+        upper = sympy.Max(upper, lower - 1)  # an empty range, not a negative one
+    return lower, upper
+
+
+def _clipped_live(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
+                  inner: list[sympy.Expr]) -> tuple[sympy.Expr, sympy.Expr]:
+    """``var``'s range narrowed to where the loops inside it run, as :func:`_clipped`, also
+    when its ends or the inner counts hold the problem's sizes: ``MIN`` and ``MAX`` of them,
+    so the count stays exact for any size (an inner count ``a*var + b`` with ``a`` of 1 or
+    -1, or ``b`` a number; none that moves with another loop's variable)."""
+    import sympy
+
+    def loop_free(node: sympy.Expr) -> bool:
+        return not any(str(s).startswith("_v") for s in node.free_symbols)
+
+    for count in inner:
+        if var not in count.free_symbols or sympy.degree(count, var) != 1:
+            continue
+        a, b = sympy.Poly(count, var).all_coeffs()  # the count a*var + b >= 0
+        if not (a.is_Integer and loop_free(b) and (abs(a) == 1 or b.is_Integer)):
+            continue
+        bound = -b / a if abs(a) == 1 else sympy.floor(-b / a) if a < 0 else \
+            sympy.ceiling(-b / a)
+        if a < 0:
+            upper = sympy.Min(upper, bound)
+        else:
+            lower = sympy.Max(lower, bound)
+    if loop_free(lower) and loop_free(upper):
         upper = sympy.Max(upper, lower - 1)  # an empty range, not a negative one
     return lower, upper
 
@@ -227,6 +280,9 @@ def _to_expr(node: sympy.Expr, values: dict[sympy.Symbol, E.Expr]) -> E.Expr:
         product = E.mul(int(sympy.Rational(coeff).p), *numerator)
         over = E.mul(int(sympy.Rational(coeff).q), *denominator)
         return E.div(product, over)
+    if isinstance(node, (sympy.Min, sympy.Max)):  # a range clipped for any size
+        pick = E.minimum if isinstance(node, sympy.Min) else E.maximum
+        return pick(*[_to_expr(arg, values) for arg in node.args])
     if node.is_Pow and node.exp.is_Integer:
         if node.exp > 0:
             return E.mul(*[_to_expr(node.base, values)] * int(node.exp))

@@ -79,6 +79,7 @@ from sat.model.exasat.stencil import (
     volume_terms,
 )
 from sat.model.exasat.sweep_rows import UNION_PENCILS, own_row_spans, shifted_rows
+from sat.model.exasat.triangle_union import triangle_union
 from sat.model.sums import summed_trip_count
 from sat.model.tables import ArrayTraffic, Column, nest_columns
 from sat.model.tables import column as _c
@@ -538,13 +539,19 @@ def _compulsory(shape: NestShape, space: NestSpace, pattern: Pattern, ctx: Model
              for a, b in enumerate(base)], lambda lp: trip_count(lp, ctx))
     along = [E.Ref(space.extent[a]) for a in invariant if shape.axis_loops[a]]
     repeats = E.mul(*along) if along else None
+
+    def exact(points: frozenset[Point]) -> E.Expr | None:  # a triangle's shifted copies
+        return None if invariant or pattern.local else \
+            triangle_union(shape, points, new_sweeps, ctx)
+
     factors = [stepped_union([point for point, _ in pattern.arm_points], groups,
-                             lambda points: stencil_union(points, base, space),
+                             lambda points: exact(points) or stencil_union(points, base, space),
                              None if shape.tiles else arm_chances(pattern, ctx,
                                                                   shape.procedure.file),
                              base, repeats)] if groups \
-        else [E.add(stencil_union(pattern.offsets, base, space),
-                    _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
+        else [exact(pattern.offsets) or E.add(
+            stencil_union(pattern.offsets, base, space),
+            _triangle_columns(shape, pattern, base, base[0] is mean_x, ctx))] if halo \
         else \
         [base[a] for a in range(3) if a not in invariant or shape.axis_loops[a]]
     if taken is not None:  # references inside if/else arms: the elements they touch
