@@ -26,7 +26,7 @@ REASONS = {
                       "repetition touches moves the data once, a smaller one at every repetition, "
                       "and the compulsory bytes count it once (n01732's 54 repetitions of a "
                       "700-element sweep: within 1 % at L2 and L3). The worst nests carry another "
-                      "class: tiles narrower than a line (n00076, +28 % at every level), steps "
+                      "class: tiles narrower than a line (n00076, L1 +28 %), steps "
                       "(n00061).",
     "time-loop": "The steps of a time loop reuse what stays in a level: one step's data (all its "
                  "nests' together) fits, the steps after the first move nothing (n00060: L2 and L3"
@@ -34,11 +34,11 @@ REASONS = {
                  "call or several nests, once for one around a single nest (a repetition of it). "
                  "A step's share of an array is at most the whole array and counts its rows at "
                  "any alignment (n00048: +112 % before, +6 %; n00645: -67 %, -2 %). The worst "
-                 "nests carry another class: scratch tiles (n00252), a branch storing to few "
+                 "nests carry another class: a branch storing to few "
                  "elements of each line (n01722: +54 % at every level), rows walked across "
                  "within a step (n00564, order:transposed). A step that just fits or just misses "
                  "a level is all or nothing in the model, where the simulated LRU keeps part of "
-                 "it (n00207: -62 % before, +53 %).",
+                 "it (n00207: L2 -52 %).",
     "index-function": "Index functions read as the arrays they stand for, a tile's origin and "
                       "element included (ix_a(tj + jj + 1, ti + ii + 1) is a[tj + jj + 1][ti + "
                       "ii + 1]): every nest of the class has the errors of the same nest written "
@@ -58,7 +58,7 @@ REASONS = {
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
                       "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
-                      "carry another class: scratch tiles (n00475: L1 +21 %, L2 and L3 +63 %). "
+                      "carry another class: scratch tiles (n00475: L2 +63 %). "
                       "Otherwise as time-loop.",
     "siblings": "As time-loop-call. The nests of a step are taken to share no data: each is "
                 "charged its own footprint (each array at most its whole declared size), and "
@@ -104,8 +104,7 @@ REASONS = {
                     "array moves each once, over the passes of a time loop too (n00598 L2 "
                     "+600 % before, +5 %). Left: the scratch tile's reuse at the edge of a level "
                     "(4 x 4 tiles of 8-byte elements at the 512 B L1: +24 %, some of its lines "
-                    "stay), index functions whose arrays are declared one-dimensional (no row "
-                    "length: n01914 L1 +74 %), and tiles narrower than a line sharing lines "
+                    "stay), and tiles narrower than a line sharing lines "
                     "with the next tile at a level holding a band of tiles but not the whole "
                     "arrays (n01027 L2 +88 %).",
     "indirect:sorted": "The compulsory bytes take the expected distinct elements of uniform "
