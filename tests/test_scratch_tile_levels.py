@@ -31,36 +31,39 @@ from machines import run_with_machine, two_level_machine
 
 MACHINE_XML = two_level_machine(32)
 
-SCRATCH_C = """\
-double a[14][14], c[14][14], t[5][5];
+def scratch_tile_sources(n: int, tile: int) -> tuple[str, str]:
+    """(C, Fortran) of a tiled product through a scratch copy: an n x n grid inside arrays of
+    n + 2, tiles of tile x tile copied into t of (tile + 1)^2 and read at ti and ti + 1."""
+    m, w = n + 2, tile + 1
+    c_text = f"""\
+double a[{m}][{m}], c[{m}][{m}], t[{w}][{w}];
 void run(void)
-{
-    for (int jj = 0; jj < 12; jj += 4) {
-        for (int ii = 0; ii < 12; ii += 4) {
-            for (int tj = 0; tj < 4; tj++)
-                for (int ti = 0; ti < 4; ti++)
+{{
+    for (int jj = 0; jj < {n}; jj += {tile}) {{
+        for (int ii = 0; ii < {n}; ii += {tile}) {{
+            for (int tj = 0; tj < {tile}; tj++)
+                for (int ti = 0; ti < {tile}; ti++)
                     t[tj][ti] = a[tj + jj + 1][ti + ii + 1];
-            for (int tj = 0; tj < 4; tj++)
-                for (int ti = 0; ti < 4; ti++)
+            for (int tj = 0; tj < {tile}; tj++)
+                for (int ti = 0; ti < {tile}; ti++)
                     c[tj + jj + 1][ti + ii + 1] = t[tj][ti] - t[tj][ti + 1];
-        }
-    }
-}
+        }}
+    }}
+}}
 """
-
-SCRATCH_F90 = """\
+    f_text = f"""\
 subroutine run(a, c)
   integer :: jj, ii, tj, ti
-  real(8) :: a(14, 14), c(14, 14), t(5, 5)
-  do jj = 1, 12, 4
-    do ii = 1, 12, 4
-      do tj = 1, 4
-        do ti = 1, 4
+  real(8) :: a({m}, {m}), c({m}, {m}), t({w}, {w})
+  do jj = 1, {n}, {tile}
+    do ii = 1, {n}, {tile}
+      do tj = 1, {tile}
+        do ti = 1, {tile}
           t(ti, tj) = a(ti + ii, tj + jj)
         end do
       end do
-      do tj = 1, 4
-        do ti = 1, 4
+      do tj = 1, {tile}
+        do ti = 1, {tile}
           c(ti + ii, tj + jj) = t(ti, tj) - t(ti + 1, tj)
         end do
       end do
@@ -68,7 +71,10 @@ subroutine run(a, c)
   end do
 end subroutine
 """
+    return c_text, f_text
 
+
+SCRATCH_C, SCRATCH_F90 = scratch_tile_sources(12, 4)
 SOURCES = [("scratch.c", SCRATCH_C), ("scratch.f90", SCRATCH_F90)]
 
 
@@ -97,8 +103,7 @@ def test_a_run_of_a_whole_line_spans_two(capsys, tmp_path):
     8 x 1.875 = 15 lines (960 B); t's rows 9 apart: (15 + 7 x 9) / 8 = 9.75 lines (624 B).
     9 tiles x (960 + 2 x 960 + 3 x 624) = 42,768 B; the write-back simulation of this nest
     (n01857 of the generated sample, ``truth K | cachesim 512:0:16384:0``) 43,200 B."""
-    text = SCRATCH_C.replace("[14]", "[26]").replace("[5][5]", "[9][9]") \
-        .replace("< 12", "< 24").replace("+= 4", "+= 8").replace("< 4", "< 8")
+    text, _ = scratch_tile_sources(24, 8)
     level = l1(capsys, tmp_path, "scratch8.c", text, "0.25")
     assert level["ws_cell_kb"] == pytest.approx(0.375)
     assert level["traffic_gb"] * 1e9 == pytest.approx(42_768)

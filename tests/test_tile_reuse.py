@@ -32,7 +32,7 @@ import math
 from pathlib import Path
 
 import pytest
-from test_scratch_tile_levels import SCRATCH_C, SCRATCH_F90, SOURCES
+from test_scratch_tile_levels import SCRATCH_C, SCRATCH_F90, SOURCES, scratch_tile_sources
 
 from machines import run_with_machine, two_level_machine
 
@@ -79,43 +79,7 @@ def test_a_level_holding_a_tile_keeps_the_layer_condition(capsys, tmp_path, name
 # write-back simulation of the same accesses (64-byte aligned arrays; a lackey trace of the
 # loops piped into ``bench/validation/cachesim 512:0:16384:0``, a 2.5 MiB read flush
 # subtracted): 62,976 B (-1.4 %). The old count (rows of whole lines, t moved twice): 40,960 B.
-TILE16_C = """\
-double a[34][34], c[34][34], t[17][17];
-void run(void)
-{
-    for (int jj = 0; jj < 32; jj += 16) {
-        for (int ii = 0; ii < 32; ii += 16) {
-            for (int tj = 0; tj < 16; tj++)
-                for (int ti = 0; ti < 16; ti++)
-                    t[tj][ti] = a[tj + jj + 1][ti + ii + 1];
-            for (int tj = 0; tj < 16; tj++)
-                for (int ti = 0; ti < 16; ti++)
-                    c[tj + jj + 1][ti + ii + 1] = t[tj][ti] - t[tj][ti + 1];
-        }
-    }
-}
-"""
-
-TILE16_F90 = """\
-subroutine run(a, c)
-  integer :: jj, ii, tj, ti
-  real(8) :: a(34, 34), c(34, 34), t(17, 17)
-  do jj = 1, 32, 16
-    do ii = 1, 32, 16
-      do tj = 1, 16
-        do ti = 1, 16
-          t(ti, tj) = a(ti + ii, tj + jj)
-        end do
-      end do
-      do tj = 1, 16
-        do ti = 1, 16
-          c(ti + ii, tj + jj) = t(ti, tj) - t(ti + 1, tj)
-        end do
-      end do
-    end do
-  end do
-end subroutine
-"""
+TILE16_C, TILE16_F90 = scratch_tile_sources(32, 16)
 
 
 @pytest.mark.parametrize(("name", "text"), [("tile16.c", TILE16_C), ("tile16.f90", TILE16_F90)])
