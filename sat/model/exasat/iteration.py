@@ -180,6 +180,10 @@ class NestShape:
     def ident(self) -> str:
         return f"{self.procedure.name}:{self.loop.line}"
 
+    def pattern(self, key: str) -> Pattern | None:
+        """The streamed pattern of an array model's ``key`` (None: not one of the nest's)."""
+        return next((p for p in self.patterns if p.key == key), None)
+
 
 def _merge_type(types: set[str]) -> AccessType:
     if types == {"readonly"}:

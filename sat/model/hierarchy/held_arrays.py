@@ -24,7 +24,6 @@ from sat.model.exasat.iteration import (
     collect_accesses,
     trip_count,
 )
-from sat.model.exasat.lines import program_shapes
 from sat.model.exasat.memory import GB, KIB, NestMemory, array_cost, effective_write_cost
 from sat.model.exasat.occupancy import declared_size, procedure_variables
 
@@ -35,14 +34,16 @@ def tiled_nest(shape: NestShape) -> bool:
         or any(lp.kind == "tile" for lp in shape.loop.all_loops())
 
 
-def nest_variable(shape: NestShape, name: str, ctx: ModelContext) -> Variable | None:
+def nest_variable(shape: NestShape, name: str, shapes: dict[str, tuple[str, ...]]
+                  ) -> Variable | None:
     """The declaration of an array the nest touches: its procedure's, else the one every
-    procedure read declares alike (a module or file-scope array of a called procedure, for
-    the nest of the time loop that calls it)."""
+    procedure read declares alike (``shapes``, :func:`sat.model.exasat.lines.program_shapes`:
+    a module or file-scope array of a called procedure, for the nest of the time loop that
+    calls it)."""
     found = procedure_variables(shape.procedure).get(name.lower())
     if found is not None and found.shape:
         return found
-    declared = program_shapes(ctx.read_procedures.values()).get(name.lower())
+    declared = shapes.get(name.lower())
     return Variable(name, shape=declared) if declared else found
 
 
@@ -84,12 +85,13 @@ def _passes(shape: NestShape, pattern: Pattern, variables: set[str],
 
 
 def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
-                ctx: ModelContext, staying: frozenset[int] = frozenset()
-                ) -> tuple[E.Expr, E.Expr] | None:
+                ctx: ModelContext, shapes: dict[str, tuple[str, ...]],
+                staying: frozenset[int] = frozenset()) -> tuple[E.Expr, E.Expr] | None:
     """(KiB of the whole arrays the nest touches, GB they move at most when a level holds
     them) for a tiled nest whose arrays all have declared extents; None otherwise.
-    ``staying``: the loops (by ``id``) whose passes bring nothing again (the repetitions,
-    when a level holds the arrays from one pass to the next)."""
+    ``shapes``: the program's declared shapes (:func:`nest_variable`). ``staying``: the
+    loops (by ``id``) whose passes bring nothing again (the repetitions, when a level holds
+    the arrays from one pass to the next)."""
     if not tiled_nest(shape):
         return None
     write_cost = effective_write_cost(ctx)
@@ -97,10 +99,10 @@ def held_arrays(shape: NestShape, space: NestSpace, memory: NestMemory,
     sizes: list[E.Expr] = []
     moved: list[E.Expr] = []
     for array in memory.arrays:
-        pattern = next((p for p in shape.patterns if p.key == array.key), None)
+        pattern = shape.pattern(array.key)
         if pattern is None or "%" in array.key or "@" in array.key:
             return None
-        elements = declared_size(nest_variable(shape, pattern.array, ctx), ctx)
+        elements = declared_size(nest_variable(shape, pattern.array, shapes), ctx)
         if elements is None:
             return None
         sizes.append(E.mul(elements, array.size))

@@ -415,7 +415,7 @@ def _sweep_elements(array: ArrayModel, shape: NestShape, space: NestSpace,
     row of X the source tiles, the lines of the whole X range the tiles cover when fewer
     (tiles narrower than a line share the line between them: counted once, not per tile)."""
     tiles = footprint = E.mul(E.Ref(space.blocks), array.q["block_elements"])
-    pattern = next((p for p in shape.patterns if p.key == array.key), None)
+    pattern = shape.pattern(array.key)
     if pattern is not None and pattern.stride == 1 and 0 not in pattern.invariant \
             and not shape.x_tiles_share_lines and tiled_along_x(shape):
         extent = E.add(E.Ref(space.extent[0]), array.spans[0])
@@ -495,13 +495,14 @@ def nest_levels(shape: NestShape, space: NestSpace, memory: NestMemory, hierarch
     footprint = pass_footprint(shape, kept, sweeps, ctx, hierarchy.shapes, gathered_bytes) \
         if repetition_loops(shape) else None
     result = NestLevels([])
-    held = None if gathers else held_arrays(shape, space, memory, ctx)  # only gather-free
-    tile = None if gathers else tile_lines(shape, space, memory, ctx)
+    held = None if gathers else held_arrays(shape, space, memory, ctx, hierarchy.shapes)
+    tile = None if gathers else tile_lines(shape, space, memory, ctx, hierarchy.shapes)
     # the whole arrays moved once in all, over the repetitions too (a level holding them
     # keeps them from one pass to the next)
     staying = frozenset(id(lp) for lp in repetition_loops(shape)) if held is not None \
         else frozenset()
-    once = held_arrays(shape, space, memory, ctx, staying) if staying else None
+    once = held_arrays(shape, space, memory, ctx, hierarchy.shapes, staying) if staying \
+        else None
     for spec in hierarchy.specs:
         capacity = hierarchy.capacity[spec.name]
         level_cases = [*cases[:3], E.Quantity(

@@ -26,18 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sat.ir import Variable
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.iteration import NestShape, Pattern
+from sat.model.exasat.iteration import NestShape
 from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import KIB, ArrayModel
-from sat.model.exasat.occupancy import declared_size, procedure_variables
-from sat.model.hierarchy.held_arrays import tiled_along_x
-
-
-def _pattern(shape: NestShape, array: ArrayModel) -> Pattern | None:
-    return next((p for p in shape.patterns if p.key == array.key), None)
+from sat.model.exasat.occupancy import declared_size
+from sat.model.hierarchy.held_arrays import nest_variable, tiled_along_x
 
 
 def unaligned_rows(shape: NestShape, array: ArrayModel, ctx: ModelContext) -> E.Expr:
@@ -47,7 +42,7 @@ def unaligned_rows(shape: NestShape, array: ArrayModel, ctx: ModelContext) -> E.
     not unit-stride runs along X (strided, invariant along X, copies of a cell) and in a
     nest that tiles X (consecutive tiles of a row share its lines: the footprint's rows are
     the tiles', :mod:`sat.model.hierarchy.held_arrays`)."""
-    pattern = _pattern(shape, array)
+    pattern = shape.pattern(array.key)
     if tiled_along_x(shape) or pattern is None or pattern.stride != 1 or pattern.unit != "x" \
             or 0 in pattern.invariant or array.x_step != 1 or array.unit_run_copies \
             or array.run_copies or "access_x_lines" not in array.q:
@@ -64,14 +59,10 @@ def declared_array_bytes(shape: NestShape, array: ArrayModel, ctx: ModelContext,
     the nest's procedure or, for a module or file-scope array a called procedure uses, the
     program's (``shapes``); None when the extents are unknown or the access is a component
     (``%``) or a gather (``@``)."""
-    pattern = _pattern(shape, array)
+    pattern = shape.pattern(array.key)
     if pattern is None or "%" in array.key or "@" in array.key:
         return None
-    name = pattern.array.lower()
-    variable = procedure_variables(shape.procedure).get(name)
-    if (variable is None or not variable.shape) and name in shapes:
-        variable = Variable(name, shape=shapes[name])
-    elements = declared_size(variable, ctx)
+    elements = declared_size(nest_variable(shape, pattern.array, shapes), ctx)
     if elements is None:
         return None
     return E.ceiling(E.mul(elements, array.size), ctx.param("LineBytes"))

@@ -47,10 +47,11 @@ class TileLines:
     scratch_held_gb: E.Expr
 
 
-def _unit_extent(name: str, shape: NestShape, ctx: ModelContext) -> E.Expr | None:
+def _unit_extent(name: str, shape: NestShape, ctx: ModelContext,
+                 shapes: dict[str, tuple[str, ...]]) -> E.Expr | None:
     """Declared elements of the array's unit-stride dimension (None when not declared or
     one-dimensional)."""
-    variable = nest_variable(shape, name, ctx)
+    variable = nest_variable(shape, name, shapes)
     if variable is None or len(variable.shape) < 2:
         return None
     unit = -1 if shape.procedure.layout == "row-major" else 0
@@ -83,10 +84,11 @@ def tile_row_lines(run: E.ExprLike, rows: E.ExprLike, row_length: E.ExprLike,
 
 
 def tile_lines(shape: NestShape, space: NestSpace, memory: NestMemory,
-               ctx: ModelContext) -> TileLines | None:
+               ctx: ModelContext, shapes: dict[str, tuple[str, ...]]) -> TileLines | None:
     """The tile's lines of a nest copying two-dimensional tiles into a scratch tile that a
-    later loop reads, whose arrays all have declared extents and walk their unit-stride
-    axis in the tile's rows; None otherwise."""
+    later loop reads, whose arrays all have declared extents (``shapes``: the program's,
+    :func:`~sat.model.hierarchy.held_arrays.nest_variable`) and walk their unit-stride axis
+    in the tile's rows; None otherwise."""
     if not tiled_nest(shape) or shape.axis_loops[2] or shape.tiles:
         return None
     scratch = reread_scratch(shape)
@@ -100,11 +102,11 @@ def tile_lines(shape: NestShape, space: NestSpace, memory: NestMemory,
     held: list[E.Expr] = []
     reread: list[E.Expr] = []
     for array in memory.arrays:
-        pattern = next((p for p in shape.patterns if p.key == array.key), None)
+        pattern = shape.pattern(array.key)
         if pattern is None or "%" in array.key or "@" in array.key or pattern.invariant \
                 or pattern.stride != 1 or pattern.x_step != 1:
             return None
-        extent = _unit_extent(pattern.array, shape, ctx)
+        extent = _unit_extent(pattern.array, shape, ctx, shapes)
         if extent is None:
             return None
         if array.unit_run_copies:  # the tile's rows are X, each cell a run of its copies
