@@ -45,3 +45,20 @@ def run_with_machine(capsys, tmp_path: Path, name: str, text: str, machine_xml: 
     assert main([str(source), "--machine", str(machine), "--json", "-", "-q",
                  "--set", "SetupIterations=1", *options, *book]) == 0
     return json.loads(capsys.readouterr().out)
+
+
+def level_rows(capsys, tmp_path: Path, name: str, text: str, machine_xml: str,
+               *options: str) -> dict[str, dict]:
+    """The Levels rows of the source's one nest by level name (:func:`run_with_machine`),
+    the nest within its physical bounds."""
+    data = run_with_machine(capsys, tmp_path, name, text, machine_xml, *options)
+    (loop,) = data["loops"]
+    assert not data["bounds_violations"]
+    return {row["level"]: row for row in loop["levels"]}
+
+
+def level_bytes(capsys, tmp_path: Path, name: str, text: str, machine_xml: str,
+                *options: str) -> dict[str, float]:
+    """Bytes each level moves for the source's one nest (:func:`level_rows`)."""
+    rows = level_rows(capsys, tmp_path, name, text, machine_xml, *options)
+    return {level: row["traffic_gb"] * 1e9 for level, row in rows.items()}

@@ -26,7 +26,7 @@ import math
 
 import pytest
 
-from machines import run_with_machine, two_level_machine
+from machines import level_bytes, run_with_machine, two_level_machine
 
 MACHINE_XML = two_level_machine(256)
 
@@ -109,10 +109,7 @@ end subroutine
 
 
 def _levels(capsys, tmp_path, name: str, text: str) -> dict[str, float]:
-    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML)
-    (loop,) = data["loops"]
-    assert not data["bounds_violations"]
-    return {row["level"]: row["traffic_gb"] * 1e9 for row in loop["levels"]}
+    return level_bytes(capsys, tmp_path, name, text, MACHINE_XML)
 
 
 @pytest.mark.parametrize(("name", "text"), [

@@ -27,7 +27,7 @@ import math
 
 import pytest
 
-from machines import run_with_machine, two_level_machine
+from machines import level_bytes, run_with_machine, two_level_machine
 
 MACHINE_XML = two_level_machine(256)
 
@@ -123,10 +123,7 @@ COEF_BYTES = 64 * 64 + 64 * 128 + 64
 
 
 def _levels(capsys, tmp_path, name: str, text: str, *options: str) -> dict[str, float]:
-    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, *options)
-    (loop,) = data["loops"]
-    assert not data["bounds_violations"]
-    return {row["level"]: row["traffic_gb"] * 1e9 for row in loop["levels"]}
+    return level_bytes(capsys, tmp_path, name, text, MACHINE_XML, *options)
 
 
 @pytest.mark.parametrize(("name", "text", "expected"), [

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from machines import run_with_machine, two_level_machine
+from machines import level_rows, run_with_machine, two_level_machine
 
 MACHINE_XML = two_level_machine(32)
 
@@ -79,10 +79,7 @@ SOURCES = [("scratch.c", SCRATCH_C), ("scratch.f90", SCRATCH_F90)]
 
 
 def l1(capsys, tmp_path: Path, name: str, text: str, kib: str) -> dict:
-    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, "--set", f"L1KB={kib}")
-    (loop,) = data["loops"]
-    assert data["bounds_violations"] == []
-    return next(level for level in loop["levels"] if level["level"] == "L1")
+    return level_rows(capsys, tmp_path, name, text, MACHINE_XML, "--set", f"L1KB={kib}")["L1"]
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES)
@@ -122,11 +119,8 @@ def test_a_run_of_a_whole_line_spans_two(capsys, tmp_path):
 
 
 def l2(capsys, tmp_path: Path, name: str, text: str, kib: str) -> dict:
-    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, "--set", "L1KB=0.5",
-                            "--set", f"L2KB={kib}")
-    (loop,) = data["loops"]
-    assert data["bounds_violations"] == []
-    return next(level for level in loop["levels"] if level["level"] == "L2")
+    return level_rows(capsys, tmp_path, name, text, MACHINE_XML, "--set", "L1KB=0.5",
+                      "--set", f"L2KB={kib}")["L2"]
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES)

@@ -29,21 +29,18 @@ written back), t read and written 2, and read again 1 when it does not stay.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
-from test_scratch_tile_levels import SCRATCH_C, SCRATCH_F90, SOURCES, scratch_tile_sources
+from test_scratch_tile_levels import (
+    MACHINE_XML,
+    SCRATCH_C,
+    SCRATCH_F90,
+    SOURCES,
+    l1,
+    scratch_tile_sources,
+)
 
-from machines import run_with_machine, two_level_machine
-
-MACHINE_XML = two_level_machine(32)
-
-
-def l1(capsys, tmp_path: Path, name: str, text: str, kib: str) -> dict:
-    data = run_with_machine(capsys, tmp_path, name, text, MACHINE_XML, "--set", f"L1KB={kib}")
-    (loop,) = data["loops"]
-    assert data["bounds_violations"] == []
-    return next(level for level in loop["levels"] if level["level"] == "L1")
+from machines import run_with_machine
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES)

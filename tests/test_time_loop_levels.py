@@ -32,7 +32,7 @@ import math
 
 import pytest
 
-from machines import run_with_machine, two_level_machine
+from machines import level_rows, run_with_machine, two_level_machine
 
 TILED_C = """\
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -87,11 +87,8 @@ WHOLE_ONCE = 5_120 + 2 * 5_120 + 2 * 256  # each whole array once, b and r writt
 
 
 def _levels(capsys, tmp_path, name: str, text: str, l2_kib: int, *options: str) -> dict:
-    data = run_with_machine(capsys, tmp_path, name, text, two_level_machine(l2_kib),
-                            "--set", "ts=1", "--set", "n=20", *options)
-    (loop,) = data["loops"]
-    assert not data["bounds_violations"]
-    return {row["level"]: row for row in loop["levels"]}
+    return level_rows(capsys, tmp_path, name, text, two_level_machine(l2_kib),
+                      "--set", "ts=1", "--set", "n=20", *options)
 
 
 @pytest.mark.parametrize("name,text", SOURCES, ids=["c", "fortran"])
@@ -190,11 +187,8 @@ SECTION_PASS = 24_960  # 8,320 B of p read, out's 52 x 20 x 8 = 8,320 B read and
 
 
 def _section_l2(capsys, tmp_path, name: str, text: str, l2_kib: int) -> dict:
-    data = run_with_machine(capsys, tmp_path, name, text, two_level_machine(l2_kib),
-                            "--set", "L1KB=0.5")
-    (loop,) = data["loops"]
-    assert not data["bounds_violations"]
-    return next(row for row in loop["levels"] if row["level"] == "L2")
+    return level_rows(capsys, tmp_path, name, text, two_level_machine(l2_kib),
+                      "--set", "L1KB=0.5")["L2"]
 
 
 @pytest.mark.parametrize("name,text", [("section.f90", SECTION_F90), ("section.c", SECTION_C)],
