@@ -27,12 +27,12 @@ double-precision word: ``ReadCost = ld_sf * WordBytes``).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from sat.ir import Loop
 from sat.model import expr as E
 from sat.model.context import ModelContext
+from sat.model.exasat.arm_lines import path_chance, touched_pencils
 from sat.model.exasat.beyond_axes import beyond_union
 from sat.model.exasat.compulsory import (
     expected_elements,
@@ -43,7 +43,6 @@ from sat.model.exasat.compulsory import (
     widest_across_invariant_axes,
     widest_extents,
 )
-from sat.model.exasat.flops import branch_probability
 from sat.model.exasat.iteration import (
     NestShape,
     NestSpace,
@@ -612,9 +611,7 @@ def arm_chances(pattern: Pattern, ctx: ModelContext, file: str
                 ) -> list[tuple[Point, float]] | None:
     """Each reference's offset and the chance an iteration makes it (the product of its
     arms' probabilities); None when every reference runs every iteration."""
-    taken = [(point, math.prod(branch_probability(branch, ctx, file, siblings)
-                               for branch, siblings in path))
-             for point, path in pattern.arm_points]
+    taken = [(point, path_chance(path, ctx, file)) for point, path in pattern.arm_points]
     return taken if any(p < 1.0 for _, p in taken) else None
 
 
@@ -665,8 +662,9 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
         elements = rows
         strided = E.Ref(q["traffic_none_gb"])
     else:
-        elements = _prod(1, rows, per_line)
-        strided = _prod(1, _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
+        elements = _prod(1, rows, per_line)  # (references inside arms: their chances)
+        strided = _prod(1, touched_pencils(pattern, ctx, shape.procedure.file)
+                        or _accessed(pattern, counts, pencils=True), per_line, unit, ghi)
     prefix = ("array", shape.ident, pattern.key)
     found = {"ws_sweep_kb": E.Quantity((*prefix, "ws_sweep_kb"), E.mul(elements, kb), "KiB",
                                        "working set of one step of X"),
