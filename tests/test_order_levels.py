@@ -174,3 +174,116 @@ def test_editing_the_line_size_in_libreoffice_recomputes_the_row_lines(capsys, t
         got = float(value_at(values, level["cells"]["traffic_gb"]))
         assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
     assert before["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(STARTED_BYTES)
+
+
+# ---------------------------------------------------------------- walks across rows with arms
+#
+# X (the unit stride, 16 doubles: two lines a row) outermost, 256 rows of Y inside: one step
+# of X touches 256 rows x 3 arrays = 768 lines, 48 KiB, more than the 4 KiB L1 holds, so at
+# the L1 every access moves a line of its own (the line's next element is reached at the
+# next step of X, after 768 other lines). 16 x 256 = 4,096 iterations. The branch is taken
+# on a quarter of them (the conditions file says 0.25; the simulated trace takes it where
+# (i + j) mod 4 = 0, so every line is touched at some step of X and the L2 moves every
+# line once).
+#
+# masked: w is read at every iteration (a line, 64 B); inp (64 B) and out (128 B: read for
+# ownership, written back) only when the arm runs: 4,096 x (64 + 0.25 x (64 + 128)) =
+# 4,096 x 112 = 458,752 B at the L1 (the simulation: 4,096 + 1,024 + 2 x 1,024 = 7,168
+# lines, 458,752 B); without the arm's chance 4,096 x 256 = 1,048,576 B (+129 %). The L2
+# (256 KiB) holds a step of X: every line once, 512 lines of w and of inp, 512 x 2 of out,
+# 2,048 lines, 131,072 B (the simulation: 131,072).
+#
+# either: the else arm reads b, both arms write out: out's row is touched at every
+# iteration (0.25 + 0.75 = 1), inp's on a quarter, b's on three quarters: 4,096 x (64 + 128
+# + 0.25 x 64 + 0.75 x 64) = 4,096 x 256 = 1,048,576 B at the L1 (the simulation: 4,096 +
+# 2 x 4,096 + 1,024 + 3,072 = 16,384 lines, 1,048,576 B); the L2 moves 512 lines of w, inp
+# and b and 512 x 2 of out: 2,560 lines, 163,840 B (the simulation: 163,840).
+MASKED_C = """\
+double out[256][16], inp[256][16], w[256][16];
+void masked(void)
+{
+    for (int j = 0; j < 16; j++)
+        for (int i = 0; i < 256; i++)
+            if (w[i][j] > 0.0)
+                out[i][j] = 2.0 * inp[i][j];
+}
+"""
+
+MASKED_F90 = """\
+subroutine masked(out, inp, w)
+  integer :: i, j
+  real(8) :: out(16, 256), inp(16, 256), w(16, 256)
+  do j = 1, 16
+    do i = 1, 256
+      if (w(j, i) > 0.0d0) then
+        out(j, i) = 2.0d0 * inp(j, i)
+      end if
+    end do
+  end do
+end subroutine
+"""
+
+EITHER_C = """\
+double out[256][16], inp[256][16], b[256][16], w[256][16];
+void either(void)
+{
+    for (int j = 0; j < 16; j++)
+        for (int i = 0; i < 256; i++)
+            if (w[i][j] > 0.0)
+                out[i][j] = 2.0 * inp[i][j];
+            else
+                out[i][j] = b[i][j];
+}
+"""
+
+MASKED_BYTES = {"L1": 4096 * (64 + 0.25 * (64 + 128)), "L2": 2048 * 64}
+EITHER_BYTES = {"L1": 4096 * (64 + 128 + 0.25 * 64 + 0.75 * 64), "L2": 2560 * 64}
+
+
+def _conds(tmp_path) -> list[str]:
+    """The branch taken on a quarter of the iterations, in either language's spelling."""
+    path = tmp_path / "conds.xml"
+    path.write_text('<conds>\n<prop key="w[i][j] > 0.0" val="0.25" />\n'
+                    '<prop key="w(j, i) > 0.0d0" val="0.25" />\n</conds>\n')
+    return ["--conds", str(path)]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("masked.c", MASKED_C, MASKED_BYTES), ("masked.f90", MASKED_F90, MASKED_BYTES),
+    ("either.c", EITHER_C, EITHER_BYTES),
+], ids=["if-c", "if-fortran", "if-else-c"])
+def test_a_walk_across_rows_moves_an_arms_lines_with_its_chance(capsys, tmp_path, name, text,
+                                                                expected):
+    levels = _levels(capsys, tmp_path, name, text, *_conds(tmp_path))
+    for level in ("L1", "L2"):
+        assert math.isclose(levels[level], expected[level], rel_tol=1e-9), level
+
+
+def test_an_arm_taken_always_moves_every_line(capsys, tmp_path):
+    """The same walk with the branch taken at every iteration (1.0): a line per access of
+    each array, 4,096 x (64 + 64 + 128) = 1,048,576 B at the L1, as without the branch."""
+    path = tmp_path / "always.xml"
+    path.write_text('<conds>\n<prop key="w[i][j] > 0.0" val="1.0" />\n</conds>\n')
+    levels = _levels(capsys, tmp_path, "masked.c", MASKED_C, "--conds", str(path))
+    assert math.isclose(levels["L1"], 4096 * 256, rel_tol=1e-9)
+
+
+@pytest.mark.libreoffice
+def test_editing_the_l2_in_libreoffice_moves_the_arms_lines_there_too(capsys, tmp_path):
+    """The masked walk's workbook with the L2 edited from 256 KiB to 16 KiB and
+    recalculated: as the command line gives with --set L2KB=16. A step of X (48 KiB) no
+    longer stays in the L2 either, so it moves what the L1 moves, 458,752 B (the simulation
+    ``cachesim 4096:0:16384:0``: 458,752 at both levels)."""
+    from libreoffice import recalculate_edited, value_at
+
+    book = tmp_path / "masked.xlsx"
+    conds = _conds(tmp_path)
+    (before,) = run_with_machine(capsys, tmp_path, "masked.c", MASKED_C, MACHINE_XML, *conds,
+                                 workbook=book)["loops"]
+    values = recalculate_edited(book, {"L2KB": 16}, tmp_path / "edit")
+    (want,) = run_with_machine(capsys, tmp_path, "masked.c", MASKED_C, MACHINE_XML, *conds,
+                               "--set", "L2KB=16")["loops"]
+    for level, expected in zip(before["levels"], want["levels"], strict=True):
+        got = float(value_at(values, level["cells"]["traffic_gb"]))
+        assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
+    assert want["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(MASKED_BYTES["L1"])
