@@ -47,6 +47,17 @@ def pencil_chance(paths: Sequence[tuple], ctx: ModelContext, file: str) -> float
     return min(1.0, sum(path_chance(p, ctx, file) for p in outer))
 
 
+def pencil_chances(pattern, ctx: ModelContext, file: str) -> dict[tuple[int, int], float]:
+    """Each (Y, Z) pencil of ``pattern`` and the chance an iteration touches it
+    (:func:`pencil_chance`; 1 for every pencil of a pattern outside arms)."""
+    by_pencil: dict[tuple[int, int], list[tuple]] = {}
+    for point, path in pattern.arm_points:
+        by_pencil.setdefault((point[1], point[2]), []).append(path)
+    if not by_pencil:
+        return {(point[1], point[2]): 1.0 for point in pattern.offsets}
+    return {pencil: pencil_chance(paths, ctx, file) for pencil, paths in by_pencil.items()}
+
+
 def touched_pencils(pattern, ctx: ModelContext, file: str) -> E.Expr | None:
     """Expected pencils of ``pattern`` an iteration touches (each moving its line when a
     step of X does not fit), counting the arms around its references; None when every
@@ -55,7 +66,4 @@ def touched_pencils(pattern, ctx: ModelContext, file: str) -> E.Expr | None:
     if pattern.step_rows != 1 or not pattern.arm_points \
             or all(not path for _, path in pattern.arm_points):
         return None
-    by_pencil: dict[tuple[int, int], list[tuple]] = {}
-    for point, path in pattern.arm_points:
-        by_pencil.setdefault(tuple(point[1:3]), []).append(path)
-    return E.Num(sum(pencil_chance(paths, ctx, file) for paths in by_pencil.values()))
+    return E.Num(sum(pencil_chances(pattern, ctx, file).values()))

@@ -63,10 +63,9 @@ from sat.model.exasat.lines import (
 from sat.model.exasat.row_window import (
     add_row_window,
     arrays_strided,
-    row_gap,
     strided_traffic,
+    window_reuse,
     window_span,
-    window_traffic,
 )
 from sat.model.exasat.stencil import (
     Counts,
@@ -481,7 +480,7 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         nest_q("traffic_strided_gb", E.mul(sweeps, _sum([a.q["traffic_strided_gb"]
                                                          for a in arrays])),
                "GB", "traffic when one step of X does not fit")
-        add_row_window(arrays, {p.key: row_gap(p.offsets) for p in shape.patterns
+        add_row_window(shape, arrays, {p.key: p.offsets for p in shape.patterns
                                 if window_span(shape, p)}, sweeps, ctx, nest_q)
     traffic, case_taken = strided_condition(
         q, *layer_condition([plane, pencil, cell], ctx.param("CacheKB"), cases),
@@ -672,9 +671,8 @@ def _sweep_quantities(shape: NestShape, space: NestSpace, pattern: Pattern, coun
                                               "traffic per sweep when one step of X does not "
                                               "fit")}
     if window_span(shape, pattern):  # rows walked across, offsets along the walk
-        found["traffic_window_gb"] = E.Quantity(
-            (*prefix, "traffic_window_gb"), window_traffic(counts.planes, per_line, unit, ghi),
-            "GB", "traffic per sweep while the last rows' lines stay")
+        found.update(window_reuse(prefix, shape, space, pattern, found["traffic_strided_gb"],
+                                  ctx))
     return found
 
 
