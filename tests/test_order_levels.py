@@ -287,3 +287,86 @@ def test_editing_the_l2_in_libreoffice_moves_the_arms_lines_there_too(capsys, tm
         got = float(value_at(values, level["cells"]["traffic_gb"]))
         assert math.isclose(got, expected["traffic_gb"], rel_tol=1e-9), level["level"]
     assert want["levels"][1]["traffic_gb"] * 1e9 == pytest.approx(MASKED_BYTES["L1"])
+
+
+# ---------------------------------------------------------------- row windows per reference
+#
+# X outermost, offsets j-3, j-1, j along the walk of j (125 iterations a walk, 64 walks,
+# 8,000 iterations). Without reuse each iteration moves a's 3 lines and b's line read and
+# written back: 5 lines, 320 B. a(j-1) finds the line a(j) touched one iteration before:
+# since then b's line and a(j-3)'s (a's 3 rows and b's 1 of one iteration, less the reused
+# row: 3 lines, 192 B); a(j-3) the line a(j-1) touched two iterations before: a's rows j-4 ..
+# j over two iterations and b's 2, less the reused row: 6 lines, 384 B. Neither finds one
+# at the first iterations of a walk (1 for a(j-1), 2 for a(j-3)), where the row was last
+# touched by the previous walk.
+# 4 KiB L1, both fit: 64 x 64 x (125 x 5 - 124 - 123) = 64 x 64 x 378 = 1,548,288 B.
+# 256 B L1 (L1KB = 0.25): only the first fits: 64 x 64 x (625 - 124) = 2,052,096 B.
+# (One window for the nest, all or nothing, gave 1,548,288 B at 4 KiB only if its 2
+# iterations x 4 lines fit, and 2,560,000 B otherwise.)
+# L2 holds everything: a 128 x 64 x 8 = 65,536 B, b 125 x 64 x 16 = 128,000 B: 193,536 B.
+# The simulation (trace ``L a+512(j+d)+8i,8`` for d = -3, -1, 0, ``S b+512j+8i,8``, then
+# the flush, ``cachesim 4096:0:262144:0`` and ``256:0:262144:0``): 1,548,288 and 193,536 B;
+# 2,052,096 and 193,536 B.
+GAPS_C = """\
+double a[128][64], b[128][64];
+void gaps(void)
+{
+    for (int i = 0; i < 64; i++)
+        for (int j = 3; j < 128; j++)
+            b[j][i] = a[j - 3][i] + a[j - 1][i] + a[j][i];
+}
+"""
+
+# A walk along Z (k innermost, inside j, inside i the contiguous axis): a(k-1) finds the
+# line a(k+1) touched two iterations before (a's rows k-1 .. k+2 and b's 2 over two
+# iterations, less the reused one: 5 lines, 320 B), on 12 of the 14 iterations of each of
+# the 64 x 8 = 512 walks. 7,168 iterations of 4 lines (a 2, b 2): 1,835,008 B without
+# reuse; with the 4 KiB L1, 1,835,008 - 512 x 12 x 64 = 1,441,792 B. A 128 B L1 (L1KB =
+# 0.125) holds no window: 1,835,008 B. L2: a 65,536 B, b 14 x 8 x 64 x 16 = 114,688 B:
+# 180,224 B. The simulation (``cachesim 4096:0:262144:0``, ``128:0:262144:0``): 1,441,792
+# and 180,224 B; 1,835,008 and 180,224 B.
+Z_WALK_C = """\
+double a[16][8][64], b[16][8][64];
+void zwalk(void)
+{
+    for (int i = 0; i < 64; i++)
+        for (int j = 0; j < 8; j++)
+            for (int k = 1; k < 15; k++)
+                b[k][j][i] = a[k - 1][j][i] + a[k + 1][j][i];
+}
+"""
+
+Z_WALK_F90 = """\
+subroutine zwalk(a, b)
+  integer :: i, j, k
+  real(8) :: a(64, 8, 16), b(64, 8, 16)
+  do i = 1, 64
+    do j = 1, 8
+      do k = 2, 15
+        b(i, j, k) = a(i, j, k - 1) + a(i, j, k + 1)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize(("options", "saved", "simulated"), [
+    ((), 124 + 123, 1548288), (("--set", "L1KB=0.25"), 124, 2052096),
+], ids=["both-windows", "the-shorter-window"])
+def test_each_reference_keeps_its_line_while_its_own_window_fits(capsys, tmp_path, options,
+                                                                 saved, simulated):
+    levels = _levels(capsys, tmp_path, "gaps.c", GAPS_C, *options)
+    assert math.isclose(levels["L1"], 64 * 64 * (125 * 5 - saved), rel_tol=1e-9)
+    assert math.isclose(levels["L1"], simulated, rel_tol=1e-9)
+    assert math.isclose(levels["L2"], 65536 + 128000, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(("name", "text"), [("zwalk.c", Z_WALK_C), ("zwalk.f90", Z_WALK_F90)],
+                         ids=["c", "fortran"])
+def test_a_walk_along_z_reuses_the_last_planes_lines(capsys, tmp_path, name, text):
+    levels = _levels(capsys, tmp_path, name, text)
+    assert math.isclose(levels["L1"], 1835008 - 512 * 12 * 64, rel_tol=1e-9)
+    assert math.isclose(levels["L2"], 65536 + 114688, rel_tol=1e-9)
+    small = _levels(capsys, tmp_path, name, text, "--set", "L1KB=0.125")
+    assert math.isclose(small["L1"], 7168 * 4 * 64, rel_tol=1e-9)

@@ -13,9 +13,12 @@ moves one line per iteration and plane (Z offset) instead of one per pencil; wit
 references whose windows fit save their lines, the others move theirs (an LRU cache at the
 edge keeps the recent rows, not all or none).
 
-Only for a nest whose loops inside X are of Y alone, for arrays stepping along X and Y with
-their unit stride on X (stride 1) and Y offsets that differ; any other nest keeps the sweep
-condition as it was.
+The walk is the loop innermost inside X's: of Y (rows) or of Z (planes, whose lines a walk
+along Z reuses in the same way). Only for arrays stepping along X and the walk with their
+unit stride on X (stride 1) and offsets along the walk that differ; any other nest keeps
+the sweep condition as it was. A reference inside an ``if``/``else`` arm reuses the line
+only when it and the reference before it both run (the product of their chances,
+:mod:`sat.model.exasat.arm_lines`).
 """
 
 from __future__ import annotations
@@ -116,19 +119,25 @@ def add_row_window(shape, arrays: list, offsets: dict[str, frozenset], sweeps: E
     """Per gap ``g`` after which some reference reuses a row's line, the lines of ``g``
     iterations (``ws_window_<g>_kb``, every array's distinct lines over them:
     :func:`window_lines`; ``ws_window_kb`` for the largest gap) and what those references
-    save while that fits (``window_reuse_<g>_gb``); nothing when no array's Y offsets differ
+    save while that fits (``window_reuse_<g>_gb``), and the traffic with every window in the
+    cache (``traffic_window_gb``); nothing when no array's offsets along the walk differ
     (``offsets``: the offsets of the arrays walked across with offsets along the walk)."""
     gaps = _gaps(arrays)
+    saved = []
     for gap in gaps:
+        # the reused line itself takes no room among the lines touched since its last use
         lines = E.add(*[E.mul(window_lines(a, offsets.get(a.key), gap, walk_axis(shape)),
-                              a.copies)
-                        for a in arrays])
+                              a.copies) for a in arrays], -1)
         nest_q("ws_window_kb" if gap == gaps[-1] else f"ws_window_{gap}_kb",
                E.mul(lines, ctx.param("LineBytes")) / KIB, "KiB",
-               f"lines of {gap} iterations of Y, between two uses of a row")
-        nest_q(f"window_reuse_{gap}_gb", E.mul(sweeps, E.add(*[
+               f"lines of {gap} iterations of the walk, other than a reused row's")
+        saved.append(nest_q(f"window_reuse_{gap}_gb", E.mul(sweeps, E.add(*[
             a.q[f"window_reuse_{gap}_gb"] for a in arrays if f"window_reuse_{gap}_gb" in a.q])),
-            "GB", f"traffic the references reusing a row's line after {gap} iterations save")
+            "GB", f"traffic the references reusing a row's line after {gap} iterations save"))
+    if gaps:  # every row window in the cache
+        nest_q("traffic_window_gb", E.add(E.mul(sweeps, E.add(*[
+            a.q["traffic_strided_gb"] for a in arrays])), *[E.mul(-1, s) for s in saved]), "GB",
+            "traffic when one step of X does not fit but every row window does")
 
 
 def _window_fits(q: dict[str, E.Quantity], gap: int, last: int, capacity: E.ExprLike
