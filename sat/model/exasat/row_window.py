@@ -28,6 +28,7 @@ from collections.abc import Callable
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.arm_lines import pencil_chances
+from sat.model.exasat.lines import elements_per_line
 
 KIB = 1024
 
@@ -93,18 +94,30 @@ def window_reuse(prefix: tuple, shape, space, pattern, strided: E.Quantity,
         if touched > 0 and saved > 0}
 
 
-def window_lines(array, offsets: frozenset | None, gap: int, walk: int = 1) -> E.Expr:
-    """Lines ``array`` touches over ``gap`` iterations of Y (per copy): the union of its
-    pencils shifted along Y by 0 .. gap - 1 rows (``a(i,j)``, ``a(i,j-1)``, ``a(i,j-3)``
-    over 2 iterations: rows j-4 .. j, 5 lines, not 2 x 3), one line per pencil for an array
-    invariant along Y (its line stays), its pencils times ``gap`` for one without offsets
-    given."""
+def window_lines(array, offsets: frozenset | None, gap: int, walk: int,
+                 ctx: ModelContext) -> E.Expr:
+    """Lines ``array`` touches over ``gap`` iterations of the walk (per copy): the union of
+    its pencils shifted along the walk by 0 .. gap - 1 rows (``a(i,j)``, ``a(i,j-1)``,
+    ``a(i,j-3)`` over 2 iterations: rows j-4 .. j, 5 lines, not 2 x 3), a row whose X
+    offsets span ``s`` elements ``1 + s / P`` lines (a window of X offsets crosses into the
+    next line at ``s`` of every ``P`` positions, ``P`` elements a line); one line per pencil
+    for an array invariant along the walk (its line stays), its pencils times ``gap`` for
+    one without offsets given."""
     if walk in array.invariant:
         return E.Num(array.counts.pencils)
     if offsets is None:
         return E.Num(array.counts.pencils * gap)
-    return E.Num(len({tuple(v + t if a == walk else v for a, v in enumerate(point[1:], 1))
-                      for point in offsets for t in range(gap)}))
+    spans: dict[tuple[int, int], list[int]] = {}
+    for x, *pencil in offsets:
+        spans.setdefault(tuple(pencil), []).append(x)
+    rows: dict[tuple[int, ...], int] = {}
+    for pencil, xs in spans.items():
+        for t in range(gap):
+            row = tuple(v + t if a == walk else v for a, v in enumerate(pencil, 1))
+            rows[row] = max(rows.get(row, 0), max(xs) - min(xs))
+    crossing = sum(rows.values())
+    return E.Num(len(rows)) if not crossing else \
+        E.add(len(rows), E.div(crossing, elements_per_line(ctx, array.size)))
 
 
 def _gaps(arrays: list) -> list[int]:
@@ -126,7 +139,7 @@ def add_row_window(shape, arrays: list, offsets: dict[str, frozenset], sweeps: E
     saved = []
     for gap in gaps:
         # the reused line itself takes no room among the lines touched since its last use
-        lines = E.add(*[E.mul(window_lines(a, offsets.get(a.key), gap, walk_axis(shape)),
+        lines = E.add(*[E.mul(window_lines(a, offsets.get(a.key), gap, walk_axis(shape), ctx),
                               a.copies) for a in arrays], -1)
         nest_q("ws_window_kb" if gap == gaps[-1] else f"ws_window_{gap}_kb",
                E.mul(lines, ctx.param("LineBytes")) / KIB, "KiB",
