@@ -215,8 +215,11 @@ REASONS = {
               "iterations with probability 1 - (1 - p)^k, iterations taking arms independently, "
               "for offsets of any span (planes far apart in an else arm, n01614: +13 % before, "
               "exact); "
-              "the cache levels count each arm's references by its probability, while the cache "
-              "keeps the lines either arm touched.",
+              "at the cache levels, in a walk across rows (the contiguous axis outermost) where "
+              "each access moves a line of its own, a reference inside an arm moves its line "
+              "with the arm's probability (n01630: L1 +166 % before, +1 %); with the "
+              "contiguous axis innermost some iteration over a line almost surely takes the "
+              "arm and the whole line moves, as counted.",
     "section": "Exact at the median (n01497, a section in a called procedure: exact, was "
                "L2 +227 %).",
 }
