@@ -159,7 +159,10 @@ REASONS = {
                             "of Y and Z (n00032: +13 % before, +1 %). Left: the reduced array's "
                             "own rows along Y are counted in elements, not lines (n01289: -6 %), "
                             "and the worst nests carry another class (stepped rows, loops that "
-                            "move an inner loop's bound, a working set just past a level).",
+                            "move an inner loop's bound, a working set just past a level). "
+                            "A triangle's rows whose one end the source fixes count their lines "
+                            "from that end (see bounds:triangular; n01739 +22 % before, -3 % "
+                            "at every level; n01806 L2 +25 % before, -8 %).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
                         "line per access; an array of the outer axis alone keeps its line, and "
@@ -183,7 +186,12 @@ REASONS = {
                     "and 14 % -> 7 %); the L1 median stays above 20 % on the short loop.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
-                         "elements a line): median 4 to 8 % at every level. A halo across a "
+                         "elements a line), and e + a + P - (g + 1) / 2 when the source fixes "
+                         "one end of the rows (a literal bound, g = GCD(row length, P), a "
+                         "where that end sits modulo g): exact over whole cycles of P, a few "
+                         "per cent short over a short triangle (n01806 -8 %, was +25 %; "
+                         "n00307 L2 -5 %, was +38 %, though its L1 now takes the rows' "
+                         "working set to fit: -41 %, was +34 %). A halo across a "
                          "triangle lengthens each of its columns (n00417: -2 % before, exact); "
                          "references at several offsets over a triangle count the union of "
                          "its shifted copies exactly, by inclusion and exclusion of nested "
