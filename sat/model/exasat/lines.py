@@ -210,13 +210,13 @@ def fixed_end_row_lines(x: E.ExprLike, end: int, pitch: int, last: bool, ctx: Mo
     moving end falls anywhere in a line: a row touches ``(x + a + P - (g + 1) / 2) / P``
     lines on average. Rows from element 0 of 48 reals (g = P = 16): ``x + 7.5`` elements,
     not the ``x + 15`` of a row whose both ends move (:func:`ragged_row_lines`, the case
-    g = 1). At most a row's length (or ``x`` when longer)."""
+    g = 1). Not capped at a row's length here: only rows walked one after the other share
+    their end lines (:func:`row_lines`); rows a step apart do not."""
     per_line = elements_per_line(ctx, size)
     cycle = E.func("GCD", pitch, per_line)
     residue = E.add(end, E.mul(-1, E.func("FLOOR", end, cycle)))  # end mod g
     place = E.add(cycle, -1, E.mul(-1, residue)) if last else residue
-    mean = E.add(x, place, per_line, E.mul(-0.5, E.add(cycle, 1)))
-    return E.minimum(mean, E.maximum(pitch, x)) if pitch else mean
+    return E.add(x, place, per_line, E.mul(-0.5, E.add(cycle, 1)))
 
 
 def started_row_lines(x: E.ExprLike, start: int, pitch: int, ctx: ModelContext,
