@@ -37,16 +37,20 @@ def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
 
 
 def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = None,
-                     end: tuple[int, int, bool] | None = None) -> E.Expr:
+                     end: tuple[int, int, bool] | None = None, step: int = 1) -> E.Expr:
     """Elements of the cache lines a row touches on average when its range moves from one
     row to the next (a triangular range, ``j = 1, i``): its start and end fall anywhere in
     a line, so a row of ``x`` elements touches ``(x - 1) / P + 1`` lines of ``P`` elements,
     ``x + P - 1`` elements' worth (not its mean length rounded up once: the mean of the
     rows' lines is not the lines of the mean row). When the source says where one end
-    stays (``end``, :func:`ragged_row_end`): :func:`fixed_end_row_lines`."""
+    stays (``end``, :func:`ragged_row_end`): :func:`fixed_end_row_lines`. With ``x`` in
+    steps of a loop stepping by ``step`` (< P: every line of the range moves; the count is
+    multiplied by ``step`` afterwards), the ``P - 1`` elements of the ends count once, not
+    once per element of a step: ``x + (P - 1) / step``."""
     if end is not None:
         return fixed_end_row_lines(x, *end, ctx, size)
-    return E.add(x, elements_per_line(ctx, size) - 1)
+    ends = elements_per_line(ctx, size) - 1
+    return E.add(x, ends if step == 1 else E.div(ends, step))
 
 
 def ragged_rows(nest, axis_loops: list, tiles: list) -> bool:
