@@ -78,7 +78,10 @@ REASONS = {
                    "axis, or short and read as component copies) counts the offsets along it "
                    "per remainder too, as a fourth axis of the union (n00358: -27 % before, "
                    "exact; n01190: -3.6 %, exact). Left: n00365 (-7 %, a short stepped loop "
-                   "beside a time loop's sibling). A loop stepping "
+                   "beside a time loop's sibling). A stepped triangle's rows add the P - 1 "
+                   "elements of their ends once, not once per element of a step (n01574: "
+                   "+62 % before, +10 % at every level; the rows' fixed start is not used "
+                   "for a stepped loop yet). A loop stepping "
                    "by 2 or 3 along rows or planes holds each offset's own row once, in the "
                    "working set within pencils and in what one step of an outer X loop "
                    "touches: n01093 (i += 3, seven offsets on five rows) L1 -2 % (was "
@@ -159,7 +162,10 @@ REASONS = {
                             "of Y and Z (n00032: +13 % before, +1 %). Left: the reduced array's "
                             "own rows along Y are counted in elements, not lines (n01289: -6 %), "
                             "and the worst nests carry another class (stepped rows, loops that "
-                            "move an inner loop's bound, a working set just past a level).",
+                            "move an inner loop's bound, a working set just past a level). "
+                            "A triangle's rows whose one end the source fixes count their lines "
+                            "from that end (see bounds:triangular; n01739 +22 % before, -3 % "
+                            "at every level; n01806 L2 +25 % before, -8 %).",
     "row-level": "As reduction-lower-rank.",
     "order:transposed": "Rows walked across (the contiguous axis outermost): at the 512 B L1 a "
                         "line per access; an array of the outer axis alone keeps its line. A "
@@ -191,7 +197,11 @@ REASONS = {
                     "median 10.9 -> 3.0 %, p90 69 -> 27 %.",
     "bounds:triangular": "Flops and trips are exact (a step included). Rows of changing range "
                          "touch their mean lines, e + P - 1 elements per row of mean length e (P "
-                         "elements a line): median 4 to 8 % at every level. A halo across a "
+                         "elements a line), and e + a + P - (g + 1) / 2 when the source fixes "
+                         "one end of the rows (a literal bound, g = GCD(row length, P), a "
+                         "where that end sits modulo g): exact over whole cycles of P, a few "
+                         "per cent short over a short triangle (n01806 -8 %, was +25 %; "
+                         "n00512 exact, was +12.5 %; n00745 +18 %, was +36 %). A halo across a "
                          "triangle lengthens each of its columns (n00417: -2 % before, exact); "
                          "references at several offsets over a triangle count the union of "
                          "its shifted copies exactly, by inclusion and exclusion of nested "

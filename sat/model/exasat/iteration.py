@@ -44,6 +44,7 @@ from sat.model.exasat import compulsory
 from sat.model.exasat.beyond_axes import beyond_offset, beyond_points
 from sat.model.exasat.lines import (
     declared_row_length,
+    ragged_row_end,
     round_to_lines,
     row_start,
     unit_coefficient,
@@ -140,6 +141,9 @@ class Pattern:
     # where its rows along X start and the declared elements of a row, when the source says
     # (:func:`sat.model.exasat.lines.row_start`): the lines a row straddles
     row_start: tuple[int, int] | None = None
+    # where the fixed end of its triangle's rows along X lies, a row's declared elements and
+    # whether that end is the last element (:func:`sat.model.exasat.lines.ragged_row_end`)
+    ragged_end: tuple[int, int, bool] | None = None
 
     @property
     def kind(self) -> str:
@@ -379,6 +383,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
     strides: dict[str, int] = {}
     rows: dict[str, set[int]] = {}
     starts: dict[str, set[tuple[int, int] | None]] = {}  # lines.row_start of each access
+    ends: dict[str, set[tuple[int, int, bool] | None]] = {}  # lines.ragged_row_end of each
     unit_moved: dict[str, bool] = {}  # every access's unit-stride variable moves along X
     declared = {**(shapes or {}), **{v.name.lower(): v.shape for v in (
         *procedure.locals, *procedure.nonlocals) if v.shape}}
@@ -406,6 +411,8 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
             rows.setdefault(key, set()).add(0 if 1 in steps else declared_row_length(
                 access, declared.get(array.name.lower(), ()), stepping, row_major))
             starts.setdefault(key, set()).add(None if steps.get(0, -1) != -1 else row_start(
+                access, declared.get(array.name.lower(), ()), axis_loops[0], row_major))
+            ends.setdefault(key, set()).add(None if steps.get(0, -1) != -1 else ragged_row_end(
                 access, declared.get(array.name.lower(), ()), axis_loops[0], row_major))
         point, within, residue = [], [], [0, 0, 0]
         for a in range(3):
@@ -462,6 +469,7 @@ def analyse_nest(procedure: Procedure, loop: Loop, shared: dict[str, float] | No
                 for key in offsets]
     for pattern in patterns:
         pattern.row_start = _row_start(starts.get(pattern.key, {None}))
+        pattern.ragged_end = _ragged_end(ends.get(pattern.key, {None}))
         pattern.arm_points = tuple(arm_points[pattern.key])
         pattern.beyond = beyond_points(beyond[pattern.key])
         if pattern.key in residues:
@@ -532,6 +540,15 @@ def _row_start(found: set[tuple[int, int] | None]) -> tuple[int, int] | None:
     if None in found or len({pitch for _, pitch in found}) != 1:  # type: ignore[misc]
         return None
     return min(found)  # type: ignore[type-var]
+
+
+def _ragged_end(found: set[tuple[int, int, bool] | None]) -> tuple[int, int, bool] | None:
+    """A pattern's fixed end of its triangle's rows (the outermost its accesses reach: the
+    first start, the last end), when every access says where, at the same end of rows of
+    one length."""
+    if None in found or len({(pitch, last) for _, pitch, last in found}) != 1:  # type: ignore[misc]
+        return None
+    return (max if next(iter(found))[2] else min)(found)  # type: ignore[index,type-var]
 
 
 def _unit(found: set[str]) -> str:

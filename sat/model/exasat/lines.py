@@ -36,13 +36,21 @@ def strided_lines(x: E.ExprLike, span: int, stride: int, ctx: ModelContext,
                      E.mul(E.add(x, span), per_line))
 
 
-def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = None) -> E.Expr:
+def ragged_row_lines(x: E.ExprLike, ctx: ModelContext, size: E.Expr | None = None,
+                     end: tuple[int, int, bool] | None = None, step: int = 1) -> E.Expr:
     """Elements of the cache lines a row touches on average when its range moves from one
     row to the next (a triangular range, ``j = 1, i``): its start and end fall anywhere in
     a line, so a row of ``x`` elements touches ``(x - 1) / P + 1`` lines of ``P`` elements,
     ``x + P - 1`` elements' worth (not its mean length rounded up once: the mean of the
-    rows' lines is not the lines of the mean row)."""
-    return E.add(x, elements_per_line(ctx, size) - 1)
+    rows' lines is not the lines of the mean row). When the source says where one end
+    stays (``end``, :func:`ragged_row_end`): :func:`fixed_end_row_lines`. With ``x`` in
+    steps of a loop stepping by ``step`` (< P: every line of the range moves; the count is
+    multiplied by ``step`` afterwards), the ``P - 1`` elements of the ends count once, not
+    once per element of a step: ``x + (P - 1) / step``."""
+    if end is not None:
+        return fixed_end_row_lines(x, *end, ctx, size)
+    ends = elements_per_line(ctx, size) - 1
+    return E.add(x, ends if step == 1 else E.div(ends, step))
 
 
 def ragged_rows(nest, axis_loops: list, tiles: list) -> bool:
@@ -128,13 +136,12 @@ def _literal(text: str) -> int | None:
     return int(text) if re.fullmatch(r"-?\d+", text) else None
 
 
-def row_start(access, shape: tuple[str, ...], x_loops: list, row_major: bool
-              ) -> tuple[int, int] | None:
-    """(the element of its row where the access's range along X starts, counted from the
-    row's first element; the declared elements of a row, 0 for an array of one axis) when
-    the source says both: one X loop of literal bounds and step 1 subscripting the
-    access's unit-stride dimension with coefficient 1 and a literal offset, and literal
-    declared bounds of that dimension. None otherwise (the row is taken to start a line)."""
+def _row_frame(access, shape: tuple[str, ...], x_loops: list, row_major: bool
+               ) -> tuple[object, int, int, int] | None:
+    """(the X loop, the access's literal offset along X, the first declared element of its
+    unit-stride dimension, the declared elements of a row, 0 for an array of one axis) when
+    one X loop of step 1 or -1 subscripts the access's unit-stride dimension with
+    coefficient 1 and a literal offset, and that dimension's declared bounds are literal."""
     if len(x_loops) != 1 or not shape or len(shape) != len(access.loopvars):
         return None
     loop = x_loops[0]
@@ -145,17 +152,75 @@ def row_start(access, shape: tuple[str, ...], x_loops: list, row_major: bool
             or loop.stride.strip() not in ("1", "-1") or loop.tile or loop.kind == "tile" \
             or (sub is not None and (sub.kind != "induction" or sub.coeff != 1)):
         return None
-    bounds = (_literal(loop.lower), _literal(loop.upper))
     dims = [d.split(":") for d in shape]
-    if None in bounds or any(len(d) > 2 for d in dims):
+    if any(len(d) > 2 for d in dims):
         return None
     firsts = [_literal(d[0]) if len(d) == 2 else (0 if row_major else 1) for d in dims]
     lasts = [_literal(d[-1]) for d in dims]
     if None in firsts or None in lasts:
         return None
-    start = min(bounds) + offset - firsts[unit]  # type: ignore[type-var,operator]
     pitch = lasts[unit] - firsts[unit] + 1 if len(shape) > 1 else 0  # type: ignore[operator]
+    return loop, offset, firsts[unit], pitch  # type: ignore[return-value]
+
+
+def row_start(access, shape: tuple[str, ...], x_loops: list, row_major: bool
+              ) -> tuple[int, int] | None:
+    """(the element of its row where the access's range along X starts, counted from the
+    row's first element; the declared elements of a row, 0 for an array of one axis) when
+    the source says both: one X loop of literal bounds and step 1 subscripting the
+    access's unit-stride dimension with coefficient 1 and a literal offset, and literal
+    declared bounds of that dimension. None otherwise (the row is taken to start a line)."""
+    frame = _row_frame(access, shape, x_loops, row_major)
+    if frame is None:
+        return None
+    loop, offset, first, pitch = frame
+    bounds = (_literal(loop.lower), _literal(loop.upper))  # type: ignore[attr-defined]
+    if None in bounds:
+        return None
+    start = min(bounds) + offset - first  # type: ignore[type-var,operator]
     return (start, pitch) if start >= 0 else None
+
+
+def ragged_row_end(access, shape: tuple[str, ...], x_loops: list, row_major: bool
+                   ) -> tuple[int, int, bool] | None:
+    """(the element of its row where the fixed end of the access's range along X lies,
+    counted from the row's first element; the declared elements of a row, 0 for an array
+    of one axis; whether that end is the range's last element) when the X loop has one
+    literal bound and the other moves from row to row (a triangle: ``do j = 1, i`` fixes
+    the first element, ``for (k = j; k >= 0; k--)`` too, ``do j = i, 48`` the last), under
+    the conditions of :func:`row_start` for the rest. None otherwise."""
+    frame = _row_frame(access, shape, x_loops, row_major)
+    if frame is None:
+        return None
+    loop, offset, first, pitch = frame
+    lower, upper = _literal(loop.lower), _literal(loop.upper)  # type: ignore[attr-defined]
+    if (lower is None) == (upper is None):
+        return None
+    descending = loop.stride.strip() == "-1"  # type: ignore[attr-defined]
+    fixed = lower if lower is not None else upper
+    end = fixed + offset - first  # type: ignore[operator]
+    last = (lower is None) != descending  # the literal bound is the range's top
+    return (end, pitch, last) if end >= 0 else None
+
+
+def fixed_end_row_lines(x: E.ExprLike, end: int, pitch: int, last: bool, ctx: ModelContext,
+                        size: E.Expr | None = None) -> E.Expr:
+    """Elements of the cache lines a row of a triangle touches on average, ``x`` elements
+    its mean length, when one end of the row stays at element ``end`` of rows ``pitch``
+    elements long (``last``: the row's last element; pitch 0: an array of one axis), the
+    array starting on a line of P elements. That end takes the places ``a, a + g, ...,
+    a + P - g`` of a line, g = GCD(pitch, P), as in :func:`started_row_lines` (a = the end
+    mod g, or g - 1 - that for a last element, its distance to the end of a line), and the
+    moving end falls anywhere in a line: a row touches ``(x + a + P - (g + 1) / 2) / P``
+    lines on average. Rows from element 0 of 48 reals (g = P = 16): ``x + 7.5`` elements,
+    not the ``x + 15`` of a row whose both ends move (:func:`ragged_row_lines`, the case
+    g = 1). Not capped at a row's length here: only rows walked one after the other share
+    their end lines (:func:`row_lines`); rows a step apart do not."""
+    per_line = elements_per_line(ctx, size)
+    cycle = E.func("GCD", pitch, per_line)
+    residue = E.add(end, E.mul(-1, E.func("FLOOR", end, cycle)))  # end mod g
+    place = E.add(cycle, -1, E.mul(-1, residue)) if last else residue
+    return E.add(x, place, per_line, E.mul(-0.5, E.add(cycle, 1)))
 
 
 def started_row_lines(x: E.ExprLike, start: int, pitch: int, ctx: ModelContext,

@@ -329,13 +329,13 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
     x_lines: dict[E.Expr, E.Expr] = {}
     ragged = ragged_rows(shape.loop, shape.axis_loops, shape.tiles)
 
-    def lined(s: int, size: E.Expr, start: tuple[int, int] | None = None) -> E.Expr:
+    def lined(s: int, size: E.Expr, p: Pattern) -> E.Expr:
         if shape.x_tiles_share_lines:  # the tiles along X share their lines: no rounding
             return E.add(g, s)
         if ragged:  # rows of changing range: their mean lines, not the mean row's
-            return ragged_row_lines(E.add(g, s), ctx, size)
-        if start is not None:  # the source says where a row starts in its line
-            return started_row_lines(E.add(g, s), *start, ctx, size)
+            return ragged_row_lines(E.add(g, s), ctx, size, p.ragged_end, p.x_step)
+        if p.row_start is not None:  # the source says where a row starts in its line
+            return started_row_lines(E.add(g, s), *p.row_start, ctx, size)
         if s == 0:
             return x_lines.setdefault(size, round_to_lines(g, ctx, size))
         return round_to_lines(g + s, ctx, size)
@@ -346,13 +346,12 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
         size = pattern_bytes(ctx, shape, pattern)
         sizes = _collapsed(pattern.invariant, g, h, i, shape.inside_x)
         form = (pattern.offsets, size, pattern.invariant, pattern.unit, pattern.stride,
-                pattern.row_length, pattern.row_start)
+                pattern.row_length, pattern.row_start, pattern.ragged_end, pattern.x_step)
         if form not in shapes:  # identical stencils share their expressions
 
             def length(s: int, _size: E.Expr = size, _p=pattern, _g=sizes.x) -> E.Expr:
                 if 0 not in _p.invariant:
-                    return row_lines(lined(s, _size, _p.row_start), _p.row_length,
-                                     E.add(_g, s)) \
+                    return row_lines(lined(s, _size, _p), _p.row_length, E.add(_g, s)) \
                         if _p.stride == 1 \
                         else strided_lines(g, s, _p.stride, ctx, _size)
                 # one element per change of the other indices: its neighbours along the
@@ -384,7 +383,9 @@ def nest_memory(shape: NestShape, space: NestSpace, ctx: ModelContext,
             q[name] = E.Quantity((*prefix, name), expr, qunit, label)
         ax_lines = E.Ref(E.Quantity((*prefix, "access_x_lines"),
                                     x_length if pattern.invariant or pattern.stride > 1 else
-                                    row_lines(ragged_row_lines(q["access_x"], ctx, size)
+                                    row_lines(ragged_row_lines(q["access_x"], ctx, size,
+                                                               pattern.ragged_end,
+                                                               pattern.x_step)
                                               if ragged else
                                               _x_lines(q["access_x"], pattern, ctx, size),
                                               pattern.row_length, q["access_x"]), "elements",
