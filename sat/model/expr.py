@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Number = int | float
 
@@ -102,9 +102,32 @@ def fsum(terms: Sequence[float]) -> float:
 # The nodes are immutable by convention, not ``frozen``: a frozen dataclass's ``__init__`` sets
 # each field through ``object.__setattr__``, which doubles the cost of building the tens of
 # thousands of nodes a program's model has.  ``unsafe_hash`` gives the same field-wise hash.
+# Leaves are built once per value (hash-consing): a program's model has tens of thousands of
+# literals and parameters but only a few hundred distinct ones, and a reference to a quantity is
+# kept by the quantity.  ``__new__`` hands back the node already built; ``__init__`` then sets
+# the same field to an equal value of the same type, so a shared node never changes.  The tables
+# are emptied when they grow past _LEAVES_KEPT entries (only sharing is lost, never a value).
+_LEAVES_KEPT = 1 << 16
+_NUMBERS: dict[tuple, Num] = {}
+_PARAMS: dict[str, Param] = {}
+_UNPICKLING: object = object()  # the argument-less call of unpickling and copying: a new node
+
+
 @dataclass(unsafe_hash=True, slots=True)
 class Num(Expr):
     value: float
+
+    def __new__(cls, value: float = _UNPICKLING) -> Num:  # type: ignore[assignment]
+        # the type keeps 1 and 1.0 apart, the text of a zero 0.0 and -0.0 (they compare equal)
+        key = (type(value), value) if value else (type(value), value, str(value))
+        node = _NUMBERS.get(key)
+        if node is None:
+            if value is _UNPICKLING:
+                return object.__new__(cls)
+            if len(_NUMBERS) >= _LEAVES_KEPT:
+                _NUMBERS.clear()
+            node = _NUMBERS[key] = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         return float(self.value)
@@ -115,6 +138,16 @@ class Param(Expr):
     """A named model input: a row of the Parameters sheet and a workbook defined name."""
 
     name: str
+
+    def __new__(cls, name: str = _UNPICKLING) -> Param:  # type: ignore[assignment]
+        node = _PARAMS.get(name)
+        if node is None:
+            if name is _UNPICKLING:
+                return object.__new__(cls)
+            if len(_PARAMS) >= _LEAVES_KEPT:
+                _PARAMS.clear()
+            node = _PARAMS[name] = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         value = env.numbers.get(self.name)
@@ -134,6 +167,8 @@ class Quantity:
     expr: Expr
     unit: str = ""
     label: str = ""
+    ref: Ref | None = field(default=None, init=False, repr=False)  # the one Ref to it
+
 
     def value(self, env: Env) -> float:
         value = env.memo.get(id(self))
@@ -147,6 +182,14 @@ class Ref(Expr):
     """A reference to another quantity (printed as its cell)."""
 
     quantity: Quantity
+
+    def __new__(cls, quantity: Quantity = _UNPICKLING) -> Ref:  # type: ignore[assignment]
+        if quantity is _UNPICKLING:
+            return object.__new__(cls)
+        node = quantity.ref
+        if node is None:
+            node = quantity.ref = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         quantity = self.quantity  # Quantity.value inlined: the commonest node of a walk
