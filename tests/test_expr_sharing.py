@@ -1,4 +1,4 @@
-"""Expression leaves are built once per distinct value (hash-consing), and sharing never merges
+"""Expression nodes are built once per distinct value (hash-consing), and sharing never merges
 nodes that print or evaluate differently, nor changes a node already built."""
 
 from __future__ import annotations
@@ -42,6 +42,34 @@ def test_leaves_that_differ_stay_apart():
     assert E.Param("N") is E.Param("N") and E.Param("N") is not E.Param("n")
 
 
+def test_equal_operators_over_shared_operands_are_one_node():
+    n, m = E.Param("N"), E.Param("M")
+    q = E.Quantity(("t", "q"), n * 2)
+    assert E.add(n, m, 1) is E.add(n, m, 1)
+    assert E.mul(q, 8, n) is E.mul(q, 8, n)
+    assert E.div(n, m) is E.div(n, m)
+    assert E.maximum(n, q) is E.maximum(n, q) is E.func("MAX", n, q)
+    assert E.if_(E.compare("<", n, m), n, m) is E.if_(E.compare("<", n, m), n, m)
+    assert E.ceiling(n, 8) is E.ceiling(n, 8)
+
+
+def test_operators_that_differ_stay_apart():
+    n, m = E.Param("N"), E.Param("M")
+    # same operands, other operator or other order: other formulas
+    assert E.add(n, m) is not E.add(m, n)
+    assert formula(E.add(n, m)) == "N+M" and formula(E.add(m, n)) == "M+N"
+    assert E.maximum(n, m) is not E.minimum(n, m)
+    assert E.compare("<", n, m) is not E.compare("<=", n, m)
+    assert E.div(n, m) is not E.div(m, n)
+    # a literal 1 and a literal 1.0 make different products' literal factors
+    assert E.mul(E.Num(3), n) is not E.mul(E.Num(3.5), n)
+    # the same parameter over two different quantities of equal expressions: two nodes
+    a = E.Quantity(("a",), n * 2)
+    b = E.Quantity(("b",), n * 2)
+    assert E.add(a, 1) is not E.add(b, 1)
+    assert E.add(a, 1).terms[0].quantity is a and E.add(b, 1).terms[0].quantity is b
+
+
 def test_shared_nodes_keep_their_values():
     n = E.Param("N")
     shared = E.mul(n, 4)
@@ -67,3 +95,21 @@ def test_copies_are_new_nodes_with_the_same_fields():
         assert copied.factors[0].quantity.key == ("t", "q")
     # unpickling built fresh leaves and never changed the shared ones
     assert E.Param("N").name == "N" and E.Num(1.5).value == 1.5
+
+
+def test_the_tables_bound_what_they_keep():
+    # past the bound the table starts again: equal nodes built on either side of the cut are
+    # still equal and evaluate alike, only no longer the same object
+    kept = E._OPERATORS_KEPT
+    try:
+        E._OPERATORS_KEPT = 4
+        n = E.Param("N")
+        first = E.add(n, 7)
+        for k in range(8):
+            E.add(n, k + 100)
+        again = E.add(n, 7)
+        assert again == first and formula(again) == formula(first) == "N+7"
+        assert E.evaluate(again, {"N": 1}) == E.evaluate(first, {"N": 1}) == 8.0
+        assert len(E._OPERATORS) <= 4
+    finally:
+        E._OPERATORS_KEPT = kept
