@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Number = int | float
 
@@ -102,9 +102,32 @@ def fsum(terms: Sequence[float]) -> float:
 # The nodes are immutable by convention, not ``frozen``: a frozen dataclass's ``__init__`` sets
 # each field through ``object.__setattr__``, which doubles the cost of building the tens of
 # thousands of nodes a program's model has.  ``unsafe_hash`` gives the same field-wise hash.
+# Leaves are built once per value (hash-consing): a program's model has tens of thousands of
+# literals and parameters but only a few hundred distinct ones, and a reference to a quantity is
+# kept by the quantity.  ``__new__`` hands back the node already built; ``__init__`` then sets
+# the same field to an equal value of the same type, so a shared node never changes.  The tables
+# are emptied when they grow past _LEAVES_KEPT entries (only sharing is lost, never a value).
+_LEAVES_KEPT = 1 << 16
+_NUMBERS: dict[tuple, Num] = {}
+_PARAMS: dict[str, Param] = {}
+_UNPICKLING: object = object()  # the argument-less call of unpickling and copying: a new node
+
+
 @dataclass(unsafe_hash=True, slots=True)
 class Num(Expr):
     value: float
+
+    def __new__(cls, value: float = _UNPICKLING) -> Num:  # type: ignore[assignment]
+        # the type keeps 1 and 1.0 apart, the text of a zero 0.0 and -0.0 (they compare equal)
+        key = (type(value), value) if value else (type(value), value, str(value))
+        node = _NUMBERS.get(key)
+        if node is None:
+            if value is _UNPICKLING:
+                return object.__new__(cls)
+            if len(_NUMBERS) >= _LEAVES_KEPT:
+                _NUMBERS.clear()
+            node = _NUMBERS[key] = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         return float(self.value)
@@ -115,6 +138,16 @@ class Param(Expr):
     """A named model input: a row of the Parameters sheet and a workbook defined name."""
 
     name: str
+
+    def __new__(cls, name: str = _UNPICKLING) -> Param:  # type: ignore[assignment]
+        node = _PARAMS.get(name)
+        if node is None:
+            if name is _UNPICKLING:
+                return object.__new__(cls)
+            if len(_PARAMS) >= _LEAVES_KEPT:
+                _PARAMS.clear()
+            node = _PARAMS[name] = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         value = env.numbers.get(self.name)
@@ -134,6 +167,8 @@ class Quantity:
     expr: Expr
     unit: str = ""
     label: str = ""
+    ref: Ref | None = field(default=None, init=False, repr=False)  # the one Ref to it
+
 
     def value(self, env: Env) -> float:
         value = env.memo.get(id(self))
@@ -147,6 +182,14 @@ class Ref(Expr):
     """A reference to another quantity (printed as its cell)."""
 
     quantity: Quantity
+
+    def __new__(cls, quantity: Quantity = _UNPICKLING) -> Ref:  # type: ignore[assignment]
+        if quantity is _UNPICKLING:
+            return object.__new__(cls)
+        node = quantity.ref
+        if node is None:
+            node = quantity.ref = object.__new__(cls)
+        return node
 
     def evaluate(self, env: Env) -> float:
         quantity = self.quantity  # Quantity.value inlined: the commonest node of a walk
@@ -304,7 +347,7 @@ def add(*items: ExprLike | Quantity) -> Expr:
                 terms.append(e)
     if const or not terms:
         terms.append(Num(const))
-    return terms[0] if len(terms) == 1 else Add(tuple(terms))
+    return terms[0] if len(terms) == 1 else _shared(Add, "", tuple(terms))
 
 
 def mul(*items: ExprLike | Quantity) -> Expr:
@@ -337,13 +380,41 @@ def mul(*items: ExprLike | Quantity) -> Expr:
         return Num(0)
     if const != 1 or not factors:
         factors.insert(0, Num(const))
-    return factors[0] if len(factors) == 1 else Mul(tuple(factors))
+    return factors[0] if len(factors) == 1 else _shared(Mul, "", tuple(factors))
 
 
 # The node types that are neither a literal nor a sum nor a product: add() and mul() take
 # them as they are.
 _NODES = frozenset({Param, Ref, Div, Func, Compare})
 _EXPRESSIONS = _NODES | {Num, Add, Mul}
+
+
+# Operators are built once per operator and operands (hash-consing): a program's model builds
+# the same sub-expression again for many quantities (two-thirds of the operator nodes of SMC's
+# kernels.f90 are copies).  The operands are themselves shared, so a node is known by its
+# operator and its operands' identities: the key is cheap to make and to hash, however deep the
+# tree.  The table keeps the nodes it holds (and so their operands, whose identities it keys
+# on) alive; it is emptied when it grows past _OPERATORS_KEPT entries, which bounds what it
+# costs and loses only sharing across the cut (copies are mostly built close together).
+_OPERATORS_KEPT = 1 << 17
+_OPERATORS: dict[tuple, Expr] = {}
+
+
+def _shared(kind: type, name: str, operands: tuple[Expr, ...]) -> Expr:
+    """The ``kind`` node (Add, Mul, Div, Func ``name``, Compare ``name``) over ``operands``."""
+    key = (kind, name, *map(id, operands))
+    node = _OPERATORS.get(key)
+    if node is None:
+        if len(_OPERATORS) >= _OPERATORS_KEPT:
+            _OPERATORS.clear()
+        if kind is Add or kind is Mul:
+            node = kind(operands)
+        elif kind is Div:
+            node = Div(*operands)
+        else:
+            node = kind(name, operands) if kind is Func else Compare(name, *operands)
+        _OPERATORS[key] = node
+    return node
 
 
 def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
@@ -353,13 +424,13 @@ def div(num: ExprLike | Quantity, den: ExprLike | Quantity) -> Expr:
         return n  # type: ignore[return-value]
     if type(n) is Num and n.value == 0:  # type: ignore[union-attr]
         return Num(0)
-    return Div(n, d)  # type: ignore[arg-type]
+    return _shared(Div, "", (n, d))  # type: ignore[arg-type]
 
 
 def func(name: str, *args: ExprLike | Quantity) -> Expr:
     if name not in FUNCTIONS:
         raise ValueError(f"unsupported function {name}")
-    return Func(name, _as_exprs(args))
+    return _shared(Func, name, _as_exprs(args))
 
 
 def _as_exprs(items: Sequence[ExprLike | Quantity]) -> tuple[Expr, ...]:
@@ -368,11 +439,11 @@ def _as_exprs(items: Sequence[ExprLike | Quantity]) -> tuple[Expr, ...]:
 
 
 def maximum(*args: ExprLike | Quantity) -> Expr:
-    return args[0] if len(args) == 1 else Func("MAX", _as_exprs(args))
+    return args[0] if len(args) == 1 else _shared(Func, "MAX", _as_exprs(args))
 
 
 def minimum(*args: ExprLike | Quantity) -> Expr:
-    return args[0] if len(args) == 1 else Func("MIN", _as_exprs(args))
+    return args[0] if len(args) == 1 else _shared(Func, "MIN", _as_exprs(args))
 
 
 def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Expr:
@@ -383,16 +454,17 @@ def ceiling(x: ExprLike | Quantity, significance: ExprLike | Quantity = 1) -> Ex
 def if_(
     cond: ExprLike | Quantity, then: ExprLike | Quantity, otherwise: ExprLike | Quantity
 ) -> Expr:
-    return Func("IF", (cond if type(cond) in _EXPRESSIONS else as_expr(cond),
-                       then if type(then) in _EXPRESSIONS else as_expr(then),
-                       otherwise if type(otherwise) in _EXPRESSIONS else as_expr(otherwise)))
+    return _shared(Func, "IF", (cond if type(cond) in _EXPRESSIONS else as_expr(cond),
+                                then if type(then) in _EXPRESSIONS else as_expr(then),
+                                otherwise if type(otherwise) in _EXPRESSIONS
+                                else as_expr(otherwise)))
 
 
 def compare(op: str, left: ExprLike | Quantity, right: ExprLike | Quantity) -> Expr:
     if op not in COMPARISONS:
         raise ValueError(f"unsupported comparison {op}")
-    return Compare(op, left if type(left) in _EXPRESSIONS else as_expr(left),
-                   right if type(right) in _EXPRESSIONS else as_expr(right))
+    return _shared(Compare, op, (left if type(left) in _EXPRESSIONS else as_expr(left),
+                                 right if type(right) in _EXPRESSIONS else as_expr(right)))
 
 
 def evaluate(expr: ExprLike | Quantity, params: Mapping[str, Number]) -> float:
