@@ -23,7 +23,8 @@ written back), t read and written 2, and read again 1 when it does not stay.
   the scratch tile's reuse is at the edge (its 560 B beside 512 B; +20.5 %).
 - L1 of 0.75 KiB (holds the scratch beside a tile, not a whole tile): 9 x (352 + 704) = 9,504
   B, t once: 2 x 208 = 416 B: 9,920 B. Simulation at 768 B: 10,368 B (-4.3 %).
-- L1 of 1 KiB holds a tile: the layer condition's count, unchanged (7,168 B).
+- L1 of 1 KiB holds a tile, not a band of 3 tiles (1.16 KiB): each band's rows once, 4,808 B
+  (:class:`sat.model.hierarchy.tile_lines.TileBand`; the simulation at 1 KiB: 5,184 B).
 """
 
 from __future__ import annotations
@@ -61,11 +62,15 @@ def test_a_level_holding_the_scratch_beside_a_tile_keeps_it(capsys, tmp_path, na
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES)
-def test_a_level_holding_a_tile_keeps_the_layer_condition(capsys, tmp_path, name, text):
-    """The 1 KiB L1 holds the 0.89 KiB tile: 7,168 B as before (reuse between planes)."""
+def test_a_level_holding_a_tile_moves_each_band_s_rows_once(capsys, tmp_path, name, text):
+    """The 1 KiB L1 holds the 0.89 KiB tile, not the 1.16 KiB band: the tiles along a row
+    (ii, the inner tile loop, steps along X) share their edge lines, each of the 3 bands'
+    rows moves once: a 3 x (12 - 1 + 8 + 3 x MIN(19, 14)) / 8 = 3 x 7.625 = 22.875 lines =
+    1,464 B, c 2 x 1,464 = 2,928 B, t once 2 x 208 = 416 B: 4,808 B, reuse between pencils.
+    The simulation at 1 KiB: 5,184 B (-7.3 %; the layer condition's 7,168 B was +38 %)."""
     level = l1(capsys, tmp_path, name, text, "1")
-    assert level["layer_condition"] == "planes"
-    assert level["traffic_gb"] * 1e9 == pytest.approx(7_168)
+    assert level["layer_condition"] == "pencils"
+    assert level["traffic_gb"] * 1e9 == pytest.approx(4_808)
 
 
 # Tiles of 16 x 16 doubles: the tile's element loop is X and its rows Y (no component loop).

@@ -57,6 +57,7 @@ class TileBand:
 
     band_kb: E.Expr
     held_gb: E.Expr
+    rows_gb: E.Expr | None = None  # a level holding a tile, the tiles along X inner
 
 
 def _unit_extent(name: str, shape: NestShape, ctx: ModelContext,
@@ -167,8 +168,10 @@ class _TileSweep:
         self.row_major = shape.procedure.layout == "row-major"
         self.band_lines: list[E.Expr] = []
         self.sweep_lines: list[E.Expr] = []
+        self.row_lines: list[E.Expr] = []
         self.scratch_lines: list[E.Expr] = []
         self.valid = True
+        self.x_inner = False
         self.tile_loops: tuple[str, str] | None = None
 
     def add_scratch(self, size: E.Expr, cost: E.Expr) -> None:
@@ -199,6 +202,9 @@ class _TileSweep:
         self.band_lines.append(E.mul(band, line))
         self.sweep_lines.append(E.mul(tile_row_lines(x_run, y_rows, row_length, per_line),
                                       line, cost))
+        if x_inner:  # each band's rows, the tiles along them sharing the lines at their edges
+            self.row_lines.append(E.mul(trip_count(along_y, ctx), band, line, cost))
+        self.x_inner = x_inner
 
     def _tile_loops(self, name: str) -> tuple[str, str] | None:
         """(the sweep loop stepping along the array's rows, the one stepping from row to
@@ -217,10 +223,14 @@ class _TileSweep:
         if not self.valid or self.tile_loops is None:
             return None
         trips = E.mul(*[trip_count(self.loops[v], self.ctx) for v in self.tile_loops])
+        passes = E.div(sweeps, E.maximum(trips, 1))  # sweeps of the tiled range (time loops)
+
+        def moved(lines: list[E.Expr]) -> E.Expr:
+            return E.div(E.add(E.mul(passes, E.add(*lines)), *self.scratch_lines), GB)
+
         return TileBand(band_kb=E.div(E.add(*self.band_lines), KIB),
-                        held_gb=E.div(E.add(E.mul(E.div(sweeps, E.maximum(trips, 1)),
-                                                  E.add(*self.sweep_lines)),
-                                            *self.scratch_lines), GB))
+                        held_gb=moved(self.sweep_lines),
+                        rows_gb=moved(self.row_lines) if self.x_inner else None)
 
 
 def _tile_offsets(shape: NestShape) -> dict[str, tuple[set[str], ...]]:
@@ -241,19 +251,27 @@ def _tile_offsets(shape: NestShape) -> dict[str, tuple[set[str], ...]]:
 def tile_traffic(tile: TileLines, capacity: E.ExprLike, traffic: E.Expr,
                  case: Callable[[E.Quantity], E.Expr]
                  ) -> tuple[E.Expr, Callable[[E.Quantity], E.Expr]]:
-    """(traffic GB, case) at a level of ``capacity`` KiB: the layer condition's ``traffic``
-    and ``case`` when the level holds one tile of every array; otherwise the tiles' lines
-    (the scratch tiles moved once in all when the level holds them beside the largest other
-    tile), with reuse between pencils (2) as the case: a row's lines serve the next row,
-    nothing stays from one tile to the next."""
+    """(traffic GB, case) at a level of ``capacity`` KiB. A level holding a band of tiles
+    (:class:`TileBand`) moves each line of the tiled range once, reuse between planes (1);
+    one holding a tile, not a band, with the tiles of the inner tile loop along X moves each
+    band's rows once, the tiles along them sharing their edge lines, reuse between pencils
+    (2); one holding a tile otherwise keeps the layer condition's ``traffic`` and ``case``;
+    one holding no tile moves the tiles' lines (the scratch tiles moved once in all when the
+    level holds them beside the largest other tile), reuse between pencils (2): a row's
+    lines serve the next row, nothing stays from one tile to the next."""
     fits = E.compare("<", tile.tile_kb, capacity)
     rows = E.if_(E.compare("<", tile.scratch_kb, capacity), tile.scratch_held_gb,
                  tile.moved_gb)
-    if tile.band is not None:  # a level holding a band of tiles moves each line once
-        traffic = E.if_(E.compare("<", tile.band.band_kb, capacity),
-                        E.minimum(traffic, tile.band.held_gb), traffic)
+    band = tile.band
+    band_fits = E.compare("<", band.band_kb, capacity) if band is not None else None
+    if band is not None:
+        traffic = E.if_(band_fits, band.held_gb,
+                        traffic if band.rows_gb is None else band.rows_gb)
 
     def tile_case(taken: E.Quantity) -> E.Expr:
-        return E.if_(fits, case(taken), 2)
+        held = case(taken)
+        if band is not None:
+            held = E.if_(band_fits, 1, held if band.rows_gb is None else 2)
+        return E.if_(fits, held, 2)
 
     return E.if_(fits, traffic, rows), tile_case
