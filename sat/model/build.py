@@ -9,8 +9,6 @@ analyses (registers, occupancy, communication, dependences).
 
 from __future__ import annotations
 
-import dataclasses
-
 from sat.ir import Body, Procedure, Program
 from sat.model import expr as E
 from sat.model import fusion
@@ -65,11 +63,10 @@ from sat.model.nests import (
     averaged_bounds,
     bounds_assigned_inside,
     enclosing_branches,
-    order_keeping_tile,
     outermost_loops,
     program_nests,
     setup_reason,
-    untile_order_keeping,
+    untiled_program,
 )
 from sat.model.sums import summed_paths
 from sat.model.tables import CellValue, Column, FusedWork, ModelResult, NestWork, Note, Table
@@ -228,18 +225,6 @@ def _element_bytes(shape, array) -> CellValue:
     declared type's words x WordBytes; sat.model.elements)."""
     return E.Quantity(("array", shape.ident, array.key, "element_bytes"), array.size, "B",
                       "bytes per element")
-
-
-def _untiled(program: Program, ctx: ModelContext) -> Program:
-    """The program with its order-keeping tiles untiled
-    (:func:`~sat.model.nests.untile_order_keeping`); their sizes stay parameters of the run
-    (``--set`` gives one), though no traffic depends on them."""
-    for procedure in program.procedures:
-        for loop in procedure.all_loops():
-            if loop.kind == "tile" and order_keeping_tile(loop, frozenset()):
-                ctx.expr(loop.stride, "stride")
-    return dataclasses.replace(program, procedures=[untile_order_keeping(procedure)
-                                                    for procedure in program.procedures])
 
 
 def _number(value: float) -> float | int:
@@ -563,7 +548,9 @@ def build_model(program: Program, params: ParameterSet,
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
     ctx.read_procedures = {proc.name.lower(): proc for proc in program.procedures}
     inlined = inline_calls(program)
-    program = _untiled(inlined.program, ctx)
+    program, tile_sizes = untiled_program(inlined.program)
+    for size in tile_sizes:  # a tile size given at run time stays a parameter of the run
+        ctx.expr(size, "stride")
     ctx.averaged_loops = averaged_bounds(program)
     ctx.summed_paths = summed_paths(program, ctx.averaged_loops)
     ctx.array_words = declared_words(program)

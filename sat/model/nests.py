@@ -250,6 +250,16 @@ def _repeat_unused_tiles(part: Loop) -> Loop:
     return part
 
 
+def untiled_program(program: Program) -> tuple[Program, list[str]]:
+    """(``program`` with its order-keeping tiles untiled (:func:`untile_order_keeping`), the
+    sizes of those tiles as the source writes them: a size given at run time stays a
+    parameter of the run, though no number depends on it)."""
+    sizes = [loop.stride for procedure in program.procedures for loop in procedure.all_loops()
+             if loop.kind == "tile" and order_keeping_tile(loop, frozenset())]
+    return dataclasses.replace(program, procedures=[
+        untile_order_keeping(procedure) for procedure in program.procedures]), sizes
+
+
 def untile_order_keeping(body: B, above: frozenset[tuple[str, str, str]] = frozenset()) -> B:
     """``body`` (a procedure, loop or arm) with every tile loop that holds nothing but its
     element loop, an innermost loop, written as that element loop alone (``do ii = 1, n, 8;
