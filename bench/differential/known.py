@@ -57,8 +57,9 @@ REASONS = {
                       "both ways).",
     "time-loop-call": "A call and a sibling nest in one time loop keep their own Loops rows and "
                       "iteration spaces, each repeated by the time loop (n00475: a tiled callee "
-                      "beside a 2,000-element sibling, compulsory within 0.1 %). The worst nests "
-                      "carry another class: scratch tiles (n00475: L2 +63 %). "
+                      "beside a 2,000-element sibling, compulsory within 0.1 %; its L2, +63 % "
+                      "before bands of tiles, now exact). The worst nests carry another class: "
+                      "a transposed order (n01021, n00496). "
                       "Otherwise as time-loop.",
     "siblings": "As time-loop-call. The nests of a step are taken to share no data: each is "
                 "charged its own footprint (each array at most its whole declared size), and "
