@@ -66,6 +66,7 @@ from sat.model.nests import (
     outermost_loops,
     program_nests,
     setup_reason,
+    untiled_program,
 )
 from sat.model.sums import summed_paths
 from sat.model.tables import CellValue, Column, FusedWork, ModelResult, NestWork, Note, Table
@@ -547,7 +548,9 @@ def build_model(program: Program, params: ParameterSet,
     idiom_table, idiom_counts, idiom_warnings = idiom_tables(program, idioms)
     ctx.read_procedures = {proc.name.lower(): proc for proc in program.procedures}
     inlined = inline_calls(program)
-    program = inlined.program
+    program, tile_sizes = untiled_program(inlined.program)
+    for size in tile_sizes:  # a tile size given at run time stays a parameter of the run
+        ctx.expr(size, "stride")
     ctx.averaged_loops = averaged_bounds(program)
     ctx.summed_paths = summed_paths(program, ctx.averaged_loops)
     ctx.array_words = declared_words(program)

@@ -30,10 +30,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from typing import TypeVar
 
 from sat.ir import Body, Branch, Call, InlinedCall, Loop, Procedure, Program
 from sat.model.conditions import arm_range
 
+B = TypeVar("B", bound=Body)
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
 
 
@@ -246,6 +248,62 @@ def _repeat_unused_tiles(part: Loop) -> Loop:
         else:
             elements.remove(match)
     return part
+
+
+def untiled_program(program: Program) -> tuple[Program, list[str]]:
+    """(``program`` with its order-keeping tiles untiled (:func:`untile_order_keeping`), the
+    sizes of those tiles as the source writes them: a size given at run time stays a
+    parameter of the run, though no number depends on it)."""
+    sizes = [loop.stride for procedure in program.procedures for loop in procedure.all_loops()
+             if loop.kind == "tile" and order_keeping_tile(loop, frozenset())]
+    return dataclasses.replace(program, procedures=[
+        untile_order_keeping(procedure) for procedure in program.procedures]), sizes
+
+
+def untile_order_keeping(body: B, above: frozenset[tuple[str, str, str]] = frozenset()) -> B:
+    """``body`` (a procedure, loop or arm) with every tile loop that holds nothing but its
+    element loop, an innermost loop, written as that element loop alone (``do ii = 1, n, 8;
+    do i = ii, min(ii + 7, n)`` as ``do i = 1, n``): such a tile walks the same elements in
+    the same order as the loop untiled, so the model counts it as the loop untiled (each
+    tile's footprint along the row, rounded to lines with its own reach of offsets, would
+    count again the lines the tiles share at their edges). A tile of an outer loop keeps
+    the tiled nests' rules (:mod:`sat.model.hierarchy.held_arrays`). The IR is left as it is: what
+    changes is copied (``body`` itself when nothing does). ``above``: the ranges and steps
+    of the tile loops around ``body``."""
+    inside = above | {_tile_key(body)} if isinstance(body, Loop) and body.kind == "tile" \
+        else above
+    loops = [untile_order_keeping(child, inside) for child in body.loops]
+    branches = [untile_order_keeping(arm, inside) for arm in body.branches]
+    if any(new is not old for new, old in zip(loops, body.loops, strict=True)) or \
+            any(new is not old for new, old in zip(branches, body.branches, strict=True)):
+        body = dataclasses.replace(body, loops=loops, branches=branches)
+    if isinstance(body, Loop) and order_keeping_tile(body, above):
+        return dataclasses.replace(body.loops[0], tile="", line=body.line)  # type: ignore
+    return body
+
+
+def order_keeping_tile(loop: Loop, above: frozenset[tuple[str, str, str]]) -> bool:
+    """Whether ``loop`` is a tile loop around its element loop and nothing else that moves
+    data or computes (its own variable, and the arms of a ``MIN`` bound, read scalars only).
+    The front end gives an element loop its tile loop's range and the tile's size: with a
+    tile loop of the same range and step around it (``above``), the loop inside may be the
+    outer tile's element loop, and the tile is not taken for one that keeps the order."""
+    if loop.kind != "tile" or len(loop.loops) != 1 or _works(loop) or _tile_key(loop) in above \
+            or any(_works(arm) or arm.loops or arm.branches for arm in loop.branches):
+        return False
+    element = loop.loops[0]
+    return not any(element.all_loops()) and element.tile.strip() == loop.stride.strip() and \
+        (element.lower, element.upper) == (loop.lower, loop.upper)
+
+
+def _tile_key(loop: Loop) -> tuple[str, str, str]:
+    return loop.lower.strip(), loop.upper.strip(), loop.stride.strip()
+
+
+def _works(body: Body) -> bool:
+    """Whether ``body`` itself touches an array, calls or computes."""
+    return bool(body.arrays or body.calls or body.adds or body.multiplies or body.divides
+                or body.specials)
 
 
 def literal_trips(loop: Loop) -> int | None:

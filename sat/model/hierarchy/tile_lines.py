@@ -23,12 +23,13 @@ again: its lines move at its read-write cost plus its read cost.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sat.model import expr as E
 from sat.model.context import ModelContext
-from sat.model.exasat.iteration import NestShape, NestSpace, collect_accesses
+from sat.model.exasat.iteration import NestShape, NestSpace, collect_accesses, trip_count
 from sat.model.exasat.lines import elements_per_line
 from sat.model.exasat.memory import GB, KIB, NestMemory, array_cost, effective_write_cost
 from sat.model.exasat.occupancy import declared_size
@@ -45,6 +46,18 @@ class TileLines:
     scratch_kb: E.Expr
     moved_gb: E.Expr
     scratch_held_gb: E.Expr
+    band: TileBand | None = None
+
+
+@dataclass
+class TileBand:
+    """The tiles of the inner tile loop (a band): the KiB of one band of every array (the
+    scratch tiles beside it), and the traffic (GB) when a level holds a band, each line of
+    the tiled range moving once and the scratch tiles once in all."""
+
+    band_kb: E.Expr
+    held_gb: E.Expr
+    rows_gb: E.Expr | None = None  # a level holding a tile, the tiles along X inner
 
 
 def _unit_extent(name: str, shape: NestShape, ctx: ModelContext,
@@ -101,6 +114,7 @@ def tile_lines(shape: NestShape, space: NestSpace, memory: NestMemory,
     moved: list[E.Expr] = []
     held: list[E.Expr] = []
     reread: list[E.Expr] = []
+    band = _TileSweep(shape, ctx)
     for array in memory.arrays:
         pattern = shape.pattern(array.key)
         if pattern is None or "%" in array.key or "@" in array.key or pattern.invariant \
@@ -122,8 +136,11 @@ def tile_lines(shape: NestShape, space: NestSpace, memory: NestMemory,
             kept.add(array.key)
             held.append(E.mul(size, cost))
             reread.append(E.mul(size, E.add(cost, E.div(ctx.param("ReadCost"), words))))
+            band.add_scratch(size, cost)
         else:
             moved.append(E.mul(size, cost))
+            band.add_array(pattern.array, run, rows, extent,
+                           elements_per_line(ctx, array.size), cost)
     if not kept:  # tile loops alone: their element loop need not run along the rows
         return None
     tiles = E.mul(memory.sweeps, E.Ref(space.blocks))
@@ -133,22 +150,128 @@ def tile_lines(shape: NestShape, space: NestSpace, memory: NestMemory,
     return TileLines(
         tile_kb=E.div(E.add(*sizes.values()), KIB), scratch_kb=scratch_kb,
         moved_gb=E.div(E.mul(tiles, E.add(*moved, *reread)), GB),
-        scratch_held_gb=E.div(E.add(E.mul(tiles, E.add(*moved)), *held), GB))
+        scratch_held_gb=E.div(E.add(E.mul(tiles, E.add(*moved)), *held), GB),
+        band=band.result(memory.sweeps))
+
+
+class _TileSweep:
+    """The tile loops' range of every array of a tiled nest with a scratch tile: the tile
+    loop stepping along the arrays' rows (X) and the one stepping from row to row (Y), found
+    in the tile offsets of the subscripts (``a(ti + ii, tj + jj)``: ii along X, jj along Y);
+    the band is the tiles of the inner one."""
+
+    def __init__(self, shape: NestShape, ctx: ModelContext):
+        self.ctx = ctx
+        self.loops = {lp.loopvar.lower(): lp for lp in shape.sweep_loops}
+        self.order = [lp.loopvar.lower() for lp in shape.sweep_loops]
+        self.offsets = _tile_offsets(shape)
+        self.row_major = shape.procedure.layout == "row-major"
+        self.band_lines: list[E.Expr] = []
+        self.sweep_lines: list[E.Expr] = []
+        self.row_lines: list[E.Expr] = []
+        self.scratch_lines: list[E.Expr] = []
+        self.valid = True
+        self.x_inner = False
+        self.tile_loops: tuple[str, str] | None = None
+
+    def add_scratch(self, size: E.Expr, cost: E.Expr) -> None:
+        self.band_lines.append(size)
+        self.scratch_lines.append(E.mul(size, cost))
+
+    def add_array(self, name: str, run: E.Expr, rows: E.Expr, row_length: E.Expr,
+                  per_line: E.Expr, cost: E.Expr) -> None:
+        """An array whose tile is ``rows`` rows of ``run`` elements: its band and its lines
+        over the whole tiled range."""
+        found = self._tile_loops(name)
+        if found is None or (self.tile_loops or found) != found:
+            self.valid = False
+            return
+        self.tile_loops = found
+        along_x, along_y = (self.loops[v] for v in found)
+        ctx = self.ctx
+        # the tiles' rows start a stride of their tile loop apart: the last one starts
+        # (trips - 1) x stride further on than the first
+        x_run = E.add(run, E.mul(E.add(trip_count(along_x, ctx), -1),
+                                 ctx.expr(along_x.stride, "stride")))
+        y_rows = E.add(rows, E.mul(E.add(trip_count(along_y, ctx), -1),
+                                   ctx.expr(along_y.stride, "stride")))
+        x_inner = self.order.index(found[0]) > self.order.index(found[1])
+        band = tile_row_lines(x_run, rows, row_length, per_line) if x_inner \
+            else tile_row_lines(run, y_rows, row_length, per_line)
+        line = ctx.param("LineBytes")
+        self.band_lines.append(E.mul(band, line))
+        self.sweep_lines.append(E.mul(tile_row_lines(x_run, y_rows, row_length, per_line),
+                                      line, cost))
+        if x_inner:  # each band's rows, the tiles along them sharing the lines at their edges
+            self.row_lines.append(E.mul(trip_count(along_y, ctx), band, line, cost))
+        self.x_inner = x_inner
+
+    def _tile_loops(self, name: str) -> tuple[str, str] | None:
+        """(the sweep loop stepping along the array's rows, the one stepping from row to
+        row), by their variables in the array's tile offsets; None when not both."""
+        offsets = self.offsets.get(name.lower())
+        if not offsets or len(offsets) < 2:
+            return None
+        unit, row = (offsets[-1], offsets[-2]) if self.row_major else (offsets[0], offsets[1])
+        along_x = [v for v in self.loops if v in unit]
+        along_y = [v for v in self.loops if v in row]
+        if len(along_x) != 1 or len(along_y) != 1 or along_x == along_y:
+            return None
+        return along_x[0], along_y[0]
+
+    def result(self, sweeps: E.Expr) -> TileBand | None:
+        if not self.valid or self.tile_loops is None:
+            return None
+        trips = E.mul(*[trip_count(self.loops[v], self.ctx) for v in self.tile_loops])
+        passes = E.div(sweeps, E.maximum(trips, 1))  # sweeps of the tiled range (time loops)
+
+        def moved(lines: list[E.Expr]) -> E.Expr:
+            return E.div(E.add(E.mul(passes, E.add(*lines)), *self.scratch_lines), GB)
+
+        return TileBand(band_kb=E.div(E.add(*self.band_lines), KIB),
+                        held_gb=moved(self.sweep_lines),
+                        rows_gb=moved(self.row_lines) if self.x_inner else None)
+
+
+def _tile_offsets(shape: NestShape) -> dict[str, tuple[set[str], ...]]:
+    """Names in each array's offsets per dimension (by lower-case name; the same for every
+    access, else none): ``a(ti + ii, tj + jj)`` gives ({ii}, {jj})."""
+    found: list = []
+    collect_accesses(shape.loop, (shape.loop,), found)
+    offsets: dict[str, tuple[set[str], ...]] = {}
+    mixed: set[str] = set()
+    for array, access, _ in found:
+        name = array.name.lower()
+        names = tuple(set(re.findall(r"[a-z_]\w*", str(o).lower())) for o in access.offsets)
+        if offsets.setdefault(name, names) != names:
+            mixed.add(name)
+    return {name: names for name, names in offsets.items() if name not in mixed}
 
 
 def tile_traffic(tile: TileLines, capacity: E.ExprLike, traffic: E.Expr,
                  case: Callable[[E.Quantity], E.Expr]
                  ) -> tuple[E.Expr, Callable[[E.Quantity], E.Expr]]:
-    """(traffic GB, case) at a level of ``capacity`` KiB: the layer condition's ``traffic``
-    and ``case`` when the level holds one tile of every array; otherwise the tiles' lines
-    (the scratch tiles moved once in all when the level holds them beside the largest other
-    tile), with reuse between pencils (2) as the case: a row's lines serve the next row,
-    nothing stays from one tile to the next."""
+    """(traffic GB, case) at a level of ``capacity`` KiB. A level holding a band of tiles
+    (:class:`TileBand`) moves each line of the tiled range once, reuse between planes (1);
+    one holding a tile, not a band, with the tiles of the inner tile loop along X moves each
+    band's rows once, the tiles along them sharing their edge lines, reuse between pencils
+    (2); one holding a tile otherwise keeps the layer condition's ``traffic`` and ``case``;
+    one holding no tile moves the tiles' lines (the scratch tiles moved once in all when the
+    level holds them beside the largest other tile), reuse between pencils (2): a row's
+    lines serve the next row, nothing stays from one tile to the next."""
     fits = E.compare("<", tile.tile_kb, capacity)
     rows = E.if_(E.compare("<", tile.scratch_kb, capacity), tile.scratch_held_gb,
                  tile.moved_gb)
+    band = tile.band
+    band_fits = E.compare("<", band.band_kb, capacity) if band is not None else None
+    if band is not None:
+        traffic = E.if_(band_fits, band.held_gb,
+                        traffic if band.rows_gb is None else band.rows_gb)
 
     def tile_case(taken: E.Quantity) -> E.Expr:
-        return E.if_(fits, case(taken), 2)
+        held = case(taken)
+        if band is not None:
+            held = E.if_(band_fits, 1, held if band.rows_gb is None else 2)
+        return E.if_(fits, held, 2)
 
     return E.if_(fits, traffic, rows), tile_case
