@@ -25,8 +25,9 @@ A second table splits the tree-sitter run into its stages (``bench/stage_split.p
 start-up, front end, model, then each output, processor seconds, minimum over the repeats.
 
 The satreport runs use compiled bytecode as an installed package does (a cache of it in the
-bench's temporary folder, filled by one untimed run first), even where the environment says
-``PYTHONDONTWRITEBYTECODE``: otherwise each run would compile satreport's sources again.
+system's temporary folder, ``bench_end_to_end.installed_environment``, filled by one untimed
+run first), even where the environment says ``PYTHONDONTWRITEBYTECODE``: otherwise each run
+would compile satreport's sources again.
 
 Usage: ``python bench/bench_fortran_parsers.py [--kernels PATH] [--repeats N] [--no-generated]
 [N_NESTS ...]``
@@ -47,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from bench_end_to_end import installed_environment  # noqa: E402
 from generate_fortran import generate_module  # noqa: E402
 
 KERNELS = next((p for p in (HERE.parent.parent / "shared", HERE.parent.parent.parent / "shared")
@@ -95,9 +97,7 @@ def end_to_end(path: str, parser: str, out: Path, stages: Path | None = None,
                  "--html", str(out / "x.html")]
     command = [sys.executable, *((str(HERE / "stage_split.py"), str(stages)) if stages
                                  else ("-m", "sat")), *arguments]
-    environment = {key: value for key, value in os.environ.items()
-                   if key != "PYTHONDONTWRITEBYTECODE"}
-    environment["PYTHONPYCACHEPREFIX"] = str(out / "bytecode")
+    environment = installed_environment()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env=environment)

@@ -12,6 +12,7 @@ code descriptions) share this one reading.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 from sat import ir
@@ -26,7 +27,16 @@ Linear = dict[str, int]  # name -> coefficient, "" -> constant; no zero entries
 
 
 def _linear(text: str) -> Linear | None:
-    """``text`` as a linear form with integer coefficients, or None when it is not one."""
+    """``text`` as a linear form with integer coefficients, or None when it is not one (a
+    copy of the form worked out once per text: the model reads the same bounds and offsets
+    for every nest and pattern, and a caller may change the form it gets)."""
+    form = _cached_linear(text)
+    return None if form is None else dict(form)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_linear(text: str) -> Linear | None:
+    """:func:`_linear` without the memo."""
     names: dict[str, str] = {}
 
     def term(match: re.Match[str]) -> str:

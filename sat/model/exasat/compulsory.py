@@ -184,6 +184,9 @@ def unplaced_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], placing: set[
     elements again (a scratch tile reused by every tile). The words of the pattern's
     component (``key``, ``u.ir(k)``: a level of a work array, passed as ``u(ir(k))`` to a
     routine) move it too: each level is other elements."""
+    if not placing or not any(sweep.loopvar and sweep.loopvar.lower() in placing
+                              for sweep in sweeps):
+        return frozenset()  # no sweep moves a reference: the pattern's words need not be read
     own = set().union(*(_mentions(access) for access, _ in items)) if items else set()
     component = key.split("@", 1)[0].partition(".")[2]
     own |= {w.lower() for w in re.findall(r"[A-Za-z_]\w*", component)}
