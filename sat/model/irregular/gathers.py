@@ -64,7 +64,7 @@ defaults to the callee's declaration of the array (:attr:`ModelContext.read_proc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
@@ -74,6 +74,7 @@ from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
+from sat.model.irregular.gather_runs import RunsAtLevel, entry_for, index_runs
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -176,6 +177,16 @@ class GatherTraffic:
     # the arrays touched once per trip of a loop around it (a CSR row's rowptr)
     rows: list[RowLevelArray] = field(default_factory=list)
     cluster: E.Expr = E.Num(1)  # elements used per line fetched (MAX(1, the Cluster column))
+    runs: RunsAtLevel | None = None  # the index runs, for a level's elements per line
+
+    def at_level(self, left_kb: E.ExprLike | E.Quantity, ctx: ModelContext, key: tuple
+                 ) -> GatherTraffic:
+        """The gather at a level whose cache leaves it ``left_kb`` KiB: its line visits and
+        elements per line there (a run's window kept or not, :mod:`.gather_runs`)."""
+        if self.runs is None:
+            return self
+        cluster, visits = self.runs.at(left_kb, ctx, key)
+        return replace(self, visits=visits, cluster=E.maximum(1, cluster))
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -423,26 +434,37 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             shown = quantity("cluster", E.minimum(per_line, E.mul(
                 E.maximum(1, cluster), E.minimum(trip_count(run, ctx), per_line))),
                 "elements/line", f"elements of {instance.array} used per line fetched")
-        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
-                          "line visits")
-        range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
-                               "lines", "cache lines in the range")
         pattern_key = next((a.key for a in memory.arrays
                             if a.key.split(".", 1)[0].lower() == instance.array.lower()), None)
         other = quantity("other_kb", _other_kb(memory, pattern_key), "KiB",
                          "working set of the nest's other streams")
+        left = quantity("cache_left_kb", E.maximum(0, ctx.param("CacheKB") - E.Ref(other)),
+                        "KiB", "cache left for the gather")
+        draws, passes = repeated_draws(nest, shape, chain)
+        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
+            instance.references, space.probability,
+            *[trip_count(lp, ctx) for lp in chain
+              if all(lp is not other for other in (*draws, *passes))])
+        range_elements = E.div(E.mul(range_kb, KIB), size)
+        runs = index_runs(ctx, stem, where_text, entry_for(
+            ctx, instance.array, {procedure.name.lower(), instance.function}), picked,
+            trip_count(chain[-1], ctx), range_elements, E.div(line_bytes, size), quantity)
+        base = shown.expr  # ClusterElems_ (or a contiguous run's use of its lines)
+        shown = quantity("cluster", runs.cluster(base, left, ctx), "elements/line",
+                         f"elements of {instance.array} used per line fetched")
+        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
+                          "line visits")
+        range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
+                               "lines", "cache lines in the range")
         replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
                              == instance.array.lower()) \
             if pattern_key is not None and not instance.direct else frozenset()
-        draws, passes = repeated_draws(nest, shape, chain)
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
                               else 1, replaces, E.mul(*[trip_count(lp, ctx)
                                                         for lp in (*draws, *passes)]),
                               pattern_key, row_level_arrays(chain, visits, memory, ctx),
-                              E.maximum(1, shown))
+                              E.maximum(1, shown), RunsAtLevel(runs, base, references))
         models.append(model)
-        left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
-                        "cache left for the gather")
         miss = quantity("miss_fraction", model.miss(left), "", "fraction of revisits that miss")
         lines = quantity("lines", model.lines(miss), "lines", "cache lines moved")
         traffic = quantity("traffic_gb", model.traffic_gb(lines, ctx), "GB",
@@ -451,12 +473,9 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
-            instance.references, space.probability,
-            *[trip_count(lp, ctx) for lp in chain
-              if all(lp is not other for other in (*draws, *passes))])
-        distinct = quantity("distinct", E.mul(distinct_elements(
-            picked, E.div(E.mul(range_kb, KIB), size)), *[trip_count(lp, ctx) for lp in passes]),
+        distinct = quantity("distinct", E.mul(runs.distinct(distinct_elements(
+            picked, range_elements), picked, range_elements),
+            *[trip_count(lp, ctx) for lp in passes]),
             "elements", f"distinct elements of {instance.array} the indices pick")
         cost = ctx.param("ReadWriteCost" if instance.written else "ReadCost")
         once = quantity("compulsory_gb", E.div(E.mul(distinct, cost, size),
