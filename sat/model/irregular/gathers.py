@@ -74,7 +74,7 @@ from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
-from sat.model.irregular.gather_runs import RunsAtLevel, entry_for, index_runs
+from sat.model.irregular.gather_runs import RUN_NOTE, RunsAtLevel, entry_for, index_runs
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -96,7 +96,7 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "elements (a loop around it that subscripts nothing reads the same indices again: no "
         "new draws; each pass of a time loop around a call counts afresh). A gather or "
         "scatter in a procedure the nest calls is the nest's (its range the callee's "
-        "declaration of the array).")
+        "declaration of the array). " + RUN_NOTE)
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
@@ -114,7 +114,9 @@ GATHER_COLUMNS: list[Column] = [
        "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride); for "
        "an index that picks the start of a contiguous run (x(start(ib)+k), k from 1 to B), "
        "MIN(LineBytes/element bytes, MAX(1, ClusterElems_) x MIN(B, LineBytes/element "
-       "bytes)): the run uses that much of each line it fetches.", "Indices"),
+       "bytes)): the run uses that much of each line it fetches. With index runs "
+       "(IndexRun_ above 1): MAX(that, IndexRun_ / the lines a run fetches where CacheKB "
+       "leaves the cache left), the runs' locality.", "Indices"),
     _c("visits", "Line visits", "lines", "References / MAX(1, Cluster).", "Cache"),
     _c("range_lines", "Range lines", "lines", "Cache lines in the range: Range x 1024 / "
        "LineBytes.", "Cache"),
@@ -131,7 +133,9 @@ GATHER_COLUMNS: list[Column] = [
        "through the index (read for ownership and write-back).", "Traffic", "0.000000"),
     _c("distinct", "Distinct", "elements", "Expected distinct elements the references "
        "pick, indices drawn uniformly over the range's m = Range x 1024 / element bytes "
-       "elements: m x (1 - (1 - 1/m)^references).", "Compulsory"),
+       "elements: m x (1 - (1 - 1/m)^references); in runs of R within windows of W "
+       "elements, m x (1 - (1 - p)^(references/R)), p = W/m x (1 - (1 - 1/W)^R).",
+       "Compulsory"),
     _c("compulsory_gb", "Compulsory", "GB", "Distinct elements x the array's cost per "
        "element (ReadCost, ReadWriteCost when written through the index, per word of the "
        "element): the gather's share of the reuse-between-blocks traffic.", "Compulsory",
