@@ -19,15 +19,20 @@ through idx, 4096 references (k) in one pass:
 - sorted (one run of the pass over the whole range, ascending): the same 3223.45 distinct
   elements; N = (8192 + 7)/8 = 1024.875 lines, 1022.875 inner lines each drawn with
   1 - (1 - 1/1024)^4096 = 0.981721 and 2 edges missed with 0.191085 each: D = 1005.80,
-  4096/1005.80 = 4.0724 elements per line; at every level the pass moves the distinct lines
-  of its draws once, 1024 x (1 - e^(-4096/1024)) = 1005.24 lines (a monotone walk keeps
-  only its current line), where uniform indices lose their line at each draw at a 512 B L1.
+  4096/1005.80 = 4.0724 elements per line; at every level the pass moves the lines of its
+  one run once, D = 1005.80 lines (a monotone walk keeps only its current line; the exact
+  expected distinct lines are 1024 x (1 - (1023/1024)^4096) = 1005.28), where uniform
+  indices lose their line at each draw at a 512 B L1.
+
+At a level, the LRU rule counts the distinct lines of ``w`` visits as ``L x (1 - EXP(-w x
+c/L))``; for runs a visit stands for ``c = -L x LN(1 - D/L) / fetched`` uniform line draws
+(``runs`` runs touch ``L x (1 - (1 - D/L)^runs)`` lines): the sorted pass's one run touches
+exactly its D lines, and clustered runs fewer lines than their elements drawn uniformly.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -59,7 +64,7 @@ void gath(int idx[4096], double x[8192], double v[4096], double y[4096])
 UNIFORM_DISTINCT = 8192 * (1 - (1 - 1 / 8192) ** 4096)  # 3223.45
 CLUSTERED_DISTINCT = 2962.26
 CLUSTERED_CLUSTER = 8 / 3.870987  # 2.066663 elements per line fetched
-SORTED_LINES = 1024 * (1 - math.exp(-4))  # 1005.24
+SORTED_LINES = 1005.80  # D of the one run
 X_STREAM = 4096 * 8  # x counted as a stream, which the gather's lines replace (B)
 
 
@@ -99,6 +104,18 @@ def test_clustered_runs_from_the_conditions_file_fortran(tmp_path: Path) -> None
     assert gather_lines_at_l1(data) < 1981.94
 
 
+def test_clustered_runs_at_a_level_holding_the_range(tmp_path: Path) -> None:
+    # L2 (256 KiB) holds x's 64 KiB: the gather moves the distinct lines its 512 runs touch,
+    # each run 3.870987 of the 1024 lines: 1024 x (1 - (1 - 3.870987/1024)^512)
+    # = 1024 x (1 - 0.143830) = 876.72 lines (uniform draws of its 4096 elements would
+    # touch 1024 x (1 - e^-4) = 1005.24)
+    data = run(tmp_path, "g.f90", GATHER_F90,
+               conds='<gather array="x" run="8" window="32" sorted="no" />')
+    level = data["loops"][0]["levels"][1]
+    assert level["level"] == "L2"
+    assert (level["gathers_gb"] * 1e9 + X_STREAM) / 64 == pytest.approx(876.72, abs=0.01)
+
+
 def test_clustered_runs_from_set_c(tmp_path: Path) -> None:
     stem = "gath_3_x"  # the C loop is at line 3
     data = run(tmp_path, "g.c", GATHER_C, "--set", f"IndexRun_{stem}=8", "--set",
@@ -130,7 +147,7 @@ def test_sorted_indices_fetch_each_line_once(tmp_path: Path) -> None:
     row = data["gathers"][0]
     assert row["distinct"] == pytest.approx(UNIFORM_DISTINCT, abs=0.01)  # the same draws
     assert row["cluster"] == pytest.approx(4096 / 1005.80, rel=1e-4)
-    assert gather_lines_at_l1(data) == pytest.approx(SORTED_LINES, rel=1e-4)
+    assert gather_lines_at_l1(data) == pytest.approx(SORTED_LINES, abs=0.01)
     values = {p["name"]: p for p in data["parameters"]}
     assert values["IndexRun_gath_5_x"]["value"] == 4096  # derived: the pass's references
     assert values["IndexWindow_gath_5_x"]["value"] == 8192  # derived: the range

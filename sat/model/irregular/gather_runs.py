@@ -33,8 +33,12 @@ From ``R`` (at most the ``k`` references of a pass), ``W`` and ``P`` elements pe
   order, one line when they ascend. A level that leaves the gather fewer lines ``C`` than
   that keeps ``C/N`` of them: a run fetches ``D + (R - D) x (1 - C/N)`` lines there;
 - **elements used per line fetched** at a level, ``R / lines fetched per run`` (never fewer
-  than ``ClusterElems_``): what the level and LRU rules of
-  :mod:`~sat.model.irregular.gather_lru` take as ``ClusterElems``.
+  than ``ClusterElems_``): the line visits ``references / that`` of the level and LRU rules
+  of :mod:`~sat.model.irregular.gather_lru`;
+- **the uniform line draws a visit stands for** in the LRU rule's distinct lines
+  ``L x (1 - EXP(-visits x c/L))``: a run touches each of the range's ``L`` lines with
+  probability ``D/L``, ``n`` runs ``L x (1 - (1 - D/L)^n)`` lines, so
+  ``c = -L x LN(1 - D/L) / lines fetched per run``.
 
 With ``R = 1`` every number is the uniform model's, to the last digit (each formula keeps
 it in an ``IF``).
@@ -57,7 +61,8 @@ RUN_NOTE = ("Index runs: IndexRun_ (R, references per run; 1 uniformly random), 
             "(1 - 1/W)^R); a run fetches D lines of the window's N = (W + P - 1)/P (inner and "
             "edge lines, P elements per line), needs N lines resident (one when sorted), and "
             "where a level leaves C < N lines fetches D + (R - D) x (1 - C/N); elements used "
-            "per line fetched = R / lines per run, at least ClusterElems_.")
+            "per line fetched = R / lines per run, at least ClusterElems_; n runs touch L x (1 - "
+            "(1 - D/L)^n) of the range's L lines.")
 
 
 @dataclass
@@ -85,17 +90,31 @@ class IndexRuns:
         return E.if_(self.uniform(), uniform,
                      E.mul(m, 1 - E.func("POWER", 1 - hit, runs)))
 
-    def cluster(self, base: E.ExprLike | E.Quantity, left_kb: E.ExprLike | E.Quantity,
-                ctx: ModelContext) -> E.Expr:
-        """Elements used per line fetched where the cache leaves the gather ``left_kb`` KiB:
-        ``base`` (ClusterElems_) for uniform indices, else ``R`` / the lines a run fetches."""
+    def fetched(self, left_kb: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
+        """Lines a run fetches where the cache leaves the gather ``left_kb`` KiB: ``D`` when
+        the lines it needs stay, else ``D + (R - D) x (1 - C/need)``."""
         left = E.div(E.mul(left_kb, KIB), ctx.param("LineBytes"))
-        fetched = E.if_(E.compare("<=", self.need_lines, left), self.run_lines,
-                        E.Ref(self.run_lines) + (E.Ref(self.per_run) - E.Ref(self.run_lines))
-                        * (1 - E.div(left, self.need_lines)))
-        floor = E.maximum(1, base)
-        return E.if_(self.uniform(), base,
-                     E.maximum(floor, E.div(self.per_run, E.maximum(1, fetched))))
+        return E.if_(E.compare("<=", self.need_lines, left), self.run_lines,
+                     E.Ref(self.run_lines) + (E.Ref(self.per_run) - E.Ref(self.run_lines))
+                     * (1 - E.div(left, self.need_lines)))
+
+    def cluster(self, base: E.ExprLike | E.Quantity, fetched: E.ExprLike | E.Quantity
+                ) -> E.Expr:
+        """Elements used per line fetched: ``base`` (ClusterElems_) for uniform indices, else
+        ``R`` / the ``fetched`` lines of a run."""
+        return E.if_(self.uniform(), base, E.maximum(E.maximum(1, base), E.div(
+            self.per_run, E.maximum(1, fetched))))
+
+    def draws_per_visit(self, base: E.ExprLike | E.Quantity, fetched: E.ExprLike | E.Quantity,
+                        range_lines: E.ExprLike | E.Quantity) -> E.Expr:
+        """The uniform line draws one visit stands for in the LRU rule's distinct lines
+        ``L x (1 - EXP(-visits x c/L))``: a run fetches ``fetched`` lines and touches each
+        of the range's ``L`` lines with probability ``D/L``, so ``runs`` runs touch
+        ``L x (1 - (1 - D/L)^runs)`` lines: ``c = -L x LN(1 - D/L) / fetched``."""
+        lines = E.maximum(1, range_lines)
+        share = E.minimum(1 - 1e-12, E.div(self.run_lines, lines))
+        return E.if_(self.uniform(), E.maximum(1, base), E.maximum(E.maximum(1, base), E.div(
+            E.mul(-1, lines, E.func("LN", 1 - share)), E.maximum(1, fetched))))
 
 
 def run_lines(run: E.ExprLike, window: E.ExprLike, per_line: E.ExprLike
@@ -191,13 +210,17 @@ class RunsAtLevel:
     base: E.Expr
     references: E.Quantity
 
-    def at(self, left_kb: E.ExprLike | E.Quantity, ctx: ModelContext, key: tuple
-           ) -> tuple[E.Quantity, E.Quantity]:
-        """(elements used per line fetched, line visits) where the cache leaves the gather
-        ``left_kb`` KiB."""
-        cluster = E.Quantity((*key, "cluster"), self.runs.cluster(self.base, left_kb, ctx),
+    def at(self, left_kb: E.ExprLike | E.Quantity, range_lines: E.Quantity, ctx: ModelContext,
+           key: tuple) -> tuple[E.Quantity, E.Quantity, E.Quantity]:
+        """(elements used per line fetched, line visits, uniform line draws per visit) where
+        the cache leaves the gather ``left_kb`` KiB."""
+        fetched = E.Quantity((*key, "run_fetched"), self.runs.fetched(left_kb, ctx), "lines",
+                             "lines a run fetches")
+        cluster = E.Quantity((*key, "cluster"), self.runs.cluster(self.base, fetched),
                              "elements/line", "elements used per line fetched")
         visits = E.Quantity((*key, "visits"), E.div(E.Ref(self.references),
                                                      E.maximum(1, cluster)),
                             "lines", "line visits")
-        return cluster, visits
+        draws = E.Quantity((*key, "draws_per_visit"), self.runs.draws_per_visit(
+            self.base, fetched, range_lines), "", "uniform line draws per visit")
+        return cluster, visits, draws

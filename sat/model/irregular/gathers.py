@@ -189,8 +189,8 @@ class GatherTraffic:
         elements per line there (a run's window kept or not, :mod:`.gather_runs`)."""
         if self.runs is None:
             return self
-        cluster, visits = self.runs.at(left_kb, ctx, key)
-        return replace(self, visits=visits, cluster=E.maximum(1, cluster))
+        _, visits, draws = self.runs.at(left_kb, self.range_lines, ctx, key)
+        return replace(self, visits=visits, cluster=E.Ref(draws))
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -454,7 +454,7 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             ctx, instance.array, {procedure.name.lower(), instance.function}), picked,
             trip_count(chain[-1], ctx), range_elements, E.div(line_bytes, size), quantity)
         base = shown.expr  # ClusterElems_ (or a contiguous run's use of its lines)
-        shown = quantity("cluster", runs.cluster(base, left, ctx), "elements/line",
+        shown = quantity("cluster", runs.cluster(base, runs.fetched(left, ctx)), "elements/line",
                          f"elements of {instance.array} used per line fetched")
         visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
                           "line visits")
