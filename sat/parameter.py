@@ -101,6 +101,22 @@ class LevelSpec:
     shared_by: str = ""
 
 
+@dataclass(frozen=True)
+class IndexRunsEntry:
+    """A conditions file's description of a gather's indices (``<gather array=… run=…
+    window=… sorted=…/>``): runs of ``run`` references drawn from a window of ``window``
+    consecutive elements.  ``run`` is a number or ``pass`` (every reference of a pass) or
+    ``loop`` (the trips of the gather's loop: a CSR row); ``window`` a number or ``range``
+    (the whole range); empty: not given.  ``procedure`` empty: every procedure."""
+
+    array: str
+    procedure: str = ""
+    run: str = ""
+    window: str = ""
+    sorted: str = ""
+    source: str = ""  # file:line
+
+
 @dataclass
 class ParameterSet:
     """Parameters in sheet order, plus the problem knowledge read from ExaSAT's files.
@@ -118,6 +134,8 @@ class ParameterSet:
     symsubs: dict[str, str] = field(default_factory=dict)
     block_bounds: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     conds: dict[str, float] = field(default_factory=dict)
+    # The gathers' index locality the conditions file describes (runs within windows).
+    index_runs: list[IndexRunsEntry] = field(default_factory=list)
     # The machine's cache levels, innermost first, when it has more than one (per-level
     # traffic and ECM); empty for ExaSAT's single on-chip cache (CacheKB).
     levels: list[LevelSpec] = field(default_factory=list)

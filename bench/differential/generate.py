@@ -55,6 +55,9 @@ class Builder:
         self.classes: set[str] = {f"lang:{lang}", f"type:{etype}"}
         self.sid = 0
         self.lid = 0
+        # how a gathered array's indices run (the generator's parameters, which the harness
+        # tells satreport as a user would: the index values are data the source does not show)
+        self.index_runs: dict[str, dict[str, str]] = {}
 
     def array(self, base: str, extents, etype: str | None = None, values=None) -> Array:
         a = Array(f"{base}_{self.ident}", etype or self.etype, tuple(extents), values)
@@ -310,16 +313,39 @@ def strided(b: Builder) -> list:
     return [b.loop("i", Bound((), 0), Bound((), n), [b.assign(Ref(y, (i,)), rhs)])]
 
 
-def _index_values(r: random.Random, kind: str, n: int, m: int) -> list[int]:
+WIDTHS = (8, 16, 32)  # clustered indices: half-widths of the windows around a centre
+RUNS = (4, 8, 16)  # clustered indices: draws around one centre
+
+
+def index_runs(kind: str, width: float = 0.0, row: float = 0.0) -> dict[str, str]:
+    """How the indices of ``kind`` run, as the generator draws them (the ``<gather>`` entry
+    of a conditions file): sorted, one run of a pass (a CSR row: of the row) over the range;
+    clustered, runs of 4, 8 or 16 draws within a window of ``2 width + 1`` elements (a CSR
+    row of ``row`` columns sorted: its runs cut at the row's end, in ascending order)."""
+    if kind == "sorted":
+        return {"run": "loop" if row else "pass", "window": "range", "sorted": "yes"}
+    if kind != "clustered":
+        return {}
+    if row:  # runs per row: the mean over RUNS of ceil(row / run)
+        per_row = sum(-(-row // run) for run in RUNS) / len(RUNS)
+        return {"run": f"{row / per_row:g}", "window": f"{2 * width + 1:g}", "sorted": "yes"}
+    return {"run": f"{sum(RUNS) / len(RUNS):g}", "window": f"{2 * width + 1:g}",
+            "sorted": "no"}
+
+
+def _index_values(r: random.Random, kind: str, n: int, m: int,
+                  widths: list[int] | None = None) -> list[int]:
     if kind == "uniform":
         return [r.randrange(m) for _ in range(n)]
     if kind == "sorted":
         return sorted(r.randrange(m) for _ in range(n))
-    width = r.choice((8, 16, 32))  # clustered: runs within windows around random centres
+    width = r.choice(WIDTHS)  # clustered: runs within windows around random centres
+    if widths is not None:
+        widths.append(width)
     out = []
     while len(out) < n:
         centre = r.randrange(m)
-        for _ in range(r.choice((4, 8, 16))):
+        for _ in range(r.choice(RUNS)):
             out.append(min(m - 1, max(0, centre + r.randrange(-width, width + 1))))
     return out[:n]
 
@@ -329,8 +355,10 @@ def indirect(b: Builder) -> list:
     kind = r.choice(("uniform", "sorted", "clustered"))
     n = r.choice((500, 1000, 2000, 4000))
     m = n * r.choice((1, 2, 4, 8))
-    idx = b.array("idx", (n,), "i4", _index_values(r, kind, n, m))
+    widths: list[int] = []
+    idx = b.array("idx", (n,), "i4", _index_values(r, kind, n, m, widths))
     x = b.array("x", (m,))
+    b.index_runs[x.name] = index_runs(kind, widths[0] if widths else 0)
     v = b.array("v", (n,))
     b.classes.update({f"indirect:{kind}", "depth:1", "bounds:constant"})
     i = Lin("i")
@@ -369,6 +397,7 @@ def csr(b: Builder) -> list:
     col = b.array("col", (nnz,), "i4", cols)
     val = b.array("val", (nnz,))
     x = b.array("x", (ncols,))
+    b.index_runs[x.name] = index_runs(kind, sum(WIDTHS) / len(WIDTHS), per_row)
     y = b.array("y", (rows,))
     b.classes.update({"csr", f"indirect:{kind}", "depth:2"})
     rv = Lin("r")
@@ -475,7 +504,7 @@ def make_nest(seed: int, index: int) -> Nest:
             b.classes.add("siblings")
         body = [b.loop("t", Bound((), 0), Bound((), steps), inside)]
     nest = Nest(ident, lang, b.arrays, [Procedure(f"kernel_{ident}", body), *procedures],
-                b.symbols, b.classes, seed)
+                b.symbols, b.classes, seed, b.index_runs)
     forms.add_forms(nest, b.next_sid, b.next_lid)
     return nest
 

@@ -192,7 +192,8 @@ def sets_for(nest: Nest) -> list[str]:
 
 
 def write_conds(nests: list[Nest], workdir: Path, truths: dict[str, Truth]) -> Path:
-    """The branches' measured fractions as ExaSAT's conds.xml."""
+    """The branches' measured fractions as ExaSAT's conds.xml, and how each gather's
+    indices run as the generator draws them (``<gather>`` entries)."""
     conds = ['<conds>']
     for nest in nests:
         truth = truths.get(nest.ident)
@@ -202,6 +203,10 @@ def write_conds(nests: list[Nest], workdir: Path, truths: dict[str, Truth]) -> P
                     p = truth.fractions.get(item.sid, 0.5)
                     for text in condition_texts(nest, item, proc.name if number else ""):
                         conds.append(f'<prop key="{_xml(text)}" val="{p!r}" />')
+        for array, runs in nest.index_runs.items():  # the index values are data: told
+            if runs:
+                attributes = " ".join(f'{k}="{_xml(v)}"' for k, v in runs.items())
+                conds.append(f'<gather array="{_xml(array)}" {attributes} />')
     conds.append('</conds>')
     path = workdir / f"conds-{nests[0].ident}.xml"
     path.write_text("\n".join(conds) + "\n")

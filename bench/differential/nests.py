@@ -166,6 +166,8 @@ class Nest:
     symbols: dict[str, int] = field(default_factory=dict)  # run-time sizes and their values
     classes: set[str] = field(default_factory=set)
     seed: int = 0
+    # a gathered array's name -> how its indices run (attributes of a <gather> entry)
+    index_runs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def entry(self) -> str:

@@ -152,7 +152,8 @@ def parameters() -> str:
     lines += ["## The bundled examples' parameters\n",
               "Problem parameters (the free symbols of loop bounds and extents), array "
               "element sizes (`Bytes_<array>`) and the parameters one nest or group makes "
-              "(`Fuse_…`, `RangeKB_…`, `ClusterElems_…`, `CallFlops_…`, `Vectorised_…`), per "
+              "(`Fuse_…`, `RangeKB_…`, `ClusterElems_…`, `IndexRun_…`, `IndexWindow_…`, "
+              "`IndexSorted_…`, `CallFlops_…`, `Vectorised_…`), per "
               "example, on `exascale` (`Vectorised_…` on `xeon-e5-2680`).\n"]
     for example in _examples():
         rows = []

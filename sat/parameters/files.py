@@ -11,6 +11,8 @@ Each is a root element holding ``<prop key=… val=…/>``:
   (the source of the value says so);
 * ``symsubs.xml``: symbols defined by expressions, ``key="dlo(1)" val="lo(1) - ng"``;
 * ``conds.xml``: probability that a condition holds, ``key="present(courno)" val="1.0"``;
+  satreport also reads there the locality of a gather's indices, data the source does not
+  show (:func:`read_index_runs`): ``<gather array="x" run="8" window="33" sorted="no"/>``;
 * ``namesubs.xml``: display substitutions (read by :func:`read_namesubs`).
 """
 
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sat.machine.spec import parse_number
-from sat.parameter import ParameterError
+from sat.parameter import IndexRunsEntry, ParameterError
 from sat.safexml import read_xml
 
 _BLOCK_NAMES = {1: "BlockX", 2: "BlockY", 3: "BlockZ"}
@@ -33,8 +35,10 @@ _ROOTS = {"parameter": "params", "block parameter": "params", "symbol substituti
           "condition": "conds", "name substitution": "namesubs"}
 
 
-def _props(path: str | Path, what: str) -> list[tuple[str, str, int]]:
-    """(key, val, line) of every ``<prop>`` of an ExaSAT parameter file."""
+def _props(path: str | Path, what: str, skip: tuple[str, ...] = ()
+           ) -> list[tuple[str, str, int]]:
+    """(key, val, line) of every ``<prop>`` of an ExaSAT parameter file (elements named in
+    ``skip``: read by another reader of the same file)."""
     display = str(path)
     root = read_xml(Path(path), display, ParameterError)
     if root.tag != _ROOTS[what]:
@@ -43,6 +47,8 @@ def _props(path: str | Path, what: str) -> list[tuple[str, str, int]]:
     result = []
     for element in root:
         line = element.sourceline or 0
+        if element.tag in skip:
+            continue
         if element.tag != "prop":
             raise ParameterError(f"{display}:{line}: unexpected <{element.tag}>: a {what} file "
                                  "holds <prop key=… val=…/> elements")
@@ -183,13 +189,51 @@ def read_conds(path: str | Path) -> dict[str, float]:
     """ExaSAT ``conds.xml``: condition text -> probability (0..1) that it holds."""
     result: dict[str, float] = {}
     lines: dict[str, int] = {}
-    for key, val, line in _props(path, "condition"):
+    for key, val, line in _props(path, "condition", skip=("gather",)):
         value = parse_number(val)
         if value is None or not 0 <= value <= 1:
             raise ParameterError(f"{path}:{line}: {key}: probability must be a number from 0 "
                                  f"to 1, got {val!r}")
         _store(result, key, value, lines, line, str(path))
     return result
+
+
+_RUN_WORDS = {"run": ("pass", "loop"), "window": ("range",)}
+_YES_NO = {"yes": "1", "true": "1", "1": "1", "no": "0", "false": "0", "0": "0"}
+
+
+def read_index_runs(path: str | Path) -> list[IndexRunsEntry]:
+    """The ``<gather>`` entries of a conditions file: how a gather's indices run, as the
+    user knows their data (``array`` required; ``procedure`` optional; ``run``: references
+    per run, a number at least 1, ``pass`` or ``loop``; ``window``: elements of a run's
+    window, a number at least 1 or ``range``; ``sorted``: yes/no, a run's indices ascend)."""
+    display = str(path)
+    root = read_xml(Path(path), display, ParameterError)
+    found: list[IndexRunsEntry] = []
+    for element in root:
+        if element.tag != "gather":
+            continue
+        line = element.sourceline or 0
+        array = (element.get("array") or "").strip()
+        if not array:
+            raise ParameterError(f"{display}:{line}: <gather> without an array")
+        values: dict[str, str] = {}
+        for name, words in _RUN_WORDS.items():
+            text = (element.get(name) or "").strip()
+            number = parse_number(text) if text else None
+            if text and text.lower() not in words and (number is None or number < 1):
+                raise ParameterError(f"{display}:{line}: <gather array=\"{array}\">: {name} "
+                                     f"must be a number of at least 1 or "
+                                     f"{' or '.join(words)}, got {text!r}")
+            values[name] = text.lower() if text.lower() in words else text
+        flag = (element.get("sorted") or "").strip().lower()
+        if flag and flag not in _YES_NO:
+            raise ParameterError(f"{display}:{line}: <gather array=\"{array}\">: sorted must "
+                                 f"be yes or no, got {flag!r}")
+        found.append(IndexRunsEntry(array, (element.get("procedure") or "").strip(),
+                                    values["run"], values["window"], _YES_NO.get(flag, ""),
+                                    f"{display}:{line}"))
+    return found
 
 
 def read_namesubs(path: str | Path) -> dict[str, str]:

@@ -26,7 +26,13 @@ from sat.parameter import (
 )
 from sat.parameters.accelerator import add_accelerator_parameters
 from sat.parameters.costs import add_cost_parameters, cost_spec
-from sat.parameters.files import read_block_params, read_conds, read_params, read_symsubs
+from sat.parameters.files import (
+    read_block_params,
+    read_conds,
+    read_index_runs,
+    read_params,
+    read_symsubs,
+)
 from sat.parameters.levels import add_level_parameters, level_spec
 from sat.quoting import echoed
 
@@ -108,6 +114,7 @@ def build_parameters(machine: Machine, params_file: str | Path | None = None,
         paramset.symsubs.update(read_symsubs(symsubs_file))
     if conds_file:
         paramset.conds.update(read_conds(conds_file))
+        paramset.index_runs.extend(read_index_runs(conds_file))
     for text in sets or ():
         apply_set(paramset, text)
     validate(paramset)
@@ -229,6 +236,15 @@ ELEMENT_BYTES_SPEC = ParameterSpec("Bytes_", "B", "bytes of one element of an ar
                                    "positive")
 
 
+#: A gather's index locality (:mod:`sat.model.irregular.gather_runs`): references per run and
+#: elements of a run's window, at least 1; whether a run's indices ascend, 0 or 1.
+INDEX_RUNS_SPECS = (ParameterSpec("IndexRun_", "references", "references per run", 1,
+                                  "positive"),
+                    ParameterSpec("IndexWindow_", "elements", "elements of a run's window", 1,
+                                  "positive"),
+                    ParameterSpec("IndexSorted_", "0/1", "a run's indices ascend", 0, "flag"))
+
+
 def spec_of(name: str) -> ParameterSpec | None:
     """The rule of a machine, software, level, core or cost parameter, of a fusion toggle or
     of an element size (None for problem symbols)."""
@@ -236,6 +252,9 @@ def spec_of(name: str) -> ParameterSpec | None:
         return FUSE_SPEC
     if name.startswith(ELEMENT_BYTES_SPEC.name):
         return ELEMENT_BYTES_SPEC
+    for spec in INDEX_RUNS_SPECS:
+        if name.startswith(spec.name):
+            return spec
     return SPECS.get(name) or level_spec(name) or cost_spec(name)
 
 

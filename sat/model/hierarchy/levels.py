@@ -380,7 +380,8 @@ def _gathers_at(gathers: list[GatherTraffic], capacity: E.Quantity, condition: E
         streams = E.Quantity((*at, "stream_lines"), _loaded_lines(
             memory, gather.replaces, condition, ctx, share), "lines",
             "lines the nest's other arrays load")
-        lines, _, reach = lru_gather_lines(gather, left, streams, ctx, at)
+        lines, _, reach = lru_gather_lines(gather.at_level(left, ctx, at), left, streams, ctx,
+                                           at)
         terms.append(gather.traffic_gb(lines, ctx))
         for row in gather.rows:  # a CSR row's rowptr: its line lost between two rows
             if row.key not in rows_seen:

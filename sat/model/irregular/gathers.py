@@ -64,7 +64,7 @@ defaults to the callee's declaration of the array (:attr:`ModelContext.read_proc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sat.ir import Body, InlinedCall, Loop, Procedure
 from sat.model import expr as E
@@ -74,6 +74,7 @@ from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
+from sat.model.irregular.gather_runs import RUN_NOTE, RunsAtLevel, entry_for, index_runs
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
 from sat.parameter import Parameter, symbol_to_name
@@ -95,7 +96,7 @@ NOTE = ("Gathers sheet: a gather or scatter moves whole cache lines. Per instanc
         "elements (a loop around it that subscripts nothing reads the same indices again: no "
         "new draws; each pass of a time loop around a call counts afresh). A gather or "
         "scatter in a procedure the nest calls is the nest's (its range the callee's "
-        "declaration of the array).")
+        "declaration of the array). " + RUN_NOTE)
 
 GATHER_COLUMNS: list[Column] = [
     *nest_columns(),
@@ -113,7 +114,9 @@ GATHER_COLUMNS: list[Column] = [
        "ClusterElems_ parameter (1 uniformly random, LineBytes/WordBytes unit stride); for "
        "an index that picks the start of a contiguous run (x(start(ib)+k), k from 1 to B), "
        "MIN(LineBytes/element bytes, MAX(1, ClusterElems_) x MIN(B, LineBytes/element "
-       "bytes)): the run uses that much of each line it fetches.", "Indices"),
+       "bytes)): the run uses that much of each line it fetches. With index runs "
+       "(IndexRun_ above 1): MAX(that, IndexRun_ / the lines a run fetches where CacheKB "
+       "leaves the cache left), the runs' locality.", "Indices"),
     _c("visits", "Line visits", "lines", "References / MAX(1, Cluster).", "Cache"),
     _c("range_lines", "Range lines", "lines", "Cache lines in the range: Range x 1024 / "
        "LineBytes.", "Cache"),
@@ -130,7 +133,9 @@ GATHER_COLUMNS: list[Column] = [
        "through the index (read for ownership and write-back).", "Traffic", "0.000000"),
     _c("distinct", "Distinct", "elements", "Expected distinct elements the references "
        "pick, indices drawn uniformly over the range's m = Range x 1024 / element bytes "
-       "elements: m x (1 - (1 - 1/m)^references).", "Compulsory"),
+       "elements: m x (1 - (1 - 1/m)^references); in runs of R within windows of W "
+       "elements, m x (1 - (1 - p)^(references/R)), p = W/m x (1 - (1 - 1/W)^R).",
+       "Compulsory"),
     _c("compulsory_gb", "Compulsory", "GB", "Distinct elements x the array's cost per "
        "element (ReadCost, ReadWriteCost when written through the index, per word of the "
        "element): the gather's share of the reuse-between-blocks traffic.", "Compulsory",
@@ -176,6 +181,16 @@ class GatherTraffic:
     # the arrays touched once per trip of a loop around it (a CSR row's rowptr)
     rows: list[RowLevelArray] = field(default_factory=list)
     cluster: E.Expr = E.Num(1)  # elements used per line fetched (MAX(1, the Cluster column))
+    runs: RunsAtLevel | None = None  # the index runs, for a level's elements per line
+
+    def at_level(self, left_kb: E.ExprLike | E.Quantity, ctx: ModelContext, key: tuple
+                 ) -> GatherTraffic:
+        """The gather at a level whose cache leaves it ``left_kb`` KiB: its line visits and
+        elements per line there (a run's window kept or not, :mod:`.gather_runs`)."""
+        if self.runs is None:
+            return self
+        _, visits, draws = self.runs.at(left_kb, self.range_lines, ctx, key)
+        return replace(self, visits=visits, cluster=E.Ref(draws))
 
     def left(self, capacity: E.ExprLike | E.Quantity) -> E.Expr:
         """KiB of a cache of ``capacity`` KiB the nest's other streams leave."""
@@ -423,26 +438,37 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
             shown = quantity("cluster", E.minimum(per_line, E.mul(
                 E.maximum(1, cluster), E.minimum(trip_count(run, ctx), per_line))),
                 "elements/line", f"elements of {instance.array} used per line fetched")
-        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
-                          "line visits")
-        range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
-                               "lines", "cache lines in the range")
         pattern_key = next((a.key for a in memory.arrays
                             if a.key.split(".", 1)[0].lower() == instance.array.lower()), None)
         other = quantity("other_kb", _other_kb(memory, pattern_key), "KiB",
                          "working set of the nest's other streams")
+        left = quantity("cache_left_kb", E.maximum(0, ctx.param("CacheKB") - E.Ref(other)),
+                        "KiB", "cache left for the gather")
+        draws, passes = repeated_draws(nest, shape, chain)
+        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
+            instance.references, space.probability,
+            *[trip_count(lp, ctx) for lp in chain
+              if all(lp is not other for other in (*draws, *passes))])
+        range_elements = E.div(E.mul(range_kb, KIB), size)
+        runs = index_runs(ctx, stem, where_text, entry_for(
+            ctx, instance.array, {procedure.name.lower(), instance.function}), picked,
+            trip_count(chain[-1], ctx), range_elements, E.div(line_bytes, size), quantity)
+        base = shown.expr  # ClusterElems_ (or a contiguous run's use of its lines)
+        shown = quantity("cluster", runs.cluster(base, runs.fetched(left, ctx)), "elements/line",
+                         f"elements of {instance.array} used per line fetched")
+        visits = quantity("visits", E.div(E.Ref(references), E.maximum(1, shown)), "lines",
+                          "line visits")
+        range_lines = quantity("range_lines", E.div(E.mul(range_kb, KIB), line_bytes),
+                               "lines", "cache lines in the range")
         replaces = frozenset(a.key for a in memory.arrays if a.key.split(".", 1)[0].lower()
                              == instance.array.lower()) \
             if pattern_key is not None and not instance.direct else frozenset()
-        draws, passes = repeated_draws(nest, shape, chain)
         model = GatherTraffic(visits, range_lines, range_kb, other, 2 if instance.written
                               else 1, replaces, E.mul(*[trip_count(lp, ctx)
                                                         for lp in (*draws, *passes)]),
                               pattern_key, row_level_arrays(chain, visits, memory, ctx),
-                              E.maximum(1, shown))
+                              E.maximum(1, shown), RunsAtLevel(runs, base, references))
         models.append(model)
-        left = quantity("cache_left_kb", model.left(ctx.param("CacheKB")), "KiB",
-                        "cache left for the gather")
         miss = quantity("miss_fraction", model.miss(left), "", "fraction of revisits that miss")
         lines = quantity("lines", model.lines(miss), "lines", "cache lines moved")
         traffic = quantity("traffic_gb", model.traffic_gb(lines, ctx), "GB",
@@ -451,12 +477,9 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
         replaced_expr: E.Expr = memory.traffic_of(set(replaces)) if replaces else E.Num(0)
         replaced = quantity("replaced_gb", replaced_expr, "GB",
                             f"ExaSAT traffic of {instance.array} replaced")
-        picked: E.Expr | E.Quantity = references if not draws and not passes else E.mul(
-            instance.references, space.probability,
-            *[trip_count(lp, ctx) for lp in chain
-              if all(lp is not other for other in (*draws, *passes))])
-        distinct = quantity("distinct", E.mul(distinct_elements(
-            picked, E.div(E.mul(range_kb, KIB), size)), *[trip_count(lp, ctx) for lp in passes]),
+        distinct = quantity("distinct", E.mul(runs.distinct(distinct_elements(
+            picked, range_elements), picked, range_elements),
+            *[trip_count(lp, ctx) for lp in passes]),
             "elements", f"distinct elements of {instance.array} the indices pick")
         cost = ctx.param("ReadWriteCost" if instance.written else "ReadCost")
         once = quantity("compulsory_gb", E.div(E.mul(distinct, cost, size),
