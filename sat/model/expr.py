@@ -113,6 +113,19 @@ _PARAMS: dict[str, Param] = {}
 _UNPICKLING: object = object()  # the argument-less call of unpickling and copying: a new node
 
 
+def _shared_leaf(cls: type, table: dict, key: object, given: object) -> Expr:
+    """The node ``table`` holds for ``key``, built on first use; a fresh node when unpickling
+    or copying (``given`` the sentinel), so a shared node is never overwritten."""
+    if given is _UNPICKLING:
+        return object.__new__(cls)
+    node = table.get(key)
+    if node is None:
+        if len(table) >= _LEAVES_KEPT:
+            table.clear()
+        node = table[key] = object.__new__(cls)
+    return node
+
+
 @dataclass(unsafe_hash=True, slots=True)
 class Num(Expr):
     value: float
@@ -120,14 +133,7 @@ class Num(Expr):
     def __new__(cls, value: float = _UNPICKLING) -> Num:  # type: ignore[assignment]
         # the type keeps 1 and 1.0 apart, the text of a zero 0.0 and -0.0 (they compare equal)
         key = (type(value), value) if value else (type(value), value, str(value))
-        node = _NUMBERS.get(key)
-        if node is None:
-            if value is _UNPICKLING:
-                return object.__new__(cls)
-            if len(_NUMBERS) >= _LEAVES_KEPT:
-                _NUMBERS.clear()
-            node = _NUMBERS[key] = object.__new__(cls)
-        return node
+        return _shared_leaf(cls, _NUMBERS, key, value)
 
     def evaluate(self, env: Env) -> float:
         return float(self.value)
@@ -140,14 +146,7 @@ class Param(Expr):
     name: str
 
     def __new__(cls, name: str = _UNPICKLING) -> Param:  # type: ignore[assignment]
-        node = _PARAMS.get(name)
-        if node is None:
-            if name is _UNPICKLING:
-                return object.__new__(cls)
-            if len(_PARAMS) >= _LEAVES_KEPT:
-                _PARAMS.clear()
-            node = _PARAMS[name] = object.__new__(cls)
-        return node
+        return _shared_leaf(cls, _PARAMS, name, name)
 
     def evaluate(self, env: Env) -> float:
         value = env.numbers.get(self.name)

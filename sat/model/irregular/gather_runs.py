@@ -143,17 +143,19 @@ def entry_for(ctx: ModelContext, array: str, procedures: set[str]) -> IndexRunsE
     return None
 
 
-def _parameter(ctx: ModelContext, name: str, value: float, unit: str, label: str,
-               source: str, kind: str = "number") -> E.Param:
-    """A problem parameter of the runs: ``--set`` first, then the conditions file's value."""
+def gather_parameter(ctx: ModelContext, name: str, value: float, unit: str, label: str,
+                     source: str, kind: str = "number") -> E.Param:
+    """A problem parameter of a gather, made once: ``--set`` first, then ``value`` from
+    ``source`` (a conditions file's entry, or a default: ``source`` empty or ``default: …``,
+    marked as a documented default)."""
     if name not in ctx.params:
         given = ctx.given(name)
         if given is not None:
             value, source = given
         value = int(value) if float(value).is_integer() else value
+        defaulted = given is None and (not source or source.startswith("default"))
         ctx.params.add(Parameter(name, value, unit, "problem", label, source, kind, name,
-                                 given is None and source.startswith("default"),
-                                 given=given is not None))  # type: ignore[arg-type]
+                                 defaulted, given=given is not None))  # type: ignore[arg-type]
     return E.Param(name)
 
 
@@ -170,9 +172,10 @@ def index_runs(ctx: ModelContext, stem: str, where_text: str, entry: IndexRunsEn
     numeric = run_text not in ("", "pass", "loop")
     run_name, window_name = f"IndexRun_{stem}", f"IndexWindow_{stem}"
     fresh = run_name not in ctx.params
-    run = _parameter(ctx, run_name, float(run_text) if numeric else 1, "references",
-                     f"references of {where_text} per run within a window (1 uniformly random "
-                     "indices)", source if numeric else "default: uniformly random indices")
+    run = gather_parameter(
+        ctx, run_name, float(run_text) if numeric else 1, "references",
+        f"references of {where_text} per run within a window (1 uniformly random indices)",
+        source if numeric else "default: uniformly random indices")
     if fresh and run_text in ("pass", "loop"):
         derive_default(ctx.params, run_name, E.as_expr(picked if run_text == "pass"
                                                        else loop_trips),
@@ -180,15 +183,17 @@ def index_runs(ctx: ModelContext, stem: str, where_text: str, entry: IndexRunsEn
                        )
     fresh = window_name not in ctx.params
     window_given = window_text not in ("", "range")
-    window = _parameter(ctx, window_name, float(window_text) if window_given else 1, "elements",
-                        f"consecutive elements a run of {where_text} is drawn from",
-                        source if window_given else "default: the range")
+    window = gather_parameter(
+        ctx, window_name, float(window_text) if window_given else 1, "elements",
+        f"consecutive elements a run of {where_text} is drawn from",
+        source if window_given else "default: the range")
     if fresh and not window_given:
         derive_default(ctx.params, window_name, range_elements, "the range's elements")
     flag = entry.sorted if entry is not None else ""
-    ascending = _parameter(ctx, f"IndexSorted_{stem}", int(flag or 0), "0/1",
-                           f"1 when the indices of a run of {where_text} ascend",
-                           source if flag else "default: in any order")
+    ascending = gather_parameter(
+        ctx, f"IndexSorted_{stem}", int(flag or 0), "0/1",
+        f"1 when the indices of a run of {where_text} ascend",
+        source if flag else "default: in any order")
     per_run = quantity("index_run", E.minimum(E.maximum(1, run), E.maximum(1, picked)),
                        "references", "references per run (at most a pass's)")
     span = quantity("index_window", E.maximum(1, E.minimum(window, range_elements)),

@@ -74,10 +74,16 @@ from sat.model.exasat.compulsory import is_repetition, time_passes
 from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.memory import GB, KIB, NestMemory
 from sat.model.irregular.gather_lru import RowLevelArray, row_level_arrays
-from sat.model.irregular.gather_runs import RUN_NOTE, RunsAtLevel, entry_for, index_runs
+from sat.model.irregular.gather_runs import (
+    RUN_NOTE,
+    RunsAtLevel,
+    entry_for,
+    gather_parameter,
+    index_runs,
+)
 from sat.model.tables import ArrayTraffic, CellValue, Column, Table, nest_columns
 from sat.model.tables import column as _c
-from sat.parameter import Parameter, symbol_to_name
+from sat.parameter import symbol_to_name
 
 IDIOMS = ("gather", "scatter")
 
@@ -306,19 +312,6 @@ def _declared_kb(procedure: Procedure, array: str, ctx: ModelContext, element: E
     return E.mul(size, element) / KIB
 
 
-def _parameter(ctx: ModelContext, name: str, default: float, unit: str, label: str,
-               source: str) -> E.Param:
-    """A problem parameter the model creates, with the value --set gives if any."""
-    if name not in ctx.params:
-        given = ctx.given(name)
-        value, where = given if given is not None else (default, source)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        ctx.params.add(Parameter(name, value, unit, "problem", label, where, "number", name,
-                                 given is None, given=given is not None))
-    return E.Param(name)
-
-
 def _other_kb(memory: NestMemory, key: str | None) -> E.Expr:
     """The working set of the nest's other streams for the reuse case the nest takes."""
     q = memory.q
@@ -419,15 +412,15 @@ def nest_gathers(procedure: Procedure, nest: Loop, shape: NestShape, space: Nest
                      f"line {instance.loop_line}"
         range_name = f"RangeKB_{stem}"
         fresh = range_name not in ctx.params
-        range_kb = _parameter(ctx, range_name, round(default, 6), "KiB",
-                              f"KiB the indices of {where_text} span", source)
+        range_kb = gather_parameter(ctx, range_name, round(default, 6), "KiB",
+                                    f"KiB the indices of {where_text} span", source)
         if fresh and declared is not None:
             derive_default(ctx.params, range_name, declared,
                            f"the declared size of {instance.array}")
-        cluster = _parameter(ctx, f"ClusterElems_{stem}", 1, "elements",
-                             f"elements of {where_text} used per cache line fetched (1 "
-                             "uniformly random indices, LineBytes/WordBytes unit stride)",
-                             "default: uniformly random indices")
+        cluster = gather_parameter(ctx, f"ClusterElems_{stem}", 1, "elements",
+                                   f"elements of {where_text} used per cache line fetched (1 "
+                                   "uniformly random indices, LineBytes/WordBytes unit stride)",
+                                   "default: uniformly random indices")
         shown = _show(cluster, prefix, "cluster", "elements/line")
         run = next((lp for lp in chain if lp.loopvar.lower() == instance.run.lower()), None)
         if instance.run and run is not None:
