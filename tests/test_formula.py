@@ -162,6 +162,21 @@ def test_printed_nodes_are_remembered_without_mixing_up_short_lived_ones() -> No
     assert p.formula(E.div(shared, 3) + shared) == "=(a+b)/3+a+b"
 
 
+
+def test_forgetting_in_batches_keeps_each_batch_of_formulas_and_drops_their_parts() -> None:
+    """The Workings sheet is printed in batches: after each, the texts of its formulas' parts
+    are forgotten and the formulas' own texts kept with the earlier batches' ones."""
+    p = printer()
+    exprs = [(P("a") + k) * P("b") for k in range(1, 7)]  # each with a part of its own, a+k
+    for batch in (exprs[:3], exprs[3:]):
+        for expr in batch:
+            p.formula(expr)
+        p.forget_all_but(batch)
+    assert set(p._kept) == {id(expr) for expr in exprs}  # six formulas, none of their parts
+    assert not p._printed
+    assert [p.formula(expr) for expr in exprs] == [f"=(a+{k})*b" for k in range(1, 7)]
+    assert not p._printed  # each printed again from what was kept, no part printed anew
+
 class _Workbook:
     """Cells for a printer: the given ones, and a new Workings row for any other quantity
     (the parts of split formulas), as the workbook gives them."""

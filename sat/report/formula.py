@@ -172,17 +172,27 @@ class ExcelPrinter:
         self._references: dict[int, tuple[str, int]] = {}  # ... of a Ref's quantity
         self._numbers: dict[float, tuple[str, int]] = {}  # ... by value (1 and 1.0 print alike)
         self._names: dict[str, tuple[str, int]] = {}  # ... of a parameter by name
+        self._kept: dict[int, tuple[str, int]] = {}  # ... and kept by forget_all_but
         # The nodes and quantities remembered by identity, kept alive so that no other can
         # take one of their ids (formulas for cells away from a quantity's home, for one, print
         # short-lived Ref nodes).
         self._alive: list[object] = []
 
     def forget_all_but(self, exprs: Collection[Expr]) -> None:
-        """Forget the texts of what was printed but ``exprs``' own (a sheet printed ahead,
-        whose formulas are all that is printed again: the Workings sheet's thousands of
-        sub-formulas need not wait for it in memory)."""
-        printed = self._printed
-        self._printed = {id(e): printed[id(e)] for e in exprs if id(e) in printed}
+        """Forget the texts of what was printed since the last call but ``exprs``' own, which
+        are kept with those kept before (a sheet printed ahead in batches, whose formulas are
+        all that is printed again: the Workings sheet's thousands of sub-formulas need not
+        wait for it in memory).
+
+        Only the batch's own texts are looked at: the texts kept before stay where they are,
+        so that a sheet of n formulas costs n steps however many batches it takes.
+        """
+        printed, kept = self._printed, self._kept
+        for expr in exprs:
+            text = printed.get(id(expr))
+            if text is not None:
+                kept[id(expr)] = text
+        self._printed = {}
 
     def doprint(self, expr: Expr) -> str:
         return self._print(expr)[0]
@@ -222,6 +232,8 @@ class ExcelPrinter:
         else:
             memo, key = self._printed, id(expr)
         printed = memo.get(key)
+        if printed is None and self._kept and memo is self._printed:
+            printed = self._kept.get(key)
         if printed is None:
             replacement = self.parts.replacement(expr) if memo is self._printed else None
             printed = self._printers[type(replacement or expr)](self, replacement or expr)

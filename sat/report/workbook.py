@@ -221,13 +221,14 @@ class _Writer:
         """The Workings sheet: every quantity placed there, those its own formulas refer to
         included (placed while they are printed here)."""
         printer, placed = self.printer, self.workings.quantities
-        done = 0
+        done = kept = 0
         for quantity in placed:  # the list grows while it is printed: those are printed too
             printer.formula(quantity.expr)
             done += 1
             if done % _WORKINGS_BATCH == 0:  # the texts of their parts are not kept for all
-                printer.forget_all_but([q.expr for q in placed[:done]])
-        printer.forget_all_but([quantity.expr for quantity in placed])
+                printer.forget_all_but([q.expr for q in placed[kept:done]])
+                kept = done
+        printer.forget_all_but([quantity.expr for quantity in placed[kept:]])
         rows: list[dict[str, CellValue]] = [
             {"quantity": " ".join(map(str, quantity.key)), "value": quantity,
              "unit": quantity.unit, "meaning": quantity.label} for quantity in placed]
