@@ -105,7 +105,8 @@ class LevelSpec:
 class IndexRunsEntry:
     """A conditions file's description of a gather's indices (``<gather array=… run=…
     window=… sorted=…/>``): runs of ``run`` references drawn from a window of ``window``
-    consecutive elements.  ``run`` is a number or ``pass`` (every reference of a pass) or
+    consecutive elements.  ``run`` is a number (or several, space-separated: run lengths
+    equally likely) or ``pass`` (every reference of a pass) or
     ``loop`` (the trips of the gather's loop: a CSR row); ``window`` a number or ``range``
     (the whole range); empty: not given.  ``procedure`` empty: every procedure."""
 

@@ -168,7 +168,8 @@ def test_uniform_default_is_the_uniform_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("conds, message", [
-    ('<gather array="x" run="0" />', "run must be a number of at least 1 or pass or loop"),
+    ('<gather array="x" run="0" />', 'run must be a number of at least 1 (or several, '
+     'equally likely: "4 8 16") or pass or loop'),
     ('<gather array="x" window="-4" />', "window must be a number of at least 1 or range"),
     ('<gather array="x" run="many" />', "got 'many'"),
     ('<gather array="x" sorted="maybe" />', "sorted must be yes or no"),
@@ -215,3 +216,60 @@ def test_workbook_recalculates_after_editing_runs(tmp_path: Path) -> None:
     level, level_cells = cli["loops"][0]["levels"][0], base["loops"][0]["levels"][0]["cells"]
     for key in ("gathers_gb", "traffic_gb"):
         assert value_at(book, level_cells[key]) == pytest.approx(level[key], rel=1e-6)
+
+
+# Runs of 4 or 16 draws, equally likely, within W = 32 elements (4096 references, m = 8192):
+# a run of 4 draws an element of its window with 1 - (31/32)^4 = 0.119262, p_4 = 32/8192 x
+# 0.119262 = 0.000465866; a run of 16 with 1 - (31/32)^16 = 0.398290, p_16 = 0.00155582.
+# The mean length is 10, so 4096/10 = 409.6 runs; an element escapes them with
+# EXP(409.6 x (LN(1 - p_4) + LN(1 - p_16))/2) = EXP(409.6 x -0.00101150) = 0.660795:
+# distinct = 8192 x (1 - 0.660795) = 2778.77 elements. Runs all of the mean length 10 would
+# give 8192 x (1 - (1 - 32/8192 x (1 - (31/32)^10))^409.6) = 2892.10: 4 % more.
+MIXED_RUNS = '<gather array="x" run="4 16" window="32" sorted="no" />'
+
+
+def test_runs_of_several_lengths(tmp_path: Path) -> None:
+    data = run(tmp_path, "g.f90", GATHER_F90, conds=MIXED_RUNS)
+    assert data["gathers"][0]["distinct"] == pytest.approx(2778.77, abs=0.01)
+    mean = run(tmp_path, "h.f90", GATHER_F90,
+               conds='<gather array="x" run="10" window="32" sorted="no" />')
+    assert mean["gathers"][0]["distinct"] == pytest.approx(2892.10, abs=0.01)
+    values = {p["name"]: p for p in data["parameters"]}
+    assert values["IndexRun1_gath_5_x"]["value"] == 4
+    assert values["IndexRun2_gath_5_x"]["value"] == 16
+    assert values["IndexRun_gath_5_x"]["value"] == 10  # derived: the lengths' mean
+    assert "IndexRun1_gath_5_x" in values["IndexRun_gath_5_x"]["source"]
+    # the other per-run quantities use the mean length, as --set IndexRun_=10 gives
+    assert data["gathers"][0]["cluster"] == mean["gathers"][0]["cluster"]
+
+
+def test_run_lengths_in_the_conditions_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / "g.f90").write_text(GATHER_F90)
+    (tmp_path / "conds.xml").write_text('<conds>\n<gather array="x" run="4 0 16" />\n'
+                                        '</conds>\n')
+    assert main([str(tmp_path / "g.f90"), "-m", MACHINE, "--conds",
+                 str(tmp_path / "conds.xml"), "-q", "-o", str(tmp_path / "g.xlsx")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "conds.xml:2:" in err and "'4 0 16'" in err
+    # commas separate the lengths too
+    data = run(tmp_path, "h.f90", GATHER_F90,
+               conds='<gather array="x" run="4, 16" window="32" sorted="no" />')
+    assert data["gathers"][0]["distinct"] == pytest.approx(2778.77, abs=0.01)
+
+
+@pytest.mark.libreoffice
+def test_workbook_recalculates_after_editing_run_lengths(tmp_path: Path) -> None:
+    # lengths 2 and 16 (mean 9 derived live, 4096/9 runs): p_2 = 32/8192 x (1 - (31/32)^2),
+    # distinct = 8192 x (1 - EXP(4096/9 x (LN(1 - p_2) + LN(1 - p_16))/2)) = 2749.97
+    from libreoffice import recalculate_edited, soffice, value_at
+
+    soffice()
+    base = run(tmp_path, "g.f90", GATHER_F90, conds=MIXED_RUNS)
+    book = recalculate_edited(tmp_path / "g.f90.xlsx", {"IndexRun1_gath_5_x": 2},
+                              tmp_path / "edit")
+    cells = base["gathers"][0]["cells"]
+    assert value_at(book, cells["distinct"]) == pytest.approx(2749.97, abs=0.01)
+    cli = run(tmp_path, "h.f90", GATHER_F90, "--set", "IndexRun1_gath_5_x=2",
+              conds=MIXED_RUNS)
+    for key in ("cluster", "visits", "distinct", "lines"):
+        assert value_at(book, cells[key]) == pytest.approx(cli["gathers"][0][key], rel=1e-6)

@@ -329,8 +329,7 @@ def index_runs(kind: str, width: float = 0.0, row: float = 0.0) -> dict[str, str
     if row:  # runs per row: the mean over RUNS of ceil(row / run)
         per_row = sum(-(-row // run) for run in RUNS) / len(RUNS)
         return {"run": f"{row / per_row:g}", "window": f"{2 * width + 1:g}", "sorted": "yes"}
-    return {"run": f"{sum(RUNS) / len(RUNS):g}", "window": f"{2 * width + 1:g}",
-            "sorted": "no"}
+    return {"run": " ".join(map(str, RUNS)), "window": f"{2 * width + 1:g}", "sorted": "no"}
 
 
 def _index_values(r: random.Random, kind: str, n: int, m: int,

@@ -131,10 +131,14 @@ REASONS = {
                        "(IndexRun_ = the pass: L1 median +109 % before). The compulsory bytes "
                        "are the distinct elements of the same draws as uniform indices.",
     "indirect:clustered": "Described as the generator draws them (runs of 4, 8 or 16 draws, "
-                          "mean 28/3, within a window of 2 width + 1 elements): an element "
-                          "is drawn by a run with W/m (1 - (1 - 1/W)^R), so the compulsory "
-                          "bytes count the fewer distinct elements runs pick (median 2.3 % "
-                          "before), and a run fetches the distinct lines of its window when "
+                          "equally likely, within a window of 2 width + 1 elements): an "
+                          "element is drawn by a run with W/m (1 - (1 - 1/W)^R), so the "
+                          "compulsory bytes count the fewer distinct elements runs pick "
+                          "(median 2.3 % before), each run length with its own chance (the "
+                          "mean length's overstated them by 3-10 %); the index values are "
+                          "one random draw, so a nest's distinct elements differ from the "
+                          "expectation by a few per cent when only a few tens of runs fall "
+                          "on a short array; and a run fetches the distinct lines of its window when "
                           "the level keeps the window (L1 median +91 % before); a level that "
                           "keeps part of the window fetches the rest per draw.",
     "indirect:uniform": "Within 3 % at the 90th percentile at every level: a gather's lines "

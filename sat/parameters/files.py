@@ -205,7 +205,7 @@ _YES_NO = {"yes": "1", "true": "1", "1": "1", "no": "0", "false": "0", "0": "0"}
 def read_index_runs(path: str | Path) -> list[IndexRunsEntry]:
     """The ``<gather>`` entries of a conditions file: how a gather's indices run, as the
     user knows their data (``array`` required; ``procedure`` optional; ``run``: references
-    per run, a number at least 1, ``pass`` or ``loop``; ``window``: elements of a run's
+    per run, a number at least 1 (or several, equally likely lengths), ``pass`` or ``loop``; ``window``: elements of a run's
     window, a number at least 1 or ``range``; ``sorted``: yes/no, a run's indices ascend)."""
     display = str(path)
     root = read_xml(Path(path), display, ParameterError)
@@ -220,12 +220,16 @@ def read_index_runs(path: str | Path) -> list[IndexRunsEntry]:
         values: dict[str, str] = {}
         for name, words in _RUN_WORDS.items():
             text = (element.get(name) or "").strip()
-            number = parse_number(text) if text else None
-            if text and text.lower() not in words and (number is None or number < 1):
+            # run lengths may vary: several numbers, equally likely ("4 8 16")
+            numbers = [parse_number(t) for t in text.replace(",", " ").split()] \
+                if name == "run" else [parse_number(text)]
+            if text and text.lower() not in words and any(n is None or n < 1 for n in numbers):
+                several = " (or several, equally likely: \"4 8 16\")" if name == "run" else ""
                 raise ParameterError(f"{display}:{line}: <gather array=\"{array}\">: {name} "
-                                     f"must be a number of at least 1 or "
+                                     f"must be a number of at least 1{several} or "
                                      f"{' or '.join(words)}, got {text!r}")
-            values[name] = text.lower() if text.lower() in words else text
+            values[name] = text.lower() if text.lower() in words else \
+                " ".join(text.replace(",", " ").split())
         flag = (element.get("sorted") or "").strip().lower()
         if flag and flag not in _YES_NO:
             raise ParameterError(f"{display}:{line}: <gather array=\"{array}\">: sorted must "

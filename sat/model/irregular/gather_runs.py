@@ -22,7 +22,11 @@ From ``R`` (at most the ``k`` references of a pass), ``W`` and ``P`` elements pe
 - **distinct elements** (compulsory): an element lies in a run's window with probability
   ``W/m`` and is drawn by the run with ``1 - (1 - 1/W)^R``; over ``k/R`` runs
   ``m x (1 - (1 - p)^(k/R))``, ``p = W/m x (1 - (1 - 1/W)^R)`` (``R = 1``: the uniform draws'
-  ``m x (1 - (1 - 1/m)^k)``; ``R = k``, ``W = m``: the same, sorted);
+  ``m x (1 - (1 - 1/m)^k)``; ``R = k``, ``W = m``: the same, sorted); runs of several
+  lengths ``R1 … Rn``, equally likely (``run="4 8 16"``: parameters ``IndexRun1_`` …, and
+  ``IndexRun_`` their mean), ``m x (1 - EXP(k/R x mean(LN(1 - p_i))))``, ``p_i`` the ``p`` of
+  length ``Ri``: an element escapes each run with its own length's chance, and the mean
+  length's ``p`` would overstate the elements drawn (``p`` is concave in ``R``);
 - **lines a run fetches** ``D``: the window, at a random alignment, spans on average
   ``N = (W + P - 1)/P`` lines: ``N - 2`` inner lines of ``P`` elements, each drawn with
   ``1 - (1 - P/W)^R``, and two edge lines holding ``s`` elements, ``s`` uniform from 1 to
@@ -58,7 +62,8 @@ RUN_NOTE = ("Index runs: IndexRun_ (R, references per run; 1 uniformly random), 
             "(W, elements a run's window spans; default the range) and IndexSorted_ (1: a run's "
             "indices ascend) describe a gather's indices (--set or a <gather> entry of the "
             "conditions file). Distinct elements m x (1 - (1 - p)^(k/R)), p = W/m x (1 - "
-            "(1 - 1/W)^R); a run fetches D lines of the window's N = (W + P - 1)/P (inner and "
+            "(1 - 1/W)^R) (runs of several equally likely lengths, IndexRun1_ …: m x (1 - EXP(k/R "
+            "x mean(LN(1 - p_i))))); a run fetches D lines of the window's N = (W + P - 1)/P (inner and "
             "edge lines, P elements per line), needs N lines resident (one when sorted), and "
             "where a level leaves C < N lines fetches D + (R - D) x (1 - C/N); elements used "
             "per line fetched = R / lines per run, at least ClusterElems_; n runs touch L x (1 - "
@@ -75,6 +80,8 @@ class IndexRuns:
     window_lines: E.Quantity  # N: lines a window spans at a random alignment
     run_lines: E.Quantity  # D: distinct lines a run's draws fall on
     need_lines: E.Quantity  # lines a run needs resident (N; 1 when sorted)
+    # runs of several lengths, equally likely (empty: every run is R long)
+    lengths: tuple[E.Quantity, ...] = ()
 
     def uniform(self) -> E.Expr:
         """True (1) when the indices are uniformly random (R = 1): the uniform model."""
@@ -84,11 +91,20 @@ class IndexRuns:
                  range_elements: E.ExprLike) -> E.Expr:
         """Distinct elements ``picked`` references pick (``uniform``: the uniform draws')."""
         m = E.maximum(1, range_elements)
-        hit = E.mul(E.div(self.window, m), 1 - E.func("POWER", 1 - E.div(1, self.window),
-                                                      self.per_run))
+
+        def hit(length: E.Quantity) -> E.Expr:
+            return E.mul(E.div(self.window, m), 1 - E.func("POWER", 1 - E.div(1, self.window),
+                                                           length))
         runs = E.div(picked, self.per_run)
+        if not self.lengths:
+            return E.if_(self.uniform(), uniform,
+                         E.mul(m, 1 - E.func("POWER", 1 - hit(self.per_run), runs)))
+        # runs of several lengths: an element escapes a run of each with its own chance,
+        # so the escapes' logarithms average over the lengths (not the mean length's)
+        escape = E.div(E.add(*[E.func("LN", E.maximum(1e-300, 1 - hit(length)))
+                               for length in self.lengths]), len(self.lengths))
         return E.if_(self.uniform(), uniform,
-                     E.mul(m, 1 - E.func("POWER", 1 - hit, runs)))
+                     E.mul(m, 1 - E.func("EXP", E.mul(runs, escape))))
 
     def fetched(self, left_kb: E.ExprLike | E.Quantity, ctx: ModelContext) -> E.Expr:
         """Lines a run fetches where the cache leaves the gather ``left_kb`` KiB: ``D`` when
@@ -170,12 +186,21 @@ def index_runs(ctx: ModelContext, stem: str, where_text: str, entry: IndexRunsEn
     run_text = entry.run if entry is not None else ""
     window_text = entry.window if entry is not None else ""
     numeric = run_text not in ("", "pass", "loop")
+    lengths = [float(t) for t in run_text.split()] if numeric else []
     run_name, window_name = f"IndexRun_{stem}", f"IndexWindow_{stem}"
     fresh = run_name not in ctx.params
+    length_params = [gather_parameter(
+        ctx, f"IndexRun{number}_{stem}", length, "references",
+        f"references of {where_text} in a run of the {_ordinal(number)} length (equally "
+        "likely)", source) for number, length in enumerate(lengths, 1)] \
+        if len(lengths) > 1 else []
     run = gather_parameter(
-        ctx, run_name, float(run_text) if numeric else 1, "references",
+        ctx, run_name, sum(lengths) / len(lengths) if numeric else 1, "references",
         f"references of {where_text} per run within a window (1 uniformly random indices)",
         source if numeric else "default: uniformly random indices")
+    if fresh and length_params:
+        derive_default(ctx.params, run_name, E.div(E.add(*length_params), len(length_params)),
+                       "the mean of the run lengths")
     if fresh and run_text in ("pass", "loop"):
         derive_default(ctx.params, run_name, E.as_expr(picked if run_text == "pass"
                                                        else loop_trips),
@@ -196,6 +221,10 @@ def index_runs(ctx: ModelContext, stem: str, where_text: str, entry: IndexRunsEn
         source if flag else "default: in any order")
     per_run = quantity("index_run", E.minimum(E.maximum(1, run), E.maximum(1, picked)),
                        "references", "references per run (at most a pass's)")
+    run_lengths = tuple(
+        quantity(f"index_run{number}", E.minimum(E.maximum(1, length), E.maximum(1, picked)),
+                 "references", f"references of a run of the {_ordinal(number)} length")
+        for number, length in enumerate(length_params, 1))
     span = quantity("index_window", E.maximum(1, E.minimum(window, range_elements)),
                     "elements", "elements of a run's window (at most the range)")
     spans, lines = run_lines(E.Ref(per_run), E.Ref(span), per_line)
@@ -203,7 +232,11 @@ def index_runs(ctx: ModelContext, stem: str, where_text: str, entry: IndexRunsEn
     fetched = quantity("run_lines", lines, "lines", "distinct lines of a run's draws")
     need = quantity("need_lines", E.if_(E.compare("=", ascending, 1), 1, E.Ref(window_lines)),
                     "lines", "lines a run needs resident (one when its indices ascend)")
-    return IndexRuns(run, per_run, span, window_lines, fetched, need)
+    return IndexRuns(run, per_run, span, window_lines, fetched, need, run_lengths)
+
+
+def _ordinal(number: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(number, f"{number}th")
 
 
 @dataclass
