@@ -138,9 +138,9 @@ REASONS = {
                           "mean length's overstated them by 3-10 %); the index values are "
                           "one random draw, so a nest's distinct elements differ from the "
                           "expectation by a few per cent when only a few tens of runs fall "
-                          "on a short array; and a run fetches the distinct lines of its window when "
-                          "the level keeps the window (L1 median +91 % before); a level that "
-                          "keeps part of the window fetches the rest per draw.",
+                          "on a short array; and a run fetches the distinct lines of its "
+                          "window when the level keeps the window (L1 median +91 % before); "
+                          "a level that keeps part of the window fetches the rest per draw.",
     "indirect:uniform": "Within 3 % at the 90th percentile at every level: a gather's lines "
                         "compete in an LRU cache with the lines the nest's streams bring in "
                         "(Che's approximation: the streams push a fitting range's lines out, "

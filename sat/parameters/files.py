@@ -203,10 +203,11 @@ _YES_NO = {"yes": "1", "true": "1", "1": "1", "no": "0", "false": "0", "0": "0"}
 
 
 def read_index_runs(path: str | Path) -> list[IndexRunsEntry]:
-    """The ``<gather>`` entries of a conditions file: how a gather's indices run, as the
-    user knows their data (``array`` required; ``procedure`` optional; ``run``: references
-    per run, a number at least 1 (or several, equally likely lengths), ``pass`` or ``loop``; ``window``: elements of a run's
-    window, a number at least 1 or ``range``; ``sorted``: yes/no, a run's indices ascend)."""
+    """The ``<gather>`` entries of a conditions file: how a gather's indices run, as the user
+    knows their data (``array`` required; ``procedure`` optional; ``run``: references per
+    run, a number at least 1 (or several, equally likely lengths), ``pass`` or ``loop``;
+    ``window``: elements of a run's window, a number at least 1 or ``range``; ``sorted``:
+    yes/no, a run's indices ascend)."""
     display = str(path)
     root = read_xml(Path(path), display, ParameterError)
     found: list[IndexRunsEntry] = []

@@ -58,16 +58,16 @@ from sat.model.context import ModelContext, derive_default
 from sat.model.exasat.memory import KIB
 from sat.parameter import IndexRunsEntry, Parameter
 
-RUN_NOTE = ("Index runs: IndexRun_ (R, references per run; 1 uniformly random), IndexWindow_ "
-            "(W, elements a run's window spans; default the range) and IndexSorted_ (1: a run's "
+RUN_NOTE = ("Index runs: IndexRun_ (R, references per run; 1 uniformly random), IndexWindow_ (W, "
+            "elements a run's window spans; default the range) and IndexSorted_ (1: a run's "
             "indices ascend) describe a gather's indices (--set or a <gather> entry of the "
-            "conditions file). Distinct elements m x (1 - (1 - p)^(k/R)), p = W/m x (1 - "
-            "(1 - 1/W)^R) (runs of several equally likely lengths, IndexRun1_ …: m x (1 - EXP(k/R "
-            "x mean(LN(1 - p_i))))); a run fetches D lines of the window's N = (W + P - 1)/P (inner and "
-            "edge lines, P elements per line), needs N lines resident (one when sorted), and "
-            "where a level leaves C < N lines fetches D + (R - D) x (1 - C/N); elements used "
-            "per line fetched = R / lines per run, at least ClusterElems_; n runs touch L x (1 - "
-            "(1 - D/L)^n) of the range's L lines.")
+            "conditions file). Distinct elements m x (1 - (1 - p)^(k/R)), p = W/m x (1 - (1 - "
+            "1/W)^R) (runs of several equally likely lengths, IndexRun1_ …: m x (1 - EXP(k/R x "
+            "mean(LN(1 - p_i))))); a run fetches D lines of the window's N = (W + P - 1)/P (inner"
+            " and edge lines, P elements per line), needs N lines resident (one when sorted), and"
+            " where a level leaves C < N lines fetches D + (R - D) x (1 - C/N); elements used per"
+            " line fetched = R / lines per run, at least ClusterElems_; n runs touch L x (1 - (1 "
+            "- D/L)^n) of the range's L lines.")
 
 
 @dataclass
