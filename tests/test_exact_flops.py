@@ -260,3 +260,75 @@ def test_a_range_that_empties_inside_a_triangle_counts_no_trips_there(tmp_path, 
     rows, env = _loops(tmp_path, name, text)
     (row,) = rows
     assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+
+
+CROSSING_SIZE_C = """\
+float out[10][10][10], inp[10][10][10];
+int sz[3];
+void crossing(void) {
+  for (int i = 0; i < sz[2]; i++) {
+    for (int j = i + 1; j < 9; j++) {
+      for (int k = i + 1; k < 9; k++) {
+        for (int l = 1; l < k + 1; l++) {
+          out[j][k][l] = inp[j][k][l] * 0.5f;
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def _crossing_size_flops(size: int) -> int:
+    """The multiplies of CROSSING_SIZE_C for ``sz[2] = size``, by running its loops."""
+    return sum(1 for i in range(size) for j in range(i + 1, 9) for k in range(i + 1, 9)
+               for _ in range(1, k + 1))
+
+
+@pytest.mark.parametrize("size, flops", [
+    # i = 0..7 run the rest (j, k: 8 - i values each, l: k of them); i >= 8 run nothing:
+    # sum over i = 0..7 of (8 - i) x (sum of k for k = i+1..8) = 8x36 + 7x35 + 6x33 + 5x30 +
+    # 4x26 + 3x21 + 2x15 + 1x8 = 288 + 245 + 198 + 150 + 104 + 63 + 30 + 8 = 1086, whatever
+    # the size above 8 (summed as if i = 9..127 counted negative trips, a negative number)
+    (128, 1086), (8, 1086),
+    # i = 0..4: 288 + 245 + 198 + 150 + 104 = 985
+    (5, 985), (1, 288),
+])
+def test_a_number_bound_range_inside_a_size_bound_loop_counts_no_trips_past_it(
+        tmp_path, size, flops):
+    """A range bound by a number (``j < 9``) inside a loop bound by the problem's size: the
+    loop's values past the number run nothing, for any size (the default one too)."""
+    assert _crossing_size_flops(size) == flops
+    rows, env = _loops(tmp_path, "crossing.c", CROSSING_SIZE_C, f"sz_2={size}")
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+    iterations = 1.0
+    for key in ("sweeps", "iter_x", "iter_y", "iter_z"):
+        assert _value(row[key], env) >= 0
+        iterations *= _value(row[key], env)
+    assert iterations == pytest.approx(flops)
+
+
+@pytest.mark.libreoffice
+def test_a_number_bound_range_recalculates_for_any_size(tmp_path):
+    """The narrowed ranges are live: the workbook written for the default size, recalculated
+    with sz_2 = 5, gives the 985 multiplies of the CLI run at that size."""
+    from libreoffice import recalculate_edited, soffice, value_at
+
+    from sat.cli import main
+
+    soffice()
+    source = tmp_path / "crossing.c"
+    source.write_text(CROSSING_SIZE_C)
+    out = tmp_path / "crossing.json"
+    assert main([str(source), "--set", "SetupIterations=1", "--json", str(out), "-q",
+                 "-o", str(tmp_path / "crossing.xlsx")]) == 0
+    import json
+
+    row = json.loads(out.read_text())["loops"][0]
+    # the default size (128): j runs (8 + 7 + ... + 1)/128 = 36/128 times per i
+    assert row["iter_z"] == pytest.approx(36 / 128)
+    book = recalculate_edited(tmp_path / "crossing.xlsx", {"sz_2": 5}, tmp_path / "edit")
+    assert value_at(book, row["cells"]["gflops"]) * 1e9 == pytest.approx(985)
+    # i = 0..4: j runs (8 + 7 + 6 + 5 + 4)/5 = 6 times per i
+    assert value_at(book, row["cells"]["iter_z"]) == pytest.approx(6)

@@ -68,19 +68,36 @@ def _paths(body: Body, above: tuple[Loop, ...]) -> Iterator[tuple[Loop, ...]]:
 
 
 def summed_trip_count(path: tuple[Loop, ...], ctx: ModelContext,
-                      trips: Callable[[Loop], E.Expr]) -> E.Expr | None:
+                      trips: Callable[[Loop], E.Expr], only_clipped: bool = False
+                      ) -> E.Expr | None:
     """The mean trip count of ``path[-1]`` per execution of its parent's body: the executions
     of the innermost body over those of the one around it, or None when a bound is not
     affine in the enclosing variables (the caller keeps the mean of the range). ``trips``
-    counts a loop of the path that no other's range depends on."""
-    key = tuple((lp.loopvar, lp.lower, lp.upper, lp.stride, lp.kind) for lp in path)
+    counts a loop of the path that no other's range depends on. ``only_clipped``: None
+    unless a range is narrowed (the mean of the range is exact otherwise)."""
+    key = (only_clipped, *((lp.loopvar, lp.lower, lp.upper, lp.stride, lp.kind)
+                           for lp in path))
     if key in ctx.summed_counts:
         return ctx.summed_counts[key]
+    if only_clipped and not _may_cross(path):
+        ctx.summed_counts[key] = None
+        return None
     import sympy  # only programs with such nests pay for it
 
     symbols: dict[str, tuple[sympy.Symbol, E.Expr]] = {}
     inner, outer = (_executions(part, ctx, trips, symbols) for part in (path, path[:-1]))
     result = None
+    if inner is not None and outer is not None:
+        # where a range may cross for some sizes (a loop bound by a number inside one bound
+        # by the problem's size), the sums over the ranges narrowed to where the loops run
+        clipped = [_executions(part, ctx, trips, symbols, clip=True, named=True)
+                   for part in (path, path[:-1])]
+        clips = {symbol for key, (symbol, _) in symbols.items() if key.startswith("clip:")}
+        if all(c is not None for c in clipped) and any(c.free_symbols & clips
+                                                         for c in clipped):
+            inner, outer = clipped
+        elif only_clipped:
+            inner = None
     if inner is not None and outer is not None:
         ratio = sympy.factor(sympy.cancel(inner / outer)) if outer != 0 else inner
         values = {symbol: value for symbol, value in symbols.values()}
@@ -114,11 +131,12 @@ def summed_executions(path: tuple[Loop, ...], ctx: ModelContext,
 
 
 def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop], E.Expr],
-                symbols: dict[str, tuple[sympy.Symbol, E.Expr]], clip: bool = False
-                ) -> sympy.Expr | None:
+                symbols: dict[str, tuple[sympy.Symbol, E.Expr]], clip: bool = False,
+                named: bool = False) -> sympy.Expr | None:
     """Executions of the innermost body of ``path``, summed over every enclosing variable;
     ``clip``: ranges narrowed where the loops inside run whatever the problem's sizes
-    (:func:`_clipped_live`)."""
+    (:func:`_clipped_live`); ``named``: each narrowed end a symbol of its own, so the sums
+    stay polynomials (fast, and their quotient cancels)."""
     import sympy
 
     variables = {lp.loopvar.lower(): sympy.Symbol(f"_v{n}") for n, lp in enumerate(path)
@@ -148,8 +166,13 @@ def _executions(path: tuple[Loop, ...], ctx: ModelContext, trips: Callable[[Loop
     for n in reversed(range(len(counts))):
         var, lower, upper, count = counts[n]
         if var is not None and total.has(var):
+            written = lower, upper
             lower, upper = (_clipped_live if clip else _clipped)(
                 var, lower, upper, [c[3] for c in counts[n + 1:]])
+            if named:  # an end clipped by a loop's variable stays as written (too slow to sum)
+                ends = [_named_ends(end, symbols) for end in (lower, upper)]
+                lower, upper = (was if end.has(sympy.Min, sympy.Max) else end
+                                for was, end in zip(written, ends, strict=True))
             counts[n] = (var, lower, upper, upper - lower + 1)
             total = sympy.expand(sympy.summation(total, (var, lower, upper)))
         else:
@@ -189,7 +212,8 @@ def _clipped_live(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
         return not any(str(s).startswith("_v") for s in node.free_symbols)
 
     for count in inner:
-        if var not in count.free_symbols or sympy.degree(count, var) != 1:
+        if var not in count.free_symbols or count.has(sympy.Min, sympy.Max) \
+                or sympy.degree(count, var) != 1:  # an inner range clipped itself: as it is
             continue
         a, b = sympy.Poly(count, var).all_coeffs()  # the count a*var + b >= 0
         if not (a.is_Integer and loop_free(b) and (abs(a) == 1 or b.is_Integer)):
@@ -203,6 +227,30 @@ def _clipped_live(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
     if loop_free(lower) and loop_free(upper):
         upper = sympy.Max(upper, lower - 1)  # an empty range, not a negative one
     return lower, upper
+
+
+def _may_cross(path: tuple[Loop, ...]) -> bool:
+    """Whether the last loop's range may cross for some of the problem's sizes: one of its
+    bounds a number, and an enclosing loop's bound a size (``do i = 1, n; do j = i, 8``)."""
+    def number(text: str) -> bool:
+        return text.strip().lstrip("+-").isdigit()
+
+    last = path[-1]
+    return any(map(number, (last.lower, last.upper))) and any(
+        not number(bound) for lp in path[:-1] for bound in (lp.lower, lp.upper))
+
+
+def _named_ends(end: sympy.Expr, symbols: dict[str, tuple[sympy.Symbol, E.Expr]]
+                ) -> sympy.Expr:
+    """``end`` with each ``MIN``/``MAX`` of the problem's sizes (no loop variable) replaced by
+    a symbol standing for it (``clip:`` in ``symbols``, its value the clipped formula)."""
+    import sympy
+
+    values = {symbol: value for symbol, value in symbols.values()}
+    swaps = {node: _symbol(f"clip:{node}", _to_expr(node, values), symbols)
+             for node in end.atoms(sympy.Min, sympy.Max)
+             if not any(str(s).startswith("_v") for s in node.free_symbols)}
+    return end.xreplace(swaps) if swaps else end
 
 
 def _mentions(loop: Loop, names: list[str]) -> bool:

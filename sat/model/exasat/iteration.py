@@ -578,6 +578,11 @@ def trip_count(loop: Loop, ctx: ModelContext) -> E.Expr:
     if averaged:
         written = loop
         loop, enclosing = ctx.averaged_loops[id(loop)]
+        # bounds that cross for some sizes: the mean over the range where the loop runs
+        clipped = summed_trip_count((*enclosing, written), ctx, lambda lp: trip_count(lp, ctx),
+                                    only_clipped=True)
+        if clipped is not None:
+            return clipped
         for outer in enclosing:  # the sizes take the roles of the enclosing loops' bounds
             trip_count(outer, ctx)
         key = ("stepped", written.lower, written.upper, written.stride,
