@@ -13,6 +13,7 @@ split costs nothing and changes nothing in the run.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -47,8 +48,26 @@ def split(marks: list[tuple[float, str]], end: float) -> dict[str, float]:
     return stages
 
 
-def main() -> int:
-    target, arguments = sys.argv[1], sys.argv[2:]
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """The times file and the satreport arguments, or a usage message for --help."""
+    parser = argparse.ArgumentParser(
+        prog="stage_split.py",
+        description="Run satreport once in this process and write the processor seconds "
+        "of each stage (start-up, front end, model, each output) to a JSON file.",
+    )
+    parser.add_argument("times", metavar="TIMES.json", help="where the stage times go")
+    parser.add_argument(
+        "arguments",
+        nargs=argparse.REMAINDER,
+        metavar="SATREPORT_ARGUMENTS",
+        help="the arguments of the satreport run, as on its command line",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse_arguments(sys.argv[1:] if argv is None else argv)
+    target, arguments = options.times, options.arguments
     from sat import progress
 
     marks: list[tuple[float, str]] = []
