@@ -208,15 +208,12 @@ def _clipped_live(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
     -1, or ``b`` a number; none that moves with another loop's variable)."""
     import sympy
 
-    def loop_free(node: sympy.Expr) -> bool:
-        return not any(str(s).startswith("_v") for s in node.free_symbols)
-
     for count in inner:
         if var not in count.free_symbols or count.has(sympy.Min, sympy.Max) \
                 or sympy.degree(count, var) != 1:  # an inner range clipped itself: as it is
             continue
         a, b = sympy.Poly(count, var).all_coeffs()  # the count a*var + b >= 0
-        if not (a.is_Integer and loop_free(b) and (abs(a) == 1 or b.is_Integer)):
+        if not (a.is_Integer and _loop_free(b) and (abs(a) == 1 or b.is_Integer)):
             continue
         bound = -b / a if abs(a) == 1 else sympy.floor(-b / a) if a < 0 else \
             sympy.ceiling(-b / a)
@@ -224,9 +221,14 @@ def _clipped_live(var: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr,
             upper = sympy.Min(upper, bound)
         else:
             lower = sympy.Max(lower, bound)
-    if loop_free(lower) and loop_free(upper):
+    if _loop_free(lower) and _loop_free(upper):
         upper = sympy.Max(upper, lower - 1)  # an empty range, not a negative one
     return lower, upper
+
+
+def _loop_free(node: sympy.Expr) -> bool:
+    """Whether ``node`` holds no loop variable (``_v…``), only the problem's sizes."""
+    return not any(str(s).startswith("_v") for s in node.free_symbols)
 
 
 def _may_cross(path: tuple[Loop, ...]) -> bool:
@@ -249,7 +251,7 @@ def _named_ends(end: sympy.Expr, symbols: dict[str, tuple[sympy.Symbol, E.Expr]]
     values = {symbol: value for symbol, value in symbols.values()}
     swaps = {node: _symbol(f"clip:{node}", _to_expr(node, values), symbols)
              for node in end.atoms(sympy.Min, sympy.Max)
-             if not any(str(s).startswith("_v") for s in node.free_symbols)}
+             if _loop_free(node)}
     return end.xreplace(swaps) if swaps else end
 
 
