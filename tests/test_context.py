@@ -49,6 +49,25 @@ def test_defaults_are_marked_and_noted():
     assert len([n for n in ctx.notes if n.kind == "default"]) == 6
 
 
+def test_a_second_model_of_the_same_parameters_notes_the_same_defaults():
+    """A parameter set filled by one model (build_model adds the program's problem parameters
+    to it) and given to another: the second still says which values it assumed."""
+    params = ParameterSet(symbol_values={"ng": (4, "params.xml")})
+    first = ModelContext(params)
+    first.expr("hi(2) + ng", "upper")
+    first.symbol("size(q, 1)", opaque=True)
+    second = ModelContext(params)
+    second.expr("hi(2) + ng", "upper")
+    second.expr("hi(2)", "upper")  # noted once
+    second.symbol("size(q, 1)", opaque=True)
+    messages = [n.message for n in first.notes]
+    assert [n.message for n in second.notes] == messages
+    assert messages[0] == ("problem symbol hi(2) has no value: assumed 128 "
+                           "(give it with --params or --set 'hi(2)=VALUE')")
+    assert len(messages) == 2  # ng was given: no note
+    assert messages[1].startswith("expression size(q, 1) cannot be modelled")
+
+
 def test_unreadable_and_self_referencing_expressions():
     ctx = ModelContext(ParameterSet(symsubs={"a": "b + 1", "b": "a * 2"}))
     with pytest.raises(ExpressionError, match="refers to itself"):

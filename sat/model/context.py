@@ -193,6 +193,7 @@ class ModelContext:
         self._constants = {symbol_to_name(c.name): c for c in constants}
         self.notes: list[Note] = []
         self._messages: set[str] = set()
+        self._defaults_noted: set[str] = set()  # problem parameters whose default is noted
         self._indexed = 0
         self.derived: dict[str, E.Quantity] = {}  # symbol -> quantity (symsubs)
         self._symsubs = {symbol_to_name(k): (k, v) for k, v in params.symsubs.items()}
@@ -293,6 +294,10 @@ class ModelContext:
         if name in self._symsubs:
             return self._derived(name)
         if name in self.params:
+            known = self.params[name]
+            if known.defaulted and name not in self._defaults_noted:
+                # defaulted by an earlier model of the same set: this model says so too
+                self._note_default(name, known.symbol or symbol, known.value, opaque)
             return E.Param(name)
         given = self._values.get(name, self._values.get(symbol_to_name(symbol),
                                                          (symbol, None)))[1]
@@ -317,20 +322,24 @@ class ModelContext:
                 label = f"dummy argument {original}, passed a constant"
             else:
                 source, label = f"named constant{where}", f"named constant {original}"
-        elif opaque:
+        else:
             value = _default_value(name, role)
             source, defaulted = "default", True
+            self._note_default(name, original, value, opaque)
+        self.params.add(Parameter(name, value, "", "problem", label, source, "number", original,
+                                  defaulted))
+        return E.Param(name)
+
+    def _note_default(self, name: str, original: str, value: float, opaque: bool) -> None:
+        """The note that problem parameter ``name`` (code text ``original``) takes a default."""
+        self._defaults_noted.add(name)
+        if opaque:
             self.note(f"expression {original} cannot be modelled: parameter {name} stands "
                       f"for it, assumed {value:g} (give it with --set '{name}=VALUE')",
                       "default")
         else:
-            value = _default_value(name, role)
-            source, defaulted = "default", True
             self.note(f"problem symbol {original} has no value: assumed {value:g} "
                       f"(give it with --params or --set '{original}=VALUE')", "default")
-        self.params.add(Parameter(name, value, "", "problem", label, source, "number", original,
-                                  defaulted))
-        return E.Param(name)
 
     def _constant_formula(self, name: str, constant: Constant, role: Role) -> E.Expr:
         """A named constant defined over symbols without a value: a formula of them, each a
