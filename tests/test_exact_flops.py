@@ -149,6 +149,38 @@ def test_a_triangular_loop_with_a_step_counts_its_exact_iterations(tmp_path, low
     assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
 
 
+def _stepped_outer(first: int, end: int, step: int) -> str:
+    return f"""\
+subroutine tri(a, b)
+  double precision :: a(20, 20), b(20, 20)
+  integer :: l, m
+  do l = {first}, {end}, {step}
+    do m = 4, l
+      b(m, l) = a(m, l) + a(m - 1, l)
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("first, end, step, flops, compulsory", [
+    # l = 4, 7, 10, 13 (it stops short of 15): m = 4..l runs 1 + 4 + 7 + 10 = 22 times, one
+    # add each; a is read at m = 3..l, 2 + 5 + 8 + 11 = 26 elements, b written at 22:
+    # (26 + 22) * 8 B touched + 22 * 8 B written = 560 B (the mean of l taken between 4 and
+    # 15, 9.5, gave 26 flops and 656 B)
+    (4, 15, 3, 22, 560),
+    # l = 15, 12, 9, 6: 12 + 9 + 6 + 3 = 30 adds; a at 13 + 10 + 7 + 4 = 34 elements:
+    # (34 + 30) * 8 + 30 * 8 = 752 B
+    (15, 4, -3, 30, 752),
+])
+def test_a_range_below_a_stepped_loop_moves_with_the_values_it_takes(tmp_path, first, end,
+                                                                    step, flops, compulsory):
+    rows, env = _loops(tmp_path, "stepped.f90", _stepped_outer(first, end, step))
+    (row,) = rows
+    assert _value(row["gflops"], env) * 1e9 == pytest.approx(flops)
+    assert _value(row["traffic_blocks_gb"], env) * 1e9 == pytest.approx(compulsory)
+
+
 TRIANGLE_IN_TILES_C = """\
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 double out[40][60], inp[40][60];

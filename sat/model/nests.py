@@ -431,9 +431,25 @@ def _average_below(body: Body, enclosing: dict[str, tuple[str, Loop]],
         inner = dict(enclosing)
         if loop.loopvar and loop.kind != "tile":
             # times 0.5, not / 2: a Fortran or C division of integers would truncate
-            inner[loop.loopvar.lower()] = (f"(({averaged.lower}) + ({averaged.upper}))*0.5",
-                                           loop)
+            inner[loop.loopvar.lower()] = (f"(({averaged.lower}) + ({_last_value(averaged)}))"
+                                           "*0.5", loop)
         _average_below(loop, inner, found)
+
+
+def _last_value(loop: Loop) -> str:
+    """The last value the loop's variable takes: its end as written, but for a step other
+    than 1 between literal numbers, where it stops short of it (``do l = 4, 15, 3``: 13)."""
+    numbers = [_INTEGER.fullmatch(text.strip()) for text in (loop.lower, loop.upper,
+                                                              loop.stride or "1")]
+    if not all(numbers):
+        return loop.upper
+    first, end, step = (int(number.group()) for number in numbers)  # type: ignore[union-attr]
+    if step == 0 or (end - first) * step < 0:
+        return loop.upper  # no iteration: no mean to take
+    return str(first + step * ((end - first) // step))
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
 
 
 def _at_mean(loop: Loop, var: str, mean: str) -> Loop:
