@@ -1,6 +1,6 @@
 """satreport end to end on generated programs of growing size: time and memory per line.
 
-    python bench/bench_scale.py [LINES ...] [--output docs/performance.md]
+    python bench/bench_scale.py [LINES ...] [--output README.md --output docs/performance.md]
 
 For each size (default 1,000, 5,000, 20,000, 50,000 and 100,000 lines: the whole range of the
 targets in one command) it writes a module of that many lines
@@ -18,7 +18,7 @@ says so: on a shared machine one run must not push the others out of memory.
 
 The table gives the machine's load average at the end of each run: on a shared machine the
 wall times grow with it, the CPU seconds (and CPU milliseconds per line) far less.  It prints
-a Markdown table and, with ``--output``, writes it into that file between the markers
+a Markdown table and, with ``--output`` (repeatable), writes it into each file between the markers
 ``<!-- bench_scale -->`` and ``<!-- /bench_scale -->`` (the rest of the page is kept).
 Targets: 100,000 lines in at most 30 s and 1.5 GB; time and memory per line within ±30 % from
 the smallest size to the largest; start-up at most 0.16 s.  The runs use compiled bytecode as
@@ -176,7 +176,9 @@ def write_into(path: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lines", nargs="*", type=int, default=list(SIZES))
-    parser.add_argument("--output", type=Path, help="Markdown page to write the table into")
+    parser.add_argument("--output", type=Path, action="append", default=[],
+                        help="Markdown page to write the table into (repeatable: the README "
+                             "and docs/performance.md from one run)")
     parser.add_argument("--no-startup", action="store_true", help="skip the C start-up")
     parser.add_argument("--max-mb", type=float, default=None,
                         help="skip a size expected to need more memory than this (default: "
@@ -200,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     startup = None if args.no_startup else startup_seconds()
     text = table(runs, startup, skipped)
     print(text)
-    if args.output:
-        write_into(args.output, text)
+    for path in args.output:
+        write_into(path, text)
     return 0
 
 

@@ -132,6 +132,25 @@ def test_truth_of_a_sweep_by_hand(tmp_path, repeats):
     assert truth.levels == {"L1": 24_000 * repeats, "L2": 24_000, "L3": 24_000}
 
 
+@needs_tools
+def test_a_loop_that_never_runs_has_no_count_per_iteration_to_check(tmp_path):
+    """``for i < 0``: the execution counts no flops and cannot say how many an iteration
+    does; satreport's 1 add per iteration of the body is not a wrong count (its total, 0,
+    is checked)."""
+    nest = _sweep_nest(1)
+    body = nest.procedures[0].body
+    body[0].hi = Bound((), 0)
+    exe, printers = measure.compile_truth([nest], tmp_path)
+    truth = measure.run_truth(exe, measure.simulator(tmp_path), 0, printers[0])
+    assert sum(truth.flops.values()) == 0 and truth.unmeasured == {"adds"}
+    prediction = measure.Prediction(flops_total=0.0, per_iteration={"adds": 1.0},
+                                    compulsory=0.0, levels={})
+    outcome = measure.Outcome(nest, truth, prediction)
+    assert compare.nest_errors(outcome).flops_exact
+    truth.unmeasured = frozenset()  # a count the execution made would be checked
+    assert not compare.nest_errors(outcome).flops_exact
+
+
 def _branch_nest() -> Nest:
     """``for j < 4: for i < 10: if (w[j][i] > 0) y[j][i] = x[j][i] + 0.5``, its 2-D arrays
     one-dimensional, each element found by an index function (``w[ix_w(j, i)]``)."""

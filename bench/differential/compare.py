@@ -56,6 +56,8 @@ def nest_errors(outcome: Outcome, source: str = "") -> NestErrors:
     if not _close(p.flops_total, total):
         wrong.append(f"total {p.flops_total:g} vs {total}")
     for kind in KINDS:
+        if kind in t.unmeasured:  # the execution never ran a statement doing this kind
+            continue
         if not _close(p.per_iteration.get(kind, 0.0), t.per_iteration[kind]):
             wrong.append(f"{kind}/it {p.per_iteration.get(kind, 0.0):g} vs "
                          f"{t.per_iteration[kind]:g}")

@@ -43,6 +43,8 @@ class Truth:
     compulsory: float  # bytes: distinct elements touched + distinct elements written
     levels: dict[str, float]  # bytes moved across each level's boundary
     fractions: dict[int, float] = field(default_factory=dict)  # branch -> fraction taken
+    # kinds of flop a statement whose loop never ran holds: no count per iteration to check
+    unmeasured: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -143,9 +145,11 @@ def run_truth(exe: Path, sim: Path, k: int, printer) -> Truth:
               "L2": LINE * (a[3] + a[4] - FLUSH_LINES + a[5]),
               "L3": LINE * (b[3] + b[4] - FLUSH_LINES + b[5])}
     per_iteration = dict.fromkeys(KINDS, 0.0)
+    unmeasured: set[str] = set()
     for sid, loop in printer.statement_loop.items():
         runs = lc[loop] if loop else 1
         if not runs:
+            unmeasured.update(kind for kind, n in printer.statement_flops[sid].items() if n)
             continue
         for kind, n in printer.statement_flops[sid].items():
             per_iteration[kind] += n * sc[sid] / runs
@@ -153,7 +157,8 @@ def run_truth(exe: Path, sim: Path, k: int, printer) -> Truth:
     for sid, loop in printer.branch_loop.items():
         runs = lc[loop] if loop else 1
         fractions[sid] = bc[sid] / runs if runs else 0.0
-    return Truth(flops, per_iteration, touched + written, levels, fractions)
+    return Truth(flops, per_iteration, touched + written, levels, fractions,
+                 frozenset(unmeasured))
 
 
 # ---------------------------------------------------------------- satreport
