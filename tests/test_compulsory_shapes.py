@@ -208,6 +208,40 @@ def test_offsets_along_a_stepped_sweep_count_each_residue(capsys, tmp_path):
         pytest.approx(2_304 + 2_688)
 
 
+TILED_SWEEP_C = """\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double out[16][14][22], inp[16][14][22], red[16][14];
+void tiled(void)
+{
+  for (int kk = 3; kk < 11; kk += 12) {
+    for (int k = kk; k < MIN(kk + 12, 11); k++) {
+      for (int l = 3; l < 13; l++) {
+        red[l][k] = 0.0;
+        for (int m = 3; m < 19; m++) {
+          out[l][k][m] = inp[l][k][m] + inp[l + 2][k][m];
+          red[l][k] = red[l][k] + inp[l][k][m];
+        }
+      }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("tiled", [True, False])
+def test_a_tiles_element_loop_outside_the_axis_loops_brings_new_elements(capsys, tmp_path,
+                                                                        tiled):
+    """k, the element loop of the tile kk, runs outside the loops of l and m: each k is a new
+    row of every array. inp is read at l = 3..14 (12 planes) for k = 3..10 (8) and m = 3..18
+    (16): 1,536 words, 8 B each, 12,288 B; out written at 10 * 8 * 16 = 1,280 words, 16 B
+    each, 20,480 B; red read and written at 10 * 8 = 80 words, 1,280 B: 34,048 B, with the
+    tile or without it (in the tile, k was once taken for a repetition of one row: 4,256 B)."""
+    text = TILED_SWEEP_C if tiled else TILED_SWEEP_C.replace(
+        "for (int kk = 3; kk < 11; kk += 12) {", "{").replace(
+        "for (int k = kk; k < MIN(kk + 12, 11); k++)", "for (int k = 3; k < 11; k++)")
+    assert compulsory_bytes(capsys, tmp_path, text, "tiled.c") == pytest.approx(34_048)
+
+
 @pytest.mark.libreoffice
 def test_editing_the_extent_in_libreoffice_recounts_the_far_offsets(capsys, tmp_path):
     """The workbook of FAR_IN_ARM_C written at n = 16, its n edited to 48 and recalculated:

@@ -129,7 +129,9 @@ def new_element_sweeps(items: Sequence[Item], sweeps: Sequence[Loop], grid: set[
         if id(sweep) not in passes and is_repetition(sweep, subscripting):
             continue  # a repetition of the nest's own: the same elements again
         if var not in subscripting or id(sweep) not in in_grid:
-            if id(sweep) not in tiled:
+            # inside a tile loop, a loop whose variable subscripts no array repeats the tile;
+            # one whose variable does (a tile's element loop outside the axis loops) moves on
+            if var in subscripting or id(sweep) not in tiled:
                 found.append(n)
             continue
         own = {d for access, chain in items for d in _dims(access, chain, {id(sweep)})}
