@@ -242,6 +242,35 @@ def test_a_tiles_element_loop_outside_the_axis_loops_brings_new_elements(capsys,
     assert compulsory_bytes(capsys, tmp_path, text, "tiled.c") == pytest.approx(34_048)
 
 
+BEYOND_DOWNWARDS_F = """\
+subroutine down(out, inp, red)
+  double precision :: out(18, 16, 16), inp(18, 16, 16), red(16, 16)
+  integer :: j, k, l
+  do j = {j_loop}
+    do k = 5, 12
+      red(k, j) = 0.0d0
+      do l = 5, 14
+        out(l, k, j) = inp(l, k, j) + inp(l, k - 4, j) + inp(l - 2, k, j)
+        red(k, j) = red(k, j) + inp(l, k, j)
+      end do
+    end do
+  end do
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("j_loop", ["5, 12", "12, 5, -1"])
+def test_a_loop_walking_down_one_at_a_time_counts_as_one_walking_up(capsys, tmp_path, j_loop):
+    """k runs outside the axes of l and j (red(k, j) is summed over l), and inp sits at k and
+    k - 4 along it and at l and l - 2: per j, l = 3..14 for k = 5..12 (96) and l = 5..14
+    for k = 1..4 (40), 136 words; 8 planes: 1,088 words read, 8,704 B; out 10 * 8 * 8 = 640
+    words written, 10,240 B; red 64 words read and written, 1,024 B: 19,968 B either way (a
+    step of -1 was once taken for a stepped loop, which dropped the 40 words at k - 4:
+    17,408 B)."""
+    text = BEYOND_DOWNWARDS_F.replace("{j_loop}", j_loop)
+    assert compulsory_bytes(capsys, tmp_path, text, "down.f90") == pytest.approx(19_968)
+
+
 @pytest.mark.libreoffice
 def test_editing_the_extent_in_libreoffice_recounts_the_far_offsets(capsys, tmp_path):
     """The workbook of FAR_IN_ARM_C written at n = 16, its n edited to 48 and recalculated:

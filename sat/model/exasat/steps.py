@@ -13,9 +13,10 @@ SHORT_LEADING_TRIPS = 8
 
 
 def literal_step(loop: Loop) -> int:
-    """The loop's step when it is a literal integer other than 1 (else 1)."""
+    """The loop's step when it is a literal integer other than 1 and -1 (else 1: a loop
+    walking down one element at a time visits every element, as one walking up does)."""
     text = loop.stride.strip()
-    return int(text) if re.fullmatch(r"-?\d+", text) and int(text) not in (0, 1) else 1
+    return int(text) if re.fullmatch(r"-?\d+", text) and int(text) not in (0, 1, -1) else 1
 
 
 def fold_offset(offset: int, step: int) -> int:
