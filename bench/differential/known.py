@@ -18,10 +18,12 @@ REASONS = {
                                 "(n00062: -19 % before, exact). A triangle read at several "
                                 "offsets counts the union of its shifted copies, plane by "
                                 "plane, exactly (n00820 -7.7 %, n01205 -4.6 %, n00092 -1.7 % "
-                                "before, exact). Left: offsets inside if/else arms over a "
-                                "triangle (n01668 -1.1 %), stepped loops (n00437), "
-                                "and short loops over the contiguous axis read as components "
-                                "(see order:column).",
+                                "before, exact). A range below a loop stepping by more than "
+                                "1 between numbers moves with the values that loop takes "
+                                "(l = 4, 7, 10, 13 of l < 16 step 3: n00437 +15 % before, "
+                                "exact). Left: offsets inside if/else arms over a triangle "
+                                "(n01668 -1.1 %) and short loops over the contiguous axis "
+                                "read as components (see order:column).",
     "invariant-loop": "Loops that index no array repeat a sweep: a level holding what one "
                       "repetition touches moves the data once, a smaller one at every repetition, "
                       "and the compulsory bytes count it once (n01732's 54 repetitions of a "
