@@ -10,7 +10,6 @@ such a term, or for the whole text when even that is not enough.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from sat.parameter import MEMBER_SELECTOR, SELECTED_NAME, symbol_to_name
@@ -112,6 +111,8 @@ def opaque_name(text: str) -> str:
     if name[0].isdigit():
         name = f"expr_{name}"
     if len(name) > _LONGEST:
+        import hashlib  # only for a long name (start-up time: hashlib loads OpenSSL)
+
         digest = hashlib.sha1(text.encode()).hexdigest()[:6]
         name = f"{name[:_LONGEST - 7].rstrip('_')}_{digest}"
     return name
