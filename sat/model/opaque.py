@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 
 from sat.parameter import MEMBER_SELECTOR, SELECTED_NAME, symbol_to_name
+from sat.regex import LazyPattern
 
 #: how a placeholder for an opaque term is spelt inside the text handed to Python's parser
 PLACEHOLDER = "opaque_term_{}_"
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?\w*")
-_SELECTOR = re.compile(rf"{MEMBER_SELECTOR}[A-Za-z_]\w*")
+_NUMBER = LazyPattern(r"(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?\w*")
+_SELECTOR = LazyPattern(rf"{MEMBER_SELECTOR}[A-Za-z_]\w*")
 # a reference the ordinary reading takes whole: subscripts and members, no bracket in a bracket
 _PLAIN = re.compile(rf"{SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})*")
 _PAIRS = {"(": ")", "[": "]"}

@@ -41,6 +41,7 @@ from sat.model.irregular.patterns import (
 )
 from sat.model.tables import Column, Table
 from sat.model.tables import column as _c
+from sat.regex import LazyPattern
 
 # ----------------------------------------------------------------------------- the loops
 
@@ -189,7 +190,7 @@ def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
     return "constant"
 
 
-_INDEX = re.compile(r"([A-Za-z_][\w%]*)\s*\(")
+_INDEX = LazyPattern(r"([A-Za-z_][\w%]*)\s*\(")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
