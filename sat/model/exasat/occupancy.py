@@ -92,6 +92,8 @@ class ArrayUse:
 
 @dataclass
 class ProcedureOccupancy:
+    """The arrays a procedure's nests touch and their sizes."""
+
     procedure: Procedure
     nests: list[Loop]
     arrays: list[ArrayUse]
@@ -107,6 +109,8 @@ class ProcedureOccupancy:
 
 @dataclass
 class Analysis:
+    """Every procedure's occupancy, the program's footprint and its total writes."""
+
     procedures: list[ProcedureOccupancy]
     footprint_gib: E.Quantity
     total_writes: E.Quantity

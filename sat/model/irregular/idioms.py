@@ -77,6 +77,8 @@ class _Carrier:
 
 @dataclass
 class _LoopView:
+    """A loop as the idiom conditions see it: its references, scalars and what was found."""
+
     procedure: Procedure
     loop: Loop
     depth: int
