@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 
 from sat import __version__
 from sat.pipeline import UsageError, run
@@ -178,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             print(one_line(f"satreport: error: {error}"), file=sys.stderr)
             return 2
         if args.verbose:
+            import traceback  # only for a bug's report (start-up time)
+
             traceback.print_exc()
         print(one_line(f"satreport: internal error: {type(error).__name__}: {error} "
                        "(this is a bug; rerun with -v for details)"), file=sys.stderr)

@@ -16,12 +16,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sat.regex import LazyPattern
+
 AccessType = Literal["readonly", "writeonly", "readwrite", "writeread"]
 SubscriptKind = Literal["induction", "indirect", "invariant", "irregular"]
 FirstAccess = Literal["load", "store", ""]
 Layout = Literal["column-major", "row-major"]
 # an actual argument given by keyword: ``n=100`` (not ``n==100``)
-_KEYWORD_ARGUMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
+_KEYWORD_ARGUMENT = LazyPattern(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.S)
 
 
 def element_words(datatype: str) -> float:

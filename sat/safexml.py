@@ -12,8 +12,10 @@ from pathlib import Path
 
 from lxml import etree
 
+from sat.regex import LazyPattern
+
 _DOCTYPE = re.compile(rb"<!DOCTYPE|<!ENTITY", re.IGNORECASE)
-_LXML_POSITION = re.compile(r",? line \d+, column \d+$")  # lxml's suffix; the line leads
+_LXML_POSITION = LazyPattern(r",? line \d+, column \d+$")  # lxml's suffix; the line leads
 
 
 def parse_xml(data: bytes, where: str, error: type[Exception],

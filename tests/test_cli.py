@@ -166,6 +166,21 @@ def test_a_small_c_run_imports_only_what_it_needs():
         assert done.stdout.strip().splitlines()[-1] == str(imported), source
 
 
+def test_a_small_c_run_imports_no_other_front_end_writer_or_error_path():
+    """Start-up time (docs/performance.md): a C kernel written as JSON imports neither the
+    Fortran front end (fparser, sympy), nor the other outputs' writers (workbook, HTML, XML,
+    Aspen), nor what only an error or a long opaque name needs (traceback, logging, hashlib)."""
+    deferred = ("fparser", "sympy", "sat.frontend.fortran", "tree_sitter", "xlsxwriter",
+                "openpyxl", "jinja2", "sat.report.workbook", "sat.report.html", "sat.report.sheet",
+                "sat.xmlio", "sat.report.aspen_model", "traceback", "logging", "hashlib")
+    code = ("import sys; from sat.cli import main; "
+            "main(['examples/c/stencil7.c', '-q', '--json', '/dev/null']); "
+            f"print(sorted(m for m in {deferred!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_unknown_option_is_one_line(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--no-such-option", str(LAP)])

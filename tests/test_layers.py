@@ -15,7 +15,7 @@ SAT = Path(__file__).resolve().parent.parent / "sat"
 
 # Lowest first; rooms on one line form one layer and do not import each other.
 LAYERS = (
-    ("sat.quoting",),
+    ("sat.quoting", "sat.regex"),
     ("sat", "sat.ir", "sat.parameter", "sat.safeyaml", "sat.safexml", "sat.outputs",
      "sat.resources", "sat.progress", "sat.collector"),
     ("sat.aspen",),

@@ -8,7 +8,6 @@ to :mod:`sat.frontend.c` when that front end is installed.
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 from collections.abc import Callable, Sequence
 
@@ -20,10 +19,6 @@ __all__ = ["FORTRAN_SUFFIXES", "FrontendError", "is_fortran", "read_sources"]
 # Known here rather than in the Fortran front end, so that choosing a front end does not import
 # fparser (and sympy) for a run without Fortran sources.
 FORTRAN_SUFFIXES = (".f90", ".f", ".f03", ".f08", ".for", ".ftn", ".f95", ".f77")
-
-# fparser logs through the logging module; satreport reports problems as diagnostics instead.
-logging.getLogger("fparser").addHandler(logging.NullHandler())
-logging.getLogger("fparser").propagate = False
 
 
 class FrontendError(Exception):

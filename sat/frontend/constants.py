@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from sat import ir
+from sat.regex import LazyPattern
 
 _NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
 
@@ -86,7 +87,7 @@ def pass_constants(procedures: list[ir.Procedure]) -> None:
                     changed = True
 
 
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)(?:_\w+)?\s*$")
+_NUMBER = LazyPattern(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)(?:_\w+)?\s*$")
 
 
 def _passed_value(caller: ir.Procedure, text: str) -> float | None:

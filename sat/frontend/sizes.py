@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from sat import ir
+from sat.regex import LazyPattern
 
-_NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_FOR = re.compile(r"\bfor\s*\(")
+_NUMBER = LazyPattern(r"^\s*[-+]?\d+\s*$")
+_DEFINE = LazyPattern(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
+_WORD = LazyPattern(r"[A-Za-z_]\w*")
+_FOR = LazyPattern(r"\bfor\s*\(")
 
 
 def defined_names(defines: Sequence[str]) -> frozenset[str]:

@@ -17,11 +17,12 @@ import re
 
 from sat import ir
 from sat.parameter import MEMBER_SELECTOR, SELECTED_NAME
+from sat.regex import LazyPattern
 
 # A name with its subscripts and members (``n``, ``hi(1)``, ``s->b[k].n``, ``g%n``): one term.
 _TERM = re.compile(rf"{SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})*")
-_MIN = re.compile(r"^\s*min\s*\(", re.I)
-_OFFSET = re.compile(r"^\s*([+-])\s*(\d+)\s*$")
+_MIN = LazyPattern(r"^\s*min\s*\(", re.I)
+_OFFSET = LazyPattern(r"^\s*([+-])\s*(\d+)\s*$")
 
 Linear = dict[str, int]  # name -> coefficient, "" -> constant; no zero entries
 

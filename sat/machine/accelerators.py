@@ -51,6 +51,8 @@ SPECS: dict[str, tuple[str, str, str]] = {
 
 @dataclass
 class Accelerator:
+    """An accelerator description: its name, the file it came from and its values."""
+
     name: str
     source: str
     values: dict[str, tuple[float, str]]

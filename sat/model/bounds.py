@@ -50,6 +50,7 @@ from sat.model.exasat.iteration import NestShape, NestSpace, trip_count
 from sat.model.exasat.steps import SHORT_LEADING_TRIPS
 from sat.model.nests import literal_trips
 from sat.model.tables import CellValue, ModelResult
+from sat.regex import LazyPattern
 
 # relative slack for rounding: a bound is broken only beyond it
 _SLACK = 1e-9
@@ -148,7 +149,7 @@ def _scratch_arrays(loop: Loop, procedure) -> set[str]:
             if array.writes and array.name.lower() in local}
 
 
-_SECTION_END = re.compile(r"^(.*?)([+-]\d+)?$")
+_SECTION_END = LazyPattern(r"^(.*?)([+-]\d+)?$")
 
 
 def _section_extent(text: str) -> int:

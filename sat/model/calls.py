@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 
 from sat import ir
 from sat.model.nests import outermost_loops
+from sat.regex import LazyPattern
 
 MAX_DEPTH = 64
 MAX_WRITTEN = 2**16
-_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
-_REFERENCE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$", re.S)
-_LOOP_OFFSET = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
+_IDENTIFIER = LazyPattern(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)")
+_REFERENCE = LazyPattern(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$", re.S)
+_LOOP_OFFSET = LazyPattern(r"^\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
 
 
 @dataclass

@@ -19,14 +19,15 @@ from __future__ import annotations
 import re
 
 from sat.ir import Branch, Loop
+from sat.regex import LazyPattern
 
 _OPS = {">": ">", ">=": ">=", "<": "<", "<=": "<=", "==": "==", ".gt.": ">", ".ge.": ">=",
         ".lt.": "<", ".le.": "<=", ".eq.": "=="}
 _MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "=="}
-_COMPARISON = re.compile(r"^(.*?)(>=|<=|==|>|<|\.gt\.|\.ge\.|\.lt\.|\.le\.|\.eq\.)(.*)$",
-                         re.I | re.S)
+_COMPARISON = LazyPattern(r"^(.*?)(>=|<=|==|>|<|\.gt\.|\.ge\.|\.lt\.|\.le\.|\.eq\.)(.*)$",
+                          re.I | re.S)
 
-_LOGICAL = re.compile(r"\.(and|or|not|eqv|neqv)\.|&&|\|\|", re.I)
+_LOGICAL = LazyPattern(r"\.(and|or|not|eqv|neqv)\.|&&|\|\|", re.I)
 
 # one side of the passes an arm runs on: ("lo", e) is v >= e, ("hi", e) is v <= e
 Bound = tuple[str, str]

@@ -28,6 +28,7 @@ from sat.parameter import (
     input_values,
     symbol_to_name,
 )
+from sat.regex import LazyPattern
 
 Role = Literal["lower", "upper", "other"]
 
@@ -54,8 +55,8 @@ _ARRAY_SYMBOL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)")
 _MEMBER_CHAIN = re.compile(rf"(?<![\w.]){SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})+")
 # a Fortran member selector (``a(i)%n``), written without spaces, unlike C's modulo
 _SELECTOR_LEFT = re.compile(r"[\w)]%[A-Za-z_]")
-_NAME_OR_NUMBER = re.compile(r"[A-Za-z_0-9]")
-_SHIFTED = re.compile(r"(.*\S)\s*([+-])\s*(\d+)")
+_NAME_OR_NUMBER = LazyPattern(r"[A-Za-z_0-9]")
+_SHIFTED = LazyPattern(r"(.*\S)\s*([+-])\s*(\d+)")
 _KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b(?!\s*\()")
 
 

@@ -128,6 +128,8 @@ def _shared_leaf(cls: type, table: dict, key: object, given: object) -> Expr:
 
 @dataclass(unsafe_hash=True, slots=True)
 class Num(Expr):
+    """A number."""
+
     value: float
 
     def __new__(cls, value: float = _UNPICKLING) -> Num:  # type: ignore[assignment]
@@ -200,6 +202,8 @@ class Ref(Expr):
 
 @dataclass(unsafe_hash=True, slots=True)
 class Add(Expr):
+    """The sum of its terms."""
+
     terms: tuple[Expr, ...]
 
     def evaluate(self, env: Env) -> float:
@@ -208,6 +212,8 @@ class Add(Expr):
 
 @dataclass(unsafe_hash=True, slots=True)
 class Mul(Expr):
+    """The product of its factors."""
+
     factors: tuple[Expr, ...]
 
     def evaluate(self, env: Env) -> float:
@@ -266,6 +272,8 @@ def _real(compute: Callable[[], float]) -> float:
 
 @dataclass(unsafe_hash=True, slots=True)
 class Func(Expr):
+    """A workbook function (MIN, MAX, IF, ...) applied to its arguments."""
+
     name: str
     args: tuple[Expr, ...]
 
@@ -288,6 +296,8 @@ COMPARISONS: dict[str, Callable[[float, float], bool]] = {
 
 @dataclass(unsafe_hash=True, slots=True)
 class Compare(Expr):
+    """A comparison of two expressions (true 1, false 0)."""
+
     op: str
     left: Expr
     right: Expr

@@ -34,6 +34,7 @@ from typing import TypeVar
 
 from sat.ir import Body, Branch, Call, InlinedCall, Loop, Procedure, Program
 from sat.model.conditions import arm_range
+from sat.regex import LazyPattern
 
 B = TypeVar("B", bound=Body)
 _NUMBER = re.compile(r"^\s*[-+]?\d+\s*$")
@@ -394,7 +395,7 @@ def enclosing_branches(body: Body, target: Loop) -> list[Branch] | None:
 
 # an array reference or a function call with no other inside it: ``rowptr(i+1)``, ``a[j]``
 _INNER_CALL = re.compile(r"[A-Za-z_]\w*\s*[(\[][^()\[\]]*[)\]]")
-_MARK = re.compile(r"(?<!\w)_ref(\d+)_(?!\w)")
+_MARK = LazyPattern(r"(?<!\w)_ref(\d+)_(?!\w)")
 
 
 def averaged_bounds(program: Program) -> dict[int, tuple[Loop, tuple[Loop, ...]]]:

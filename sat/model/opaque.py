@@ -10,17 +10,17 @@ such a term, or for the whole text when even that is not enough.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from sat.parameter import MEMBER_SELECTOR, SELECTED_NAME, symbol_to_name
+from sat.regex import LazyPattern
 
 #: how a placeholder for an opaque term is spelt inside the text handed to Python's parser
 PLACEHOLDER = "opaque_term_{}_"
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?\w*")
-_SELECTOR = re.compile(rf"{MEMBER_SELECTOR}[A-Za-z_]\w*")
+_NUMBER = LazyPattern(r"(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?\w*")
+_SELECTOR = LazyPattern(rf"{MEMBER_SELECTOR}[A-Za-z_]\w*")
 # a reference the ordinary reading takes whole: subscripts and members, no bracket in a bracket
 _PLAIN = re.compile(rf"{SELECTED_NAME}(?:{MEMBER_SELECTOR}{SELECTED_NAME})*")
 _PAIRS = {"(": ")", "[": "]"}
@@ -112,6 +112,8 @@ def opaque_name(text: str) -> str:
     if name[0].isdigit():
         name = f"expr_{name}"
     if len(name) > _LONGEST:
+        import hashlib  # only for a long name (start-up time: hashlib loads OpenSSL)
+
         digest = hashlib.sha1(text.encode()).hexdigest()[:6]
         name = f"{name[:_LONGEST - 7].rstrip('_')}_{digest}"
     return name

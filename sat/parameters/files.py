@@ -18,13 +18,13 @@ Each is a root element holding ``<prop key=… val=…/>``:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sat.machine.spec import parse_number
 from sat.parameter import IndexRunsEntry, ParameterError
+from sat.regex import LazyPattern
 from sat.safexml import read_xml
 
 _BLOCK_NAMES = {1: "BlockX", 2: "BlockY", 3: "BlockZ"}
@@ -130,7 +130,7 @@ class BlockParams:
     sizes: dict[str, tuple[int, str]] = field(default_factory=dict)  # BlockX -> (size, source)
 
 
-_DIMENSION = re.compile(r"(?:\(\s*(\d+)\s*\)|(\d+))$")
+_DIMENSION = LazyPattern(r"(?:\(\s*(\d+)\s*\)|(\d+))$")
 
 
 def _dimension(symbol: str) -> int | None:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 
 from sat.ir import Diagnostic
 from sat.quoting import one_line
+from sat.regex import LazyPattern
 
 WARNINGS_PER_KIND = 3
 # Messages that differ only in quoted names and numbers are one kind of warning.
-_KIND = re.compile(r"'[^']*'|\b\d+(\.\d+)?\b|\bCallFlops_\w+")  # names, numbers, per-callee names
+_KIND = LazyPattern(r"'[^']*'|\b\d+(\.\d+)?\b|\bCallFlops_\w+")  # names, numbers, per-callee names
 
 
-_QUOTED = re.compile(r"'[^']*'")
+_QUOTED = LazyPattern(r"'[^']*'")
 
 
 class UsageError(Exception):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from sat.regex import LazyPattern
+
 _KEYWORDS = frozenset("""
 auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef
@@ -21,10 +23,10 @@ _TYPES = frozenset("char double float int long short signed unsigned void _Bool 
                    "struct union enum".split())
 _STORAGE = r"(?:static|register|auto|extern|const|volatile)"
 # a storage class or qualifier, then straight away the declared name: ``static count;``
-_TYPELESS = re.compile(rf"\b({_STORAGE}(?:\s+{_STORAGE})*)(\s+)([A-Za-z_]\w*)(?=\s*[;,=\[])")
+_TYPELESS = LazyPattern(rf"\b({_STORAGE}(?:\s+{_STORAGE})*)(\s+)([A-Za-z_]\w*)(?=\s*[;,=\[])")
 # at file scope, a name and its parameter list where a declaration starts: ``scale(a, n)``
-_DEFINITION = re.compile(r"(\s*)([A-Za-z_]\w*)(?=\s*\()")
-_SKIP = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#[^\n]*', re.M)
+_DEFINITION = LazyPattern(r"(\s*)([A-Za-z_]\w*)(?=\s*\()")
+_SKIP = LazyPattern(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#[^\n]*', re.M)
 
 
 def explicit_int(text: str) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from sat import ir
 from sat.frontend.c.errors import CSourceError
+from sat.regex import LazyPattern
 from sat.resources import c_include_dir
 
 #: Stub system headers shipped with satreport (searched before any user directory).
@@ -21,10 +22,10 @@ _EXTENSION_DEFINES = ("__attribute__(x)=", "__restrict=restrict", "__restrict__=
                       "__extension__=", "__inline=inline", "__inline__=inline",
                       "__asm__(x)=", "__asm(x)=", "__volatile__=", "__builtin_expect(x,y)=(x)",
                       "_Pragma(x)=")
-_MISSING_HEADER = re.compile(r"^(?P<file>.*?):(?P<line>\d+):\d+: fatal error: (?P<header>[^:]+): "
-                             r"No such file or directory", re.M)
-_CPP_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
-                        re.M)
+_MISSING_HEADER = LazyPattern(r"^(?P<file>.*?):(?P<line>\d+):\d+: fatal error: (?P<header>[^:]+): "
+                              r"No such file or directory", re.M)
+_CPP_ERROR = LazyPattern(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
+                         re.M)
 _MAX_MISSING_HEADERS = 50
 
 

@@ -33,6 +33,8 @@ class CSymbol:
 
 @dataclass
 class _TypeInfo:
+    """What a C declaration's type says of the declared name: base type, dimensions, qualifiers."""
+
     base: str
     datatype: str
     dims: list[str] = field(default_factory=list)

@@ -7,8 +7,10 @@ import re
 
 from pycparser import c_parser
 
-_PARSE_COORD = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<msg>.*)$",
-                          re.S)
+from sat.regex import LazyPattern
+
+_PARSE_COORD = LazyPattern(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<msg>.*)$",
+                           re.S)
 
 
 class CSyntaxError(Exception):
@@ -108,9 +110,9 @@ def syntax_error(parser: c_parser.CParser, error: str, path: str,
 
 # --------------------------------------------------------------------------- unknown types
 
-_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
-_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
-_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+_MARKER = LazyPattern(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
+_TOKEN = LazyPattern(r"[A-Za-z_]\w*|\d[\w.]*|\S")
+_LITERAL = LazyPattern(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto "
     "if inline int long register restrict return short signed sizeof static struct switch "

@@ -43,7 +43,14 @@ Counting rules (the contract with the model, tested in ``tests/test_fortran_*.py
 
 from __future__ import annotations
 
+import logging
+
 __all__ = ["read_fortran"]
+
+# fparser logs through the logging module; satreport reports problems as diagnostics instead.
+# Set here, where every import of fparser passes, so that a C run does not import logging.
+logging.getLogger("fparser").addHandler(logging.NullHandler())
+logging.getLogger("fparser").propagate = False
 
 
 def __getattr__(name: str) -> object:

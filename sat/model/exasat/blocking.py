@@ -35,6 +35,8 @@ Kinds = dict[str, str]
 
 @dataclass
 class NestRecord:
+    """A modelled nest: its shape, iteration space, Loops quantities and flops."""
+
     shape: NestShape
     space: NestSpace
     loops_q: dict[str, E.Quantity]  # the nest's Loops quantities (traffic_gb, gflops, ...)

@@ -13,7 +13,6 @@ a call to a procedure of the program arrives here already written into the nest
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +20,7 @@ from sat.ir import Body, Branch, InlinedCall, Loop, Program
 from sat.model import expr as E
 from sat.model.context import ModelContext
 from sat.model.exasat.iteration import trip_count
+from sat.regex import LazyPattern
 
 KINDS = ("adds", "multiplies", "divides", "specials")
 
@@ -85,7 +85,7 @@ def _earlier_arms(branch: Branch, siblings: Sequence[Branch]) -> list[Branch]:
 
 
 # the front ends' warning on a call to something not in the sources names its cost parameter
-_UNKNOWN_CALLEE = re.compile(r"'([^']+)'(?: \([^)]*\))?: it costs CallFlops_")
+_UNKNOWN_CALLEE = LazyPattern(r"'([^']+)'(?: \([^)]*\))?: it costs CallFlops_")
 
 
 class FlopCounter:

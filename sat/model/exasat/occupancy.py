@@ -17,7 +17,6 @@ sweep each dimension plus the span of the stencil offsets (the ghost cells).
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,9 +28,10 @@ from sat.model.elements import element_bytes
 from sat.model.exasat import iteration
 from sat.model.nests import program_nests
 from sat.model.tables import CellValue, Column, Table
+from sat.regex import LazyPattern
 
 GIB = 2**30
-_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+_NAME = LazyPattern(r"(?<![\w.])([A-Za-z_]\w*)")
 R, W, RW, WR, LIVE = "R", "W", "RW", "WR", "L"
 
 
@@ -92,6 +92,8 @@ class ArrayUse:
 
 @dataclass
 class ProcedureOccupancy:
+    """The arrays a procedure's nests touch and their sizes."""
+
     procedure: Procedure
     nests: list[Loop]
     arrays: list[ArrayUse]
@@ -107,6 +109,8 @@ class ProcedureOccupancy:
 
 @dataclass
 class Analysis:
+    """Every procedure's occupancy, the program's footprint and its total writes."""
+
     procedures: list[ProcedureOccupancy]
     footprint_gib: E.Quantity
     total_writes: E.Quantity

@@ -18,6 +18,7 @@ import itertools
 import re
 
 from sat.ir import Access, Loop, Procedure
+from sat.regex import LazyPattern
 
 # The longest window taken as a stencil's reach: radius 8 either side of the point.  A longer
 # constant loop added to an outer variable is more likely a blocked loop than a reach.
@@ -25,9 +26,9 @@ WINDOW_TRIPS = 17
 
 # ``v``, ``v + 3``, ``-hs + v - 1``: the offset text the front ends write for ``v + u + c``,
 # a sum of names and integers
-_SUM = re.compile(r"^\s*[+-]?\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[+-]\s*(?:[A-Za-z_]\w*|\d+))*\s*$")
-_TERM = re.compile(r"([+-]?)\s*([A-Za-z_]\w*|\d+)")
-_ARITHMETIC = re.compile(r"^[\d\s+\-*()]+$")
+_SUM = LazyPattern(r"^\s*[+-]?\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[+-]\s*(?:[A-Za-z_]\w*|\d+))*\s*$")
+_TERM = LazyPattern(r"([+-]?)\s*([A-Za-z_]\w*|\d+)")
+_ARITHMETIC = LazyPattern(r"^[\d\s+\-*()]+$")
 
 
 def program_constants(procedures: list[Procedure], known: dict[str, float]

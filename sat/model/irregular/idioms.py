@@ -41,6 +41,7 @@ from sat.model.irregular.patterns import (
 )
 from sat.model.tables import Column, Table
 from sat.model.tables import column as _c
+from sat.regex import LazyPattern
 
 # ----------------------------------------------------------------------------- the loops
 
@@ -76,6 +77,8 @@ class _Carrier:
 
 @dataclass
 class _LoopView:
+    """A loop as the idiom conditions see it: its references, scalars and what was found."""
+
     procedure: Procedure
     loop: Loop
     depth: int
@@ -189,7 +192,7 @@ def _kind(sub: Subscript, var: str, chain: tuple[str, ...]) -> str:
     return "constant"
 
 
-_INDEX = re.compile(r"([A-Za-z_][\w%]*)\s*\(")
+_INDEX = LazyPattern(r"([A-Za-z_][\w%]*)\s*\(")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 

@@ -59,6 +59,8 @@ class Condition:
 
 @dataclass(frozen=True)
 class Idiom:
+    """A named access idiom: the conditions a loop meets to be one."""
+
     name: str
     description: str
     condition: Condition
