@@ -439,18 +439,12 @@ def _average_below(body: Body, enclosing: dict[str, tuple[str, Loop]],
 
 def _last_value(loop: Loop) -> str:
     """The last value the loop's variable takes: its end as written, but for a step other
-    than 1 between literal numbers, where it stops short of it (``do l = 4, 15, 3``: 13)."""
-    numbers = [_INTEGER.fullmatch(text.strip()) for text in (loop.lower, loop.upper,
-                                                              loop.stride or "1")]
-    if not all(numbers):
-        return loop.upper
-    first, end, step = (int(number.group()) for number in numbers)  # type: ignore[union-attr]
-    if step == 0 or (end - first) * step < 0:
-        return loop.upper  # no iteration: no mean to take
-    return str(first + step * ((end - first) // step))
-
-
-_INTEGER = re.compile(r"[+-]?\d+")
+    than 1 between numbers written in the source, where it stops short of it (``do l = 4,
+    15, 3``: 13)."""
+    trips = literal_trips(loop)
+    if not trips:
+        return loop.upper  # not numbers, or no iteration: no mean to take
+    return str(int(loop.lower) + int(loop.stride) * (trips - 1))
 
 
 def _at_mean(loop: Loop, var: str, mean: str) -> Loop:
